@@ -1,0 +1,20 @@
+// One jest run over every workspace; each test file isolates itself (own database, own NATS namespace).
+export default {
+  testEnvironment: 'node',
+  testEnvironmentOptions: { customExportConditions: ['source', 'node', 'node-addons'] },
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': [
+      '@swc/jest',
+      {
+        jsc: { parser: { syntax: 'typescript' }, target: 'es2023' },
+        module: { type: 'es6' },
+      },
+    ],
+  },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testMatch: ['<rootDir>/**/test/**/*.test.ts', '<rootDir>/tests-e2e/**/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  maxWorkers: process.env.CI ? 2 : '50%',
+  testTimeout: 30000,
+};

@@ -1,0 +1,14 @@
+export * from './types.js';
+export { createNatsBus, type NatsBusOptions } from './nats.js';
+export { createMemoryBus, type MemoryBusOptions } from './memory.js';
+export { newEvent } from './event.js';
+export { serviceUnavailable, internalError } from './problems.js';
+export {
+  applyOnce,
+  createOutboxTables,
+  startOutboxRelay,
+  writeOutbox,
+  type OutboxRelay,
+  type OutboxRelayOptions,
+  type OutboxTables,
+} from './outbox.js';

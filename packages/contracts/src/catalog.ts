@@ -1,0 +1,516 @@
+import { z } from 'zod';
+import { PLANS, type Plan } from './caller.js';
+
+/**
+ * The metric catalogue: the one source of truth for the data service's resolver, the gateway's
+ * plan gate, the OpenAPI document, llms.txt, the x402 manifest and the agent tools
+ * (data-api-interface 2.3, 4.2).
+ */
+export const valueShapeSchema = z.enum(['scalar', 'object', 'series']);
+export const metricStatusSchema = z.enum(['live', 'planned']);
+
+export interface MetricEntry {
+  metric: string;
+  value_shape: z.infer<typeof valueShapeSchema>;
+  unit: string;
+  cadence: string;
+  status: z.infer<typeof metricStatusSchema>;
+  /** The metric's own gate; the effective gate is the higher of this and the product's. */
+  min_tier: Plan;
+  description: string;
+}
+
+export interface ProductEntry {
+  category: string;
+  product: string;
+  min_tier: Plan;
+  /** Venues or upstream sources the product draws on. */
+  sources: string[];
+  /** Entity identifiers the product offers; empty for metrics with no entity. */
+  entities: string[];
+  metrics: MetricEntry[];
+}
+
+type MetricSpec = [
+  metric: string,
+  shape: MetricEntry['value_shape'],
+  unit: string,
+  description: string,
+  minTier?: Plan,
+];
+
+function product(
+  category: string,
+  name: string,
+  minTier: Plan,
+  cadence: string,
+  sources: string[],
+  entities: string[],
+  metrics: MetricSpec[],
+  planned: MetricSpec[] = [],
+): ProductEntry {
+  const entry =
+    (status: MetricEntry['status']) =>
+    (spec: MetricSpec): MetricEntry => ({
+      metric: spec[0],
+      value_shape: spec[1],
+      unit: spec[2],
+      cadence,
+      status,
+      min_tier: spec[4] ?? minTier,
+      description: spec[3],
+    });
+  return {
+    category,
+    product: name,
+    min_tier: minTier,
+    sources,
+    entities,
+    metrics: [...metrics.map(entry('live')), ...planned.map(entry('planned'))],
+  };
+}
+
+/**
+ * Spot entities: BASE-USD is the combined cross-venue value in USD; a venue's own market (BASE-USDT,
+ * BASE-USDC, ...) is answered natively with `source=<venue>`. Only markets with stored data are listed.
+ */
+const SPOT_PAIRS = ['BTC-USD', 'BTC-USDT', 'BTC-USDC'];
+
+export const CATALOG: readonly ProductEntry[] = [
+  product(
+    'crypto',
+    'spot',
+    'free',
+    '1s/1m native',
+    ['binanceus', 'kraken'],
+    SPOT_PAIRS,
+    [
+      ['reference_price', 'object', 'USD', 'Outlier-trimmed cross-venue price with per-venue provenance'],
+      [
+        'change_24h',
+        'object',
+        'percent',
+        'Latest close versus the close about 24 h earlier, from combined OHLCV',
+      ],
+      ['range_24h', 'object', 'USD', '24 h high, low and total volume from combined 1m OHLCV'],
+      [
+        'vwap_24h',
+        'object',
+        'USD',
+        '24 h volume-weighted average price proxy (sum of midprice x volume over volume)',
+      ],
+      [
+        'realized_volatility_24h',
+        'object',
+        'percent',
+        'Standard deviation of per-minute log returns, plus an annualized figure',
+      ],
+      ['trade_count_24h', 'object', 'count', 'Sum of trade counts over 24 h across venues'],
+      [
+        'ohlcv',
+        'series',
+        'USD',
+        'Open, high, low, close, volume bars; per venue or combined; 1s and 1m native',
+      ],
+      ['trades', 'series', 'USD', 'Normalized taker-aggressor trade prints per venue', 'basic'],
+    ],
+    [
+      ['order_book_depth', 'object', 'USD', 'Bid and ask depth within 1 % of the mid, per venue'],
+      ['spread', 'object', 'percent', 'Best bid-ask spread per venue'],
+    ],
+  ),
+  product(
+    'crypto',
+    'options',
+    'pro',
+    'about 60 s polled',
+    ['deribit'],
+    ['BTC'],
+    [
+      ['chain', 'object', 'USD', 'Options chain with marks, implied volatility, greeks and open interest'],
+      ['implied_vol_index', 'object', 'percent', '30-day implied volatility index from the chain'],
+      ['put_call_oi_ratio', 'object', 'ratio', 'Put open interest over call open interest'],
+      ['open_interest', 'object', 'count', 'Total open interest of calls and puts'],
+    ],
+  ),
+  product(
+    'crypto',
+    'futures',
+    'ultra',
+    'about 60 s polled',
+    ['binance_futures', 'deribit'],
+    ['BTC-USD'],
+    [
+      ['funding', 'object', 'rate', 'Perpetual funding rate'],
+      ['mark_price', 'object', 'USD', 'Futures mark price'],
+      ['basis', 'object', 'percent', '(perp mark_price - spot reference_price) / reference_price x 100'],
+    ],
+  ),
+  product(
+    'crypto',
+    'etf_flows',
+    'free',
+    'daily',
+    ['farside'],
+    ['IBIT', 'FBTC', 'GBTC', 'ARKB', 'BITB'],
+    [
+      ['net_flow', 'object', 'USD', 'Net creation or redemption flow of the day, all funds'],
+      ['cumulative_net_flow', 'object', 'USD', 'Cumulative net flow since launch'],
+      ['flow_by_etf', 'object', 'USD', 'Net flow of the day per fund'],
+    ],
+  ),
+  product(
+    'crypto',
+    'network',
+    'free',
+    'about 10 min polled',
+    ['blockchain_info'],
+    ['BTC'],
+    [
+      ['market_cap', 'scalar', 'USD', 'Market capitalisation'],
+      ['hashrate', 'scalar', 'EH/s', 'Network hash rate'],
+      ['difficulty', 'scalar', 'count', 'Mining difficulty'],
+      ['tx_count', 'scalar', 'count', 'Transactions in the last 24 h'],
+    ],
+  ),
+  product(
+    'fx',
+    'spot',
+    'free',
+    'about 60 s polled',
+    ['ecb'],
+    ['EUR-USD', 'GBP-USD', 'USD-JPY'],
+    [
+      ['reference_rate', 'object', 'rate', 'Reference exchange rate'],
+      ['change_24h', 'object', 'percent', 'Change of the reference rate over about 24 h'],
+    ],
+  ),
+  product(
+    'weather',
+    'observations',
+    'free',
+    'about 10 min polled',
+    ['open_meteo'],
+    ['london', 'new_york', 'tokyo'],
+    [
+      ['temperature', 'scalar', 'celsius', 'Air temperature at 2 m'],
+      ['wind_speed', 'scalar', 'km/h', 'Wind speed at 10 m'],
+      ['precipitation', 'scalar', 'mm', 'Precipitation in the last hour'],
+    ],
+  ),
+  product(
+    'sports',
+    'tennis',
+    'basic',
+    'about 60 s polled',
+    ['espn'],
+    ['atp', 'wta'],
+    [
+      ['match_result', 'object', 'score', 'Final results only'],
+      ['live_score', 'object', 'score', 'In-progress matches only'],
+    ],
+  ),
+  product(
+    'sports',
+    'football',
+    'basic',
+    'about 60 s polled',
+    ['espn'],
+    ['eng.1', 'usa.1'],
+    [
+      ['match_result', 'object', 'score', 'Final results only'],
+      ['live_score', 'object', 'score', 'In-progress games only'],
+    ],
+  ),
+  product(
+    'sports',
+    'basketball',
+    'basic',
+    'about 60 s polled',
+    ['espn'],
+    ['nba'],
+    [
+      ['match_result', 'object', 'score', 'Final results only'],
+      ['box_score', 'object', 'score', 'Team scores of any played game (in progress or final)'],
+      ['live_score', 'object', 'score', 'In-progress games only'],
+    ],
+  ),
+  product(
+    'absurd_cosmos',
+    'space_weather',
+    'free',
+    'about 3 h',
+    ['noaa_swpc'],
+    [],
+    [['planetary_kp', 'scalar', 'index', 'Planetary K-index of geomagnetic activity']],
+  ),
+  product(
+    'absurd_cosmos',
+    'restless_earth',
+    'free',
+    'about 60 s polled',
+    ['usgs'],
+    [],
+    [
+      ['quakes_last_hour', 'scalar', 'count', 'Earthquakes recorded worldwide in the last hour'],
+      ['largest_quake_today', 'object', 'magnitude', 'Largest earthquake of the UTC day'],
+    ],
+  ),
+  product(
+    'absurd_cosmos',
+    'off_world',
+    'free',
+    'daily',
+    ['open_notify'],
+    [],
+    [['humans_in_space', 'object', 'count', 'People in space right now, by craft']],
+  ),
+  product(
+    'absurd_cosmos',
+    'solar_cycle',
+    'free',
+    'monthly',
+    ['noaa_swpc'],
+    [],
+    [['sunspot_number', 'scalar', 'count', 'Monthly mean sunspot number']],
+  ),
+  product(
+    'absurd_civic',
+    'leviathan_ledger',
+    'free',
+    'daily',
+    ['federal_register'],
+    [],
+    [['red_tape_output', 'object', 'count', 'Documents published in the Federal Register today']],
+  ),
+  product(
+    'absurd_civic',
+    'city_nervous_system',
+    'free',
+    'daily',
+    ['nyc_311'],
+    [],
+    [['rat_sightings_today', 'scalar', 'count', 'Rat sightings reported to NYC 311 today']],
+  ),
+  product(
+    'absurd_economy',
+    'treasury',
+    'free',
+    'daily',
+    ['fiscal_data'],
+    [],
+    [
+      ['national_debt', 'scalar', 'USD', 'Total public debt outstanding'],
+      ['avg_interest_rate', 'scalar', 'percent', 'Average interest rate on marketable debt'],
+    ],
+  ),
+  product(
+    'absurd_earth',
+    'weather',
+    'free',
+    'about 10 min polled',
+    ['open_meteo'],
+    [],
+    [['temperature', 'scalar', 'celsius', 'Air temperature at the coldest inhabited place we watch']],
+  ),
+  product(
+    'absurd_earth',
+    'tides',
+    'free',
+    '6 min',
+    ['noaa_tides'],
+    [],
+    [['water_level', 'scalar', 'm', 'Water level at the Battery, New York']],
+  ),
+  product(
+    'stocks',
+    'indices',
+    'free',
+    'daily close',
+    ['stooq'],
+    [],
+    [
+      ['sp500', 'object', 'index points', 'S&P 500 index level'],
+      ['nasdaq', 'object', 'index points', 'Nasdaq Composite index level'],
+    ],
+  ),
+  product(
+    'commodities',
+    'energy',
+    'free',
+    'daily',
+    ['eia'],
+    [],
+    [
+      ['wti_crude', 'object', 'USD/bbl', 'WTI crude oil spot price'],
+      ['natural_gas', 'object', 'USD/MMBtu', 'Henry Hub natural gas spot price'],
+    ],
+  ),
+  product(
+    'commodities',
+    'metals',
+    'free',
+    'daily',
+    ['lbma', 'lme'],
+    [],
+    [
+      ['copper', 'object', 'USD/t', 'Copper price'],
+      ['gold', 'object', 'USD/ozt', 'Gold price'],
+      ['silver', 'object', 'USD/ozt', 'Silver price'],
+    ],
+  ),
+  product(
+    'macro',
+    'money',
+    'free',
+    'monthly',
+    ['fred'],
+    [],
+    [
+      ['m2_money_supply', 'object', 'USD', 'M2 money stock'],
+      ['m2_growth_yoy', 'object', 'percent', 'M2 growth year over year'],
+    ],
+  ),
+  product(
+    'macro',
+    'prices',
+    'free',
+    'monthly',
+    ['fred'],
+    [],
+    [
+      ['cpi', 'object', 'index', 'Consumer price index, all urban consumers'],
+      ['cpi_inflation_yoy', 'object', 'percent', 'CPI inflation year over year'],
+    ],
+  ),
+  product(
+    'medical',
+    'literature',
+    'free',
+    'daily',
+    ['pubmed'],
+    [],
+    [
+      ['publication_count', 'object', 'count', 'Publications indexed today'],
+      ['publication_count_by_type', 'object', 'count', 'Publications indexed today, by publication type'],
+    ],
+  ),
+  product(
+    'medical',
+    'guidelines',
+    'free',
+    'daily',
+    ['nice'],
+    [],
+    [['guideline_downloads', 'object', 'count', 'Clinical guideline downloads']],
+  ),
+  product(
+    'medical',
+    'radiology',
+    'free',
+    'daily',
+    ['radiopaedia'],
+    [],
+    [
+      ['article_count', 'object', 'count', 'Radiology reference articles'],
+      ['article_count_by_category', 'object', 'count', 'Radiology reference articles by category'],
+    ],
+  ),
+];
+
+export function planRank(plan: Plan): number {
+  return PLANS.indexOf(plan);
+}
+
+export function higherPlan(a: Plan, b: Plan): Plan {
+  return planRank(a) >= planRank(b) ? a : b;
+}
+
+export interface CatalogHit {
+  product: ProductEntry;
+  metric: MetricEntry;
+  /** The higher of the product's and the metric's min_tier. */
+  gate: Plan;
+}
+
+const INDEX = new Map<string, CatalogHit>();
+for (const p of CATALOG) {
+  for (const m of p.metrics) {
+    INDEX.set(`${p.category}/${p.product}/${m.metric}`, {
+      product: p,
+      metric: m,
+      gate: higherPlan(p.min_tier, m.min_tier),
+    });
+  }
+}
+
+/** The catalogue entry of category/product/metric, or undefined when no such metric exists. */
+export function findMetric(category: string, product: string, metric: string): CatalogHit | undefined {
+  return INDEX.get(`${category}/${product}/${metric}`);
+}
+
+export function allMetrics(): CatalogHit[] {
+  return [...INDEX.values()];
+}
+
+/** Path segments that are routes of their own, so never a legacy metric route. */
+const RESERVED_LEGACY = new Set([
+  'data',
+  'catalog',
+  'demo',
+  'billing',
+  'keys',
+  'account',
+  'accounts',
+  'health',
+]);
+
+/**
+ * Legacy single-metric routes (data-api-interface 4.1, 9): `/v1/<metric>` for every metric whose
+ * name is unique in the catalogue, answered by the same resolver as `/v1/data/<category>/<product>/<metric>`
+ * with the same query parameters. Path → 'category/product/metric'; the gateway routes and gates them.
+ */
+export const LEGACY_ROUTES: Readonly<Record<string, string>> = (() => {
+  const byName = new Map<string, string[]>();
+  for (const p of CATALOG)
+    for (const m of p.metrics)
+      byName.set(m.metric, [...(byName.get(m.metric) ?? []), `${p.category}/${p.product}/${m.metric}`]);
+  const routes: Record<string, string> = {};
+  for (const [name, paths] of [...byName].sort(([a], [b]) => a.localeCompare(b)))
+    if (paths.length === 1 && !RESERVED_LEGACY.has(name)) routes[`/v1/${name}`] = paths[0]!;
+  return Object.freeze(routes);
+})();
+
+export interface MetricPath {
+  category: string;
+  product: string;
+  metric: string;
+}
+
+const DATA_PATH_PREFIX = '/v1/data/';
+
+/**
+ * The metric a request path names, generic (`/v1/data/<category>/<product>/<metric>`) or legacy,
+ * with each segment percent-decoded. The gateway's gate and the data service's resolver read the
+ * path through this one function, so an encoded path cannot name one metric to the gate and
+ * another to the resolver. Undefined when the path does not have a metric's shape.
+ */
+export function metricPathOf(pathname: string): MetricPath | undefined {
+  const legacy = Object.hasOwn(LEGACY_ROUTES, pathname) ? LEGACY_ROUTES[pathname] : undefined;
+  const rest =
+    legacy ?? (pathname.startsWith(DATA_PATH_PREFIX) ? pathname.slice(DATA_PATH_PREFIX.length) : undefined);
+  if (rest === undefined) return undefined;
+  const segments = rest.split('/');
+  if (segments.length !== 3 || segments.some((s) => s === '')) return undefined;
+  try {
+    const [category, product, metric] = segments.map(decodeURIComponent) as [string, string, string];
+    return { category, product, metric };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a plan reaches a metric's gate (the higher of the product's and the metric's min_tier). */
+export function planReaches(plan: Plan, hit: CatalogHit): boolean {
+  return planRank(plan) >= planRank(hit.gate);
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { planSchema } from './caller.js';
+
+/** rpc.identity.key.verify.v1 — request and reply data. Unknown or revoked keys reply a 401 problem. */
+export const keyVerifyRequestSchema = z.object({ key: z.string().min(1).max(512) });
+export const keyVerifyReplySchema = z.object({
+  account_id: z.string(),
+  key_id: z.string(),
+  plan: planSchema,
+});
+export type KeyVerifyReply = z.infer<typeof keyVerifyReplySchema>;
+
+/** rpc.identity.session.verify.v1 — request and reply data. Unknown, expired or revoked sessions reply 401. */
+export const sessionVerifyRequestSchema = z.object({ token: z.string().min(1).max(2048) });
+export const sessionVerifyReplySchema = z.object({
+  account_id: z.string(),
+  session_id: z.string(),
+  plan: planSchema,
+});
+export type SessionVerifyReply = z.infer<typeof sessionVerifyReplySchema>;
+
+/** Event payloads (the `data` of the CloudEvent). No secret, no password, no key material. */
+export const accountCreatedSchema = z.object({
+  account_id: z.string(),
+  plan: planSchema,
+  created_at: z.string(),
+});
+export const accountPlanChangedSchema = z.object({
+  account_id: z.string(),
+  plan: planSchema,
+  changed_at: z.string(),
+});
+export const keyCreatedSchema = z.object({
+  key_id: z.string(),
+  account_id: z.string(),
+  prefix: z.string(),
+  created_at: z.string(),
+});
+export const keyRevokedSchema = z.object({
+  key_id: z.string(),
+  account_id: z.string(),
+  revoked_at: z.string(),
+});
+export const sessionRevokedSchema = z.object({
+  session_id: z.string(),
+  account_id: z.string(),
+  revoked_at: z.string(),
+});
+
+/** billing.plan.changed.v1 — billing announces the plan an account is entitled to. */
+export const billingPlanChangedSchema = z.object({
+  account_id: z.string(),
+  plan: planSchema,
+  changed_at: z.string(),
+});
+
+/** Name of the session cookie the gateway and identity agree on. */
+export const SESSION_COOKIE = 'meridian_session';

@@ -1,0 +1,29 @@
+/**
+ * Every NATS subject and durable consumer name of the system. Services import these; a subject
+ * is never written as a string literal inside a service. Frozen: a breaking change adds `.v2`.
+ */
+export const RPC = {
+  /** Used by the chassis tests and by /ready probes of the bus. */
+  systemPing: 'rpc.system.ping.v1',
+  /** Gateway → identity: who owns this API key (on a cache miss). */
+  identityKeyVerify: 'rpc.identity.key.verify.v1',
+  /** Gateway → identity: who holds this session token. */
+  identitySessionVerify: 'rpc.identity.session.verify.v1',
+  /** Connectors, replay, importer → data: store one batch (ingestBatchSchema), idempotent. */
+  dataIngest: 'rpc.data.ingest.v1',
+} as const;
+
+export const EVENTS = {
+  identityAccountCreated: 'identity.account.created.v1',
+  identityAccountPlanChanged: 'identity.account.plan_changed.v1',
+  identityKeyCreated: 'identity.key.created.v1',
+  identityKeyRevoked: 'identity.key.revoked.v1',
+  identitySessionRevoked: 'identity.session.revoked.v1',
+  billingPlanChanged: 'billing.plan.changed.v1',
+  dataObservationsIngested: 'data.observations.ingested.v1',
+} as const;
+
+/** Durable consumer names: `<consumer-service>__<handler>`. */
+export const DURABLES = {
+  identityPlanChanged: 'identity__plan_changed',
+} as const;

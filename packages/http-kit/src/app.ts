@@ -1,0 +1,100 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { runWithTrace, type Logger, type Metrics } from '@meridian/observability';
+import { HttpProblem, httpProblem, problem } from './problem.js';
+import { setSecurityHeaders } from './security-headers.js';
+import { answerTrace } from './trace-headers.js';
+
+export interface HttpAppOptions {
+  logger: Logger;
+  metrics: Metrics;
+  /** Largest JSON body accepted; larger bodies get a 413 problem. */
+  jsonLimit?: string;
+  /** False for the gateway, which streams bodies through to the services unread. */
+  parseJson?: boolean;
+  /**
+   * Peers whose X-Forwarded-For is believed when working out the client address (express
+   * `trust proxy` syntax). Default: loopback and the private ranges, where the gateway and a
+   * load balancer in front of it live; a service is never reachable from anywhere else.
+   */
+  trustProxy?: string;
+}
+
+export const DEFAULT_TRUST_PROXY = 'loopback, uniquelocal';
+
+/**
+ * An express app with what every service needs before its own routes: request id and trace
+ * context, security headers, a bounded JSON body parser and request metrics. Call
+ * `finishApp(app)` after the routes to add the routing 404 and the last error handler.
+ */
+export function createHttpApp(options: HttpAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? DEFAULT_TRUST_PROXY);
+  app.use(traceMiddleware);
+  app.use(metricsMiddleware(options.metrics));
+  app.use((_req: Request, res: Response, next: NextFunction) => {
+    setSecurityHeaders(res);
+    next();
+  });
+  if (options.parseJson !== false) {
+    app.use(
+      express.json({ limit: options.jsonLimit ?? '100kb', type: ['application/json', 'application/*+json'] }),
+    );
+  }
+  app.locals.logger = options.logger;
+  return app;
+}
+
+function traceMiddleware(req: Request, res: Response, next: NextFunction): void {
+  runWithTrace(answerTrace(req, res), next);
+}
+
+function metricsMiddleware(metrics: Metrics) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const stop = metrics.httpDuration.startTimer();
+    res.on('finish', () => {
+      // The matched route pattern keeps label cardinality bounded; unmatched paths share one label.
+      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
+      stop({ method: req.method, route, status: String(res.statusCode) });
+    });
+    next();
+  };
+}
+
+/** Writes a problem+json answer. */
+export function sendProblem(res: Response, err: HttpProblem): void {
+  for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  res.status(err.body.status).type('application/problem+json').send(JSON.stringify(err.body));
+}
+
+/** Adds the routing 404 and the last error handler; call after every route. */
+export function finishApp(app: Express): Express {
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(httpProblem('route_not_found', `No route serves ${req.method} ${req.path}`));
+  });
+  app.use(lastErrorHandler);
+  return app;
+}
+
+function lastErrorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+  const known = asHttpProblem(err);
+  if (known) return sendProblem(res, known);
+  const logger = req.app.locals.logger as Logger | undefined;
+  logger?.error({ err, method: req.method, path: req.path }, 'unhandled error');
+  // Nothing about the failure reaches the client: no message, no stack, no SQL.
+  sendProblem(res, new HttpProblem(problem('internal', 'The server failed to answer this request.')));
+}
+
+/** Body-parser and other express errors carry a status and a type; map those we expect. */
+function asHttpProblem(err: unknown): HttpProblem | undefined {
+  if (err instanceof HttpProblem) return err;
+  const e = err as { type?: string; status?: number } | undefined;
+  if (e?.type === 'entity.too.large')
+    return httpProblem('payload_too_large', 'The request body is too large.');
+  if (e?.type === 'entity.parse.failed')
+    return httpProblem('bad_request', 'The request body is not valid JSON.');
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported')
+    return httpProblem('unsupported_media_type', 'The request body encoding is not supported.');
+  if (e?.status === 400) return httpProblem('bad_request', 'The request is malformed.');
+  return undefined;
+}

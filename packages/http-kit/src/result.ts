@@ -1,0 +1,12 @@
+import type { ProblemCode } from './problem.js';
+
+/** Expected refusals inside the domain are values, never exceptions. */
+export type Refusal<C extends string = ProblemCode | string> = { ok: false; code: C; detail: string };
+export type Result<T, C extends string = ProblemCode | string> = { ok: true; value: T } | Refusal<C>;
+
+export const ok = <T>(value: T): { ok: true; value: T } => ({ ok: true, value });
+export const refuse = <C extends string>(code: C, detail: string): Refusal<C> => ({
+  ok: false,
+  code,
+  detail,
+});

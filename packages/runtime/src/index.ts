@@ -1,0 +1,5 @@
+export * from './config.js';
+export * from './main.js';
+export * from './periodic.js';
+export * from './probes.js';
+export * from './service.js';

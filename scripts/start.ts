@@ -1,0 +1,91 @@
+/**
+ * All-in-one start: the gateway and every service in one process. With DATABASE_URL and NATS_URL
+ * unset it uses an embedded PGlite persisted under DATA_DIR and the in-process bus; with them set,
+ * the real servers. Stops cleanly on Ctrl-C.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { createMemoryBus } from '@meridian/bus';
+import { openPGlite } from '@meridian/db';
+import { start as startGateway } from '@meridian/gateway';
+import { start as startAnalysis } from '@meridian/analysis';
+import { start as startBilling } from '@meridian/billing';
+import { start as startData } from '@meridian/data';
+import { start as startIdentity } from '@meridian/identity';
+import { start as startRequests } from '@meridian/requests';
+import { start as startX402 } from '@meridian/x402';
+import type { SharedInfra } from '@meridian/runtime';
+
+const SERVICES = {
+  identity: startIdentity,
+  billing: startBilling,
+  analysis: startAnalysis,
+  data: startData,
+  x402: startX402,
+  requests: startRequests,
+} as const;
+
+async function main(): Promise<void> {
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    // One process: the services and the gateway share a key that exists only for this run.
+    INTERNAL_AUTH_SECRET: process.env.INTERNAL_AUTH_SECRET ?? randomBytes(32).toString('hex'),
+    // Links in mails and the x402 resource URL point at this gateway unless told otherwise.
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://localhost:${process.env.PORT ?? '8080'}`,
+  };
+  const dataDir = env.DATA_DIR ?? '.data';
+  const shared: SharedInfra = {};
+  const closers: Array<() => Promise<void>> = [];
+  if (!env.DATABASE_URL) {
+    const pglite = await openPGlite(join(dataDir, 'pglite'));
+    shared.pglite = pglite;
+    closers.push(() => pglite.close());
+  }
+  if (!env.NATS_URL) {
+    const bus = createMemoryBus({ name: 'all-in-one' });
+    shared.bus = bus;
+    closers.push(() => bus.close());
+  }
+  const urls: Record<string, string> = {};
+  try {
+    for (const [name, start] of Object.entries(SERVICES)) {
+      const running = await start({ ...env, PORT: '0', HOST: '127.0.0.1' }, shared);
+      urls[`${name.toUpperCase()}_URL`] = running.url;
+      closers.push(() => running.close());
+    }
+    const gateway = await startGateway(
+      {
+        ...env,
+        ...urls,
+        HOST: env.HOST ?? '0.0.0.0',
+        PORT: env.PORT ?? '8080',
+      },
+      shared,
+    );
+    closers.push(() => gateway.close());
+    const mode = `${env.DATABASE_URL ? 'postgres' : `PGlite in ${dataDir}`}, ${env.NATS_URL ? 'NATS' : 'in-process bus'}`;
+    console.log(`\nMeridian is up (${mode}): http://localhost:${gateway.port}\n`);
+  } catch (err) {
+    await stop(closers);
+    throw err;
+  }
+  let stopping = false;
+  const onSignal = async () => {
+    if (stopping) return;
+    stopping = true;
+    console.log('stopping…');
+    await stop(closers);
+    process.exit(0);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+}
+
+async function stop(closers: Array<() => Promise<void>>): Promise<void> {
+  for (const close of closers.reverse()) await close().catch(() => {});
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
