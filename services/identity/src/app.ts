@@ -1,0 +1,29 @@
+import { Router } from 'express';
+import { buildServiceApp } from '@meridian/runtime';
+import { SERVICE, type IdentityDeps } from './deps.js';
+import { accountRoutes } from './routes/account.js';
+import { authRoutes } from './routes/auth.js';
+import { keyRoutes } from './routes/keys.js';
+import { oauthRoutes } from './routes/oauth.js';
+import { twoFactorRoutes } from './routes/two-factor.js';
+
+export { SERVICE };
+export type Deps = IdentityDeps;
+
+/** The routes of this service, behind the gateway's caller assertion. */
+export function routes(deps: IdentityDeps): Router {
+  const router = Router();
+  router.use(
+    authRoutes(deps),
+    oauthRoutes(deps),
+    accountRoutes(deps),
+    twoFactorRoutes(deps),
+    keyRoutes(deps),
+  );
+  return router;
+}
+
+/** The whole express app without listen(), for supertest. */
+export function createApp(deps: IdentityDeps, ready: () => Promise<void> = async () => {}) {
+  return buildServiceApp({ name: SERVICE, routes }, deps, ready);
+}

@@ -1,0 +1,99 @@
+import type { Generated } from 'kysely';
+import type { OutboxTables } from '@meridian/bus';
+import type { Plan } from '@meridian/contracts';
+import type { TwoFactorState } from '../domain/totp.js';
+
+/** Tables of the `identity` schema. */
+export interface Database extends OutboxTables {
+  accounts: {
+    id: string;
+    /** Null for an account made by an identity provider that vouched for no email. */
+    email: string | null;
+    email_confirmed_at: Date | null;
+    /** bcrypt of the pre-hashed password; null for provider-only accounts. */
+    password_hash: string | null;
+    plan: Generated<Plan>;
+    plan_changed_at: Date | null;
+    nickname: string | null;
+    confirmation_sent_at: Date | null;
+    totp_state: Generated<TwoFactorState>;
+    /** AES-256-GCM sealed base32 secret. */
+    totp_secret_sealed: string | null;
+    totp_last_step: number | null;
+    created_at: Generated<Date>;
+  };
+  email_tokens: {
+    token_hash: string;
+    account_id: string;
+    purpose: 'confirm' | 'reset';
+    expires_at: Date;
+    used_at: Date | null;
+    created_at: Generated<Date>;
+  };
+  sessions: {
+    id: string;
+    account_id: string;
+    token_hash: string;
+    method: 'password' | 'oidc';
+    created_at: Date;
+    last_seen_at: Date;
+    expires_at: Date;
+    revoked_at: Date | null;
+  };
+  login_challenges: {
+    token_hash: string;
+    account_id: string;
+    expires_at: Date;
+    attempts: Generated<number>;
+    used_at: Date | null;
+    /** The first factor given: the session the challenge ends in is of this method. */
+    method: Generated<'password' | 'oidc'>;
+  };
+  recovery_codes: {
+    account_id: string;
+    code_hash: string;
+    used_at: Date | null;
+  };
+  api_keys: {
+    id: string;
+    account_id: string;
+    prefix: string;
+    salt: string;
+    secret_hash: string;
+    created_at: Generated<Date>;
+    last_used_at: Date | null;
+    revoked_at: Date | null;
+  };
+  login_throttle: {
+    scope: string;
+    failures: number;
+    last_failure_at: Date;
+    blocked_until: Date | null;
+  };
+  mail_outbox: {
+    id: string;
+    seq: Generated<number>;
+    recipient: string;
+    subject: string;
+    /** Cleared once sent over SMTP or given up on, so links with live tokens do not stay in the database. */
+    body: string | null;
+    created_at: Generated<Date>;
+    sent_at: Date | null;
+    attempts: Generated<number>;
+  };
+  oidc_links: {
+    issuer: string;
+    subject: string;
+    account_id: string;
+    created_at: Generated<Date>;
+  };
+  oidc_flows: {
+    browser_hash: string;
+    provider: string;
+    state: string;
+    nonce: string;
+    code_verifier: string;
+    expires_at: Date;
+    used_at: Date | null;
+  };
+}

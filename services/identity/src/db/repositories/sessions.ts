@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../database.js';
+
+type Db = Kysely<Database>;
+
+export async function insertSession(db: Db, row: Database['sessions']): Promise<void> {
+  await db.insertInto('sessions').values(row).execute();
+}
+
+/** The session of a token with its account's plan, in one indexed lookup. */
+export function findSessionByTokenHash(db: Db, tokenHash: string) {
+  return db
+    .selectFrom('sessions')
+    .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+    .select([
+      'sessions.id',
+      'sessions.account_id',
+      'sessions.created_at',
+      'sessions.last_seen_at',
+      'sessions.expires_at',
+      'sessions.revoked_at',
+      'accounts.plan',
+    ])
+    .where('sessions.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function touchSession(db: Db, id: string, at: Date): Promise<void> {
+  await db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute();
+}
+
+/** Revokes one session of the account; answers whether it was live. */
+export async function revokeSession(db: Db, accountId: string, id: string, at: Date): Promise<boolean> {
+  const row = await db
+    .updateTable('sessions')
+    .set({ revoked_at: at })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Revokes every live session of the account; answers their ids. */
+export async function revokeAllSessions(db: Db, accountId: string, at: Date): Promise<string[]> {
+  const rows = await db
+    .updateTable('sessions')
+    .set({ revoked_at: at })
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .execute();
+  return rows.map((r) => r.id);
+}

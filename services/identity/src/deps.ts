@@ -1,0 +1,15 @@
+import type { ServiceDeps } from '@meridian/runtime';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { MailSignal } from './mail/mailer.js';
+import type { OidcRegistry } from './oidc/registry.js';
+
+/** What every part of this service gets: the chassis' deps and identity's own. */
+export interface IdentityDeps extends ServiceDeps<Database, Config> {
+  /** AES-256 key that seals TOTP secrets at rest. */
+  totpKey: Buffer;
+  mail: MailSignal;
+  oidc: OidcRegistry;
+}
+
+export const SERVICE = 'identity';

@@ -1,0 +1,46 @@
+import type { Plan } from '@meridian/contracts';
+import { PLANS } from '@meridian/contracts';
+import { z } from 'zod';
+
+/** Email addresses compare case-insensitively: stored trimmed and lower-cased. */
+export const emailSchema = z
+  .string()
+  .trim()
+  .max(254)
+  .email()
+  .transform((e) => e.toLowerCase());
+
+/** Public nickname: 3..32 of letters, digits, `_`, `-`, `.`; unique regardless of case. */
+export const nicknameSchema = z
+  .string()
+  .trim()
+  .min(3)
+  .max(32)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - and starting with a letter or digit');
+
+/** Requests per minute per key, by plan (data-api-interface 8). */
+const RATE_LIMITS: Record<Plan, number> = { free: 10, basic: 60, pro: 300, ultra: 1200 };
+
+export interface Entitlements {
+  plan: Plan;
+  /** Every plan whose metrics this account may read (its own and the ones below). */
+  metric_plans: Plan[];
+  rate_limit_per_minute: number;
+}
+
+export function entitlementsOf(plan: Plan): Entitlements {
+  return {
+    plan,
+    metric_plans: PLANS.slice(0, PLANS.indexOf(plan) + 1),
+    rate_limit_per_minute: RATE_LIMITS[plan],
+  };
+}
+
+/** Billing's announcements may arrive out of order: only a newer one changes the plan. */
+export function planChangeApplies(
+  current: { plan: Plan; changedAt: Date | null },
+  next: { plan: Plan; changedAt: Date },
+): boolean {
+  if (current.changedAt && next.changedAt <= current.changedAt) return false;
+  return true;
+}

@@ -1,0 +1,44 @@
+/**
+ * Failed sign-in throttling, one counter per scope (an email address, a client address).
+ * Up to `delayAfter` consecutive failures are free; each further failure makes the next
+ * attempt wait 2^(n - delayAfter) seconds; at `lockAfter` the scope locks for `lockSeconds`.
+ * A success clears the email scope. A counter idle for `lockSeconds` starts again from zero.
+ */
+export interface ThrottlePolicy {
+  delayAfter: number;
+  lockAfter: number;
+  lockSeconds: number;
+}
+
+export interface ThrottleState {
+  failures: number;
+  lastFailureAt: Date;
+  blockedUntil: Date | null;
+}
+
+export type ThrottleDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+export function checkThrottle(state: ThrottleState | undefined, now: Date): ThrottleDecision {
+  if (!state?.blockedUntil || state.blockedUntil <= now) return { allowed: true };
+  return {
+    allowed: false,
+    retryAfterSeconds: Math.ceil((state.blockedUntil.getTime() - now.getTime()) / 1000),
+  };
+}
+
+export function afterFailure(
+  state: ThrottleState | undefined,
+  policy: ThrottlePolicy,
+  now: Date,
+): ThrottleState {
+  const stale = !state || now.getTime() - state.lastFailureAt.getTime() > policy.lockSeconds * 1000;
+  const failures = (stale ? 0 : state.failures) + 1;
+  return { failures, lastFailureAt: now, blockedUntil: blockedUntil(failures, policy, now) };
+}
+
+function blockedUntil(failures: number, policy: ThrottlePolicy, now: Date): Date | null {
+  if (failures >= policy.lockAfter) return new Date(now.getTime() + policy.lockSeconds * 1000);
+  if (failures < policy.delayAfter) return null;
+  const seconds = Math.min(2 ** (failures - policy.delayAfter), policy.lockSeconds);
+  return new Date(now.getTime() + seconds * 1000);
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { EVENTS } from '@meridian/contracts';
+import type { Database } from '../db/database.js';
+import { insertAccount, setPasswordHash } from '../db/repositories/accounts.js';
+import { revokeAllKeys } from '../db/repositories/api-keys.js';
+import { insertEmailToken, voidEmailTokens } from '../db/repositories/email-tokens.js';
+import { replaceRecoveryCodes, setTwoFactor } from '../db/repositories/two-factor.js';
+import { hashToken, newToken } from '../domain/secrets.js';
+import { announce } from './events.js';
+import { endEverySession } from './sessions.js';
+
+export const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;
+export const RESET_TTL_MS = 30 * 60 * 1000;
+
+/** Creates the account and announces it; undefined when the email is taken. */
+export async function createAccount(
+  trx: Kysely<Database>,
+  row: { email: string | null; password_hash: string | null; email_confirmed_at: Date | null },
+): Promise<string | undefined> {
+  const id = await insertAccount(trx, { id: randomUUID(), ...row });
+  if (!id) return undefined;
+  await announce(trx, EVENTS.identityAccountCreated, {
+    account_id: id,
+    plan: 'free',
+    created_at: new Date().toISOString(),
+  });
+  return id;
+}
+
+/** A fresh single-use link token; older ones of the same purpose stop working. Answers the raw token. */
+export async function issueEmailToken(
+  trx: Kysely<Database>,
+  accountId: string,
+  purpose: 'confirm' | 'reset',
+): Promise<string> {
+  const now = new Date();
+  await voidEmailTokens(trx, accountId, purpose, now);
+  const token = newToken();
+  const ttl = purpose === 'confirm' ? CONFIRMATION_TTL_MS : RESET_TTL_MS;
+  await insertEmailToken(trx, {
+    token_hash: hashToken(token),
+    account_id: accountId,
+    purpose,
+    expires_at: new Date(now.getTime() + ttl),
+  });
+  return token;
+}
+
+/**
+ * An account whose email was never confirmed was never proven to belong to its creator, who may
+ * be someone squatting the address. Before the address's proven owner takes it over (an identity
+ * provider vouching for the email), everything the creator could have set goes: the password, the
+ * sessions, the keys and the second factor, each revocation announced.
+ */
+export async function disownUnproven(trx: Kysely<Database>, accountId: string): Promise<void> {
+  await setPasswordHash(trx, accountId, null);
+  await endEverySession(trx, accountId);
+  const at = new Date();
+  for (const keyId of await revokeAllKeys(trx, accountId, at)) {
+    await announce(trx, EVENTS.identityKeyRevoked, {
+      key_id: keyId,
+      account_id: accountId,
+      revoked_at: at.toISOString(),
+    });
+  }
+  await setTwoFactor(trx, accountId, { totp_state: 'off', totp_secret_sealed: null, totp_last_step: null });
+  await replaceRecoveryCodes(trx, accountId, []);
+}

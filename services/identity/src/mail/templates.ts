@@ -1,0 +1,50 @@
+import type { Mail } from './mailer.js';
+
+const base = (url: string) => url.replace(/\/+$/, '');
+
+export function confirmationMail(to: string, baseUrl: string, token: string): Mail {
+  const link = `${base(baseUrl)}/auth/verify-email?token=${token}`;
+  return {
+    to,
+    subject: 'Confirm your Meridian account',
+    text: [
+      'Confirm your email address to finish creating your Meridian account:',
+      '',
+      link,
+      '',
+      'Open it and press the button; the link works once and expires in 24 hours. A program',
+      'sends its token to POST /auth/verify-email as {"token": "..."}. If you did not sign up,',
+      'ignore this mail.',
+    ].join('\n'),
+  };
+}
+
+export function existingAccountMail(to: string, baseUrl: string): Mail {
+  return {
+    to,
+    subject: 'Someone tried to sign up with your email',
+    text: [
+      'Somebody (perhaps you) tried to create a Meridian account with this address, which',
+      'already has one. No new account was created.',
+      '',
+      `If you forgot your password, start a reset at ${base(baseUrl)}/auth/password/forgot.`,
+    ].join('\n'),
+  };
+}
+
+export function resetMail(to: string, baseUrl: string, token: string): Mail {
+  const link = `${base(baseUrl)}/auth/password/reset?token=${token}`;
+  return {
+    to,
+    subject: 'Reset your Meridian password',
+    text: [
+      'To choose a new password, use this link:',
+      '',
+      link,
+      '',
+      'It works once and expires in 30 minutes. Send its token with your new password to',
+      'POST /auth/password/reset as {"token": "...", "password": "..."}. Every session is',
+      'signed out. If you did not ask for this, ignore this mail.',
+    ].join('\n'),
+  };
+}

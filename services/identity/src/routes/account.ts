@@ -1,0 +1,70 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { accountOf, envelope, httpProblem, parseInput } from '@meridian/http-kit';
+import { findAccountById, setNickname } from '../db/repositories/accounts.js';
+import { listApiKeys } from '../db/repositories/api-keys.js';
+import { entitlementsOf, nicknameSchema } from '../domain/account.js';
+import type { IdentityDeps } from '../deps.js';
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function accountRoutes(deps: IdentityDeps): Router {
+  const router = Router();
+  router.get('/v1/account', async (req, res) => {
+    const account = await signedIn(deps, accountOf(req));
+    const keys = await listApiKeys(deps.db, account.id);
+    res.json(
+      envelope({
+        account_id: account.id,
+        email: account.email,
+        email_confirmed: account.email_confirmed_at !== null,
+        nickname: account.nickname,
+        plan: account.plan,
+        entitlements: entitlementsOf(account.plan),
+        two_factor: account.totp_state,
+        created_at: account.created_at.toISOString(),
+        keys: keys.map((k) => ({
+          id: k.id,
+          prefix: k.prefix,
+          created_at: k.created_at.toISOString(),
+          last_used_at: iso(k.last_used_at),
+          revoked_at: iso(k.revoked_at),
+        })),
+      }),
+    );
+  });
+  router.put('/v1/account/nickname', async (req, res) => {
+    const accountId = accountOf(req);
+    const { nickname } = parseInput(z.object({ nickname: nicknameSchema }), req.body);
+    const set = await setNickname(deps.db, accountId, nickname).catch((err: unknown) => {
+      // Two accounts racing for one nickname: the unique index decides.
+      if ((err as { code?: string }).code === '23505') return false;
+      throw err;
+    });
+    if (!set) throw httpProblem('conflict', 'That nickname is taken.', { category: 'nickname_taken' });
+    res.json(envelope({ nickname }));
+  });
+  router.get('/v1/agent/whoami', async (req, res) => {
+    const account = await signedIn(deps, accountOf(req));
+    const caller = req.caller!;
+    res.json(
+      envelope({
+        account_id: account.id,
+        plan: account.plan,
+        auth: caller.auth,
+        key_id: caller.key_id,
+        session_id: caller.session_id,
+        email: account.email,
+        nickname: account.nickname,
+        entitlements: entitlementsOf(account.plan),
+      }),
+    );
+  });
+  return router;
+}
+
+async function signedIn(deps: IdentityDeps, accountId: string) {
+  const account = await findAccountById(deps.db, accountId);
+  if (!account) throw httpProblem('unauthorized', 'A valid session is required.');
+  return account;
+}

@@ -1,0 +1,191 @@
+import { Router, type Request, type Response } from 'express';
+import type { Kysely } from 'kysely';
+import * as client from 'openid-client';
+import { envelope, httpProblem } from '@meridian/http-kit';
+import type { Database } from '../db/database.js';
+import { confirmEmail, findAccountById, lockAccountByEmail } from '../db/repositories/accounts.js';
+import { consumeFlow, findLinkedAccount, insertFlow, insertLink } from '../db/repositories/oidc.js';
+import { hashToken, newToken } from '../domain/secrets.js';
+import type { IdentityDeps } from '../deps.js';
+import { createAccount, disownUnproven } from '../flows/accounts.js';
+import { readCookie, setChallengeCookie, setSessionCookie, startSession } from '../flows/sessions.js';
+import { startChallenge } from '../flows/two-factor.js';
+import type { OidcProvider } from '../oidc/registry.js';
+
+/** Binds a sign-in flow to the browser that began it; short-lived and only sent to /auth/oauth. */
+export const FLOW_COOKIE = 'meridian_oidc';
+const FLOW_TTL_MS = 10 * 60 * 1000;
+
+export function oauthRoutes(deps: IdentityDeps): Router {
+  const router = Router();
+  router.get('/auth/providers', (_req, res) => {
+    const providers = deps.oidc
+      .list()
+      .map((p) => ({ id: p.id, name: p.name, authorize_url: `/auth/oauth/${p.id}` }));
+    res.json(envelope({ password: true, providers }));
+  });
+  router.get('/auth/oauth/:provider', async (req, res) => begin(deps, providerOf(deps, req), res));
+  router.get('/auth/oauth/:provider/callback', async (req, res) =>
+    callback(deps, providerOf(deps, req), req, res),
+  );
+  return router;
+}
+
+function providerOf(deps: IdentityDeps, req: Request): OidcProvider {
+  const provider = deps.oidc.get(String(req.params.provider));
+  if (!provider) throw httpProblem('not_found', 'No such sign-in provider; see GET /auth/providers.');
+  return provider;
+}
+
+/** 302 to the provider with state, nonce and a PKCE challenge; their secrets stay server-side. */
+async function begin(deps: IdentityDeps, provider: OidcProvider, res: Response): Promise<void> {
+  const config = await reachable(provider);
+  const browser = newToken();
+  const flow = {
+    state: client.randomState(),
+    nonce: client.randomNonce(),
+    code_verifier: client.randomPKCECodeVerifier(),
+  };
+  await insertFlow(deps.db, {
+    browser_hash: hashToken(browser),
+    provider: provider.config.id,
+    expires_at: new Date(Date.now() + FLOW_TTL_MS),
+    ...flow,
+  });
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: provider.config.redirect_uri,
+    scope: 'openid email',
+    state: flow.state,
+    nonce: flow.nonce,
+    code_challenge: await client.calculatePKCECodeChallenge(flow.code_verifier),
+    code_challenge_method: 'S256',
+  });
+  res.cookie(FLOW_COOKIE, browser, {
+    httpOnly: true,
+    secure: true,
+    sameSite: 'lax',
+    path: '/auth/oauth',
+    maxAge: FLOW_TTL_MS,
+  });
+  res.redirect(302, url.href);
+}
+
+async function callback(
+  deps: IdentityDeps,
+  provider: OidcProvider,
+  req: Request,
+  res: Response,
+): Promise<void> {
+  const browser = readCookie(req.header('cookie'), FLOW_COOKIE);
+  const flow = browser
+    ? await consumeFlow(deps.db, hashToken(browser), provider.config.id, new Date())
+    : undefined;
+  res.clearCookie(FLOW_COOKIE, { httpOnly: true, secure: true, sameSite: 'lax', path: '/auth/oauth' });
+  if (!flow) throw refused('no sign-in was started from this browser, or it expired or was already used');
+  if (req.query.state !== flow.state) throw refused('the state does not match');
+  const config = await reachable(provider);
+  const identity = await exchange(config, provider, req, flow);
+  const signedIn = await deps.db.transaction().execute(async (trx) => {
+    const account = await findAccountById(trx, await accountFor(trx, identity));
+    if (account?.totp_state === 'active')
+      return { challenge: await startChallenge(trx, account.id, 'oidc') } as const;
+    return { session: await startSession(trx, deps, account!.id, 'oidc') } as const;
+  });
+  const home = `${deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/`;
+  if (signedIn.challenge) {
+    // The provider vouched for the first factor only: the second is still owed, as after a password.
+    setChallengeCookie(res, signedIn.challenge);
+    res.redirect(302, `${home}?two_factor=required`);
+    return;
+  }
+  setSessionCookie(res, signedIn.session);
+  res.redirect(302, home);
+}
+
+interface ProviderIdentity {
+  issuer: string;
+  subject: string;
+  email: string | undefined;
+  emailVerified: boolean;
+}
+
+/** Code for tokens (PKCE, state and nonce checked by openid-client), then the identity's claims. */
+async function exchange(
+  config: client.Configuration,
+  provider: OidcProvider,
+  req: Request,
+  flow: { state: string; nonce: string; code_verifier: string },
+): Promise<ProviderIdentity> {
+  const current = new URL(req.originalUrl, provider.config.redirect_uri);
+  let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+  try {
+    tokens = await client.authorizationCodeGrant(config, current, {
+      pkceCodeVerifier: flow.code_verifier,
+      expectedState: flow.state,
+      expectedNonce: flow.nonce,
+      idTokenExpected: true,
+    });
+  } catch (err) {
+    throw refused(`the provider's answer did not validate (${whyRefused(err)})`);
+  }
+  const claims = tokens.claims()!;
+  let email = typeof claims.email === 'string' ? claims.email : undefined;
+  let verified = claims.email_verified === true;
+  if (email === undefined && tokens.access_token) {
+    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
+    email = typeof info.email === 'string' ? info.email : undefined;
+    verified = info.email_verified === true;
+  }
+  return {
+    issuer: claims.iss,
+    subject: claims.sub,
+    email: email?.trim().toLowerCase(),
+    emailVerified: verified,
+  };
+}
+
+/**
+ * The account linked to (issuer, subject); else the account of the same email when the provider
+ * vouches the email is verified (then linked); else a new account. A new account takes the email
+ * only when it is verified and free, so an unverified claim can never take over an address. An
+ * existing account whose email was never confirmed is disowned first (password, sessions, keys,
+ * second factor), so whoever signed up with someone else's address keeps no way in.
+ */
+async function accountFor(trx: Kysely<Database>, who: ProviderIdentity): Promise<string> {
+  const linked = await findLinkedAccount(trx, who.issuer, who.subject);
+  if (linked) return linked;
+  const byEmail = who.email && who.emailVerified ? await lockAccountByEmail(trx, who.email) : undefined;
+  if (byEmail && !byEmail.email_confirmed_at) {
+    await disownUnproven(trx, byEmail.id);
+    await confirmEmail(trx, byEmail.id, new Date());
+  }
+  const accountId =
+    byEmail?.id ??
+    (await createAccount(trx, {
+      email: who.email && who.emailVerified ? who.email : null,
+      password_hash: null,
+      email_confirmed_at: who.email && who.emailVerified ? new Date() : null,
+    }));
+  if (!accountId) throw httpProblem('conflict', 'The account could not be created; try again.');
+  await insertLink(trx, who.issuer, who.subject, accountId);
+  return accountId;
+}
+
+async function reachable(provider: OidcProvider): Promise<client.Configuration> {
+  try {
+    return await provider.client();
+  } catch {
+    throw httpProblem('bad_gateway', `The sign-in provider ${provider.config.name} cannot be reached.`);
+  }
+}
+
+const refused = (why: string) =>
+  httpProblem('bad_request', `The provider sign-in was refused: ${why}.`, { category: 'oidc_refused' });
+
+/** openid-client's reason: the innermost error message (it names the claim, e.g. "nonce"). */
+function whyRefused(err: unknown): string {
+  let reason = err as { message?: unknown; cause?: unknown } | undefined;
+  while (typeof reason?.cause === 'object' && reason.cause !== null && 'message' in reason.cause)
+    reason = reason.cause as { message?: unknown; cause?: unknown };
+  return typeof reason?.message === 'string' ? reason.message : 'unknown';
+}

@@ -1,0 +1,326 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { RPC, SESSION_COOKIE } from '@meridian/contracts';
+import { waitFor } from '@meridian/bus/testing';
+import { callerHeaders } from '@meridian/http-kit/testing';
+import { queueMail } from '../../src/mail/mailer.js';
+import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
+import { anonymous, pressConfirmButton, signIn, signUpConfirmed } from './flows.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness('identity_accounts', { LOGIN_IP_DELAY_AFTER: '4', LOGIN_IP_LOCK_AFTER: '6' });
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+const post = async (path: string, body: unknown, ip = '198.51.100.1') =>
+  request(h.app)
+    .post(path)
+    .set(await anonymous())
+    .set('x-forwarded-for', ip)
+    .send(body as object);
+
+const sessionCheck = (token: string) => h.bus.request(RPC.identitySessionVerify, { token });
+
+describe('signup and email confirmation', () => {
+  it('creates an unconfirmed account, mails a link, and the link confirms once', async () => {
+    const email = freshEmail();
+    const res = await post('/auth/signup', { email, password: STRONG_PASSWORD });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({
+      data: { status: 'accepted' },
+      meta: expect.any(Object),
+      provenance: expect.any(Object),
+    });
+
+    const refused = await post('/auth/login', { email, password: STRONG_PASSWORD });
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error_category: 'email_unconfirmed', status: 403 });
+
+    const link = linkIn(await h.mailTo(email));
+    expect(link.pathname).toBe('/auth/verify-email');
+    const token = link.searchParams.get('token')!;
+    expect(Buffer.from(token, 'base64url')).toHaveLength(32);
+    const confirmed = await post('/auth/verify-email', { token });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.data).toEqual({ email_confirmed: true });
+    const again = await post('/auth/verify-email', { token });
+    expect(again.status).toBe(400);
+    expect(again.body.error_category).toBe('invalid_token');
+
+    const login = await post('/auth/login', { email, password: STRONG_PASSWORD });
+    expect(login.status).toBe(200);
+  });
+
+  it('confirms nothing when the mailed link is only followed (GET); its page posts the token', async () => {
+    const email = freshEmail();
+    await post('/auth/signup', { email, password: STRONG_PASSWORD });
+    const link = linkIn(await h.mailTo(email));
+    for (let i = 0; i < 2; i++) {
+      const page = await request(h.app)
+        .get(`${link.pathname}${link.search}`)
+        .set(await anonymous());
+      expect(page.status).toBe(200);
+      expect(page.headers['content-type']).toMatch(/^text\/html/);
+      expect(page.text).toContain('<form method="post" action="/auth/verify-email">');
+      expect(page.text).not.toMatch(/<script/i);
+    }
+    expect((await post('/auth/login', { email, password: STRONG_PASSWORD })).status).toBe(403);
+    const account = await h.deps.db
+      .selectFrom('accounts')
+      .select('email_confirmed_at')
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow();
+    expect(account.email_confirmed_at).toBeNull();
+
+    const confirmed = await pressConfirmButton(h, link);
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.headers['content-type']).toMatch(/^text\/html/);
+    expect(confirmed.text).toContain('Email address confirmed');
+    expect((await post('/auth/login', { email, password: STRONG_PASSWORD })).status).toBe(200);
+    const again = await pressConfirmButton(h, link);
+    expect(again.status).toBe(400);
+    expect(again.text).toContain('unknown, used or expired');
+  });
+
+  it('answers a signup for an existing email exactly like a new one and mails the owner instead', async () => {
+    const taken = freshEmail();
+    await signUpConfirmed(h, taken);
+    const fresh = freshEmail();
+    const t1 = Date.now();
+    const a = await post('/auth/signup', { email: taken, password: 'another-long-passphrase-88' });
+    const t2 = Date.now();
+    const b = await post('/auth/signup', { email: fresh, password: 'another-long-passphrase-88' });
+    const t3 = Date.now();
+    expect(a.status).toBe(b.status);
+    expect(a.body.data).toEqual(b.body.data);
+    expect(Object.keys(a.headers).sort()).toEqual(Object.keys(b.headers).sort());
+    // Same timing class: both hash the password and neither waits for SMTP.
+    expect(Math.abs(t2 - t1 - (t3 - t2))).toBeLessThan(Math.max(t2 - t1, t3 - t2));
+    const notice = await h.mailTo(taken, 2);
+    expect(notice.text).toContain('already has one');
+    expect(notice.text).not.toMatch(/token=/);
+    expect((await h.mailTo(fresh)).text).toContain('/auth/verify-email?token=');
+  });
+
+  it('refuses weak, short and overlong passwords naming the field', async () => {
+    for (const password of ['short-pw', 'password1234', 'x'.repeat(257)]) {
+      const res = await post('/auth/signup', { email: freshEmail(), password });
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].path).toBe('body.password');
+    }
+    const bad = await post('/auth/signup', { email: 'not-an-email', password: STRONG_PASSWORD });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors[0].path).toBe('body.email');
+  });
+
+  it('limits resend to one a minute per address, known or not', async () => {
+    const email = freshEmail();
+    await post('/auth/signup', { email, password: STRONG_PASSWORD });
+    await h.mailTo(email);
+    const known = await post('/auth/verify-email/resend', { email });
+    expect(known.status).toBe(429);
+    expect(known.body).toMatchObject({ error_category: 'rate_limit', retryable: true });
+    expect(known.headers['retry-after']).toBeDefined();
+    const ghost = freshEmail();
+    const unknown = await post('/auth/verify-email/resend', { email: ghost });
+    const unknownAgain = await post('/auth/verify-email/resend', { email: ghost });
+    expect(unknown.status).toBe(202);
+    expect(unknownAgain.status).toBe(429);
+    expect(unknownAgain.body.detail).toBe(known.body.detail);
+    // A minute later (the slot moved back by hand) the known address gets a new link.
+    await h.deps.db
+      .updateTable('login_throttle')
+      .set({ blocked_until: null })
+      .where('scope', '=', `resend:${email}`)
+      .execute();
+    expect((await post('/auth/verify-email/resend', { email })).status).toBe(202);
+    expect((await h.mailTo(email, 2)).text).toContain('/auth/verify-email?token=');
+  });
+});
+
+describe('sessions', () => {
+  it('signs in with a cookie and a bearer token the RPC verifies, and logout revokes it at once', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const res = await post('/auth/login', { email, password: STRONG_PASSWORD });
+    expect(res.status).toBe(200);
+    const { token, session_id, account_id } = res.body.data;
+    const cookie = res.headers['set-cookie']![0]!;
+    expect(cookie).toContain(`${SESSION_COOKIE}=${token}`);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/Secure/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Path=\//);
+
+    expect(await sessionCheck(token)).toEqual({ ok: true, data: { account_id, session_id, plan: 'free' } });
+    const out = await request(h.app)
+      .post('/auth/logout')
+      .set(await callerHeaders({ account_id, plan: 'free', auth: 'session', session_id }));
+    expect(out.status).toBe(200);
+    expect(out.headers['set-cookie']![0]).toMatch(new RegExp(`^${SESSION_COOKIE}=;`));
+    const after = await sessionCheck(token);
+    expect(after).toMatchObject({ ok: false, problem: { status: 401, error_category: 'unauthorized' } });
+  });
+
+  it('logs out by the bearer token when the gateway vouched for no session', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const s = await signIn(h, email);
+    const out = await request(h.app)
+      .post('/auth/logout')
+      .set(await anonymous())
+      .set('authorization', `Bearer ${s.token}`);
+    expect(out.status).toBe(200);
+    expect((await sessionCheck(s.token)).ok).toBe(false);
+    const twice = await request(h.app)
+      .post('/auth/logout')
+      .set(await anonymous())
+      .set('authorization', `Bearer ${s.token}`);
+    expect(twice.status).toBe(401);
+  });
+
+  it('treats a malformed session cookie as none (401, not 500)', async () => {
+    const out = await request(h.app)
+      .post('/auth/logout')
+      .set(await anonymous())
+      .set('cookie', `${SESSION_COOKIE}=%E0%A4%A`);
+    expect(out.status).toBe(401);
+    expect(out.body.error_category).toBe('unauthorized');
+  });
+
+  it('refuses unknown and malformed session tokens over the bus', async () => {
+    expect(await sessionCheck('nope-not-a-session-token')).toMatchObject({
+      ok: false,
+      problem: { status: 401 },
+    });
+    expect(await h.bus.request(RPC.identitySessionVerify, { token: '' })).toMatchObject({ ok: false });
+  });
+});
+
+describe('password reset', () => {
+  it('answers forgot alike for known and unknown emails, and reset revokes every session', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const one = await signIn(h, email);
+    const two = await signIn(h, email);
+    const known = await post('/auth/password/forgot', { email });
+    const unknown = await post('/auth/password/forgot', { email: freshEmail() });
+    expect(known.status).toBe(202);
+    expect(unknown.status).toBe(202);
+    expect(known.body.data).toEqual(unknown.body.data);
+
+    const link = linkIn(await h.mailTo(email, 2));
+    expect(link.pathname).toBe('/auth/password/reset');
+    const token = link.searchParams.get('token')!;
+    const weak = await post('/auth/password/reset', { token, password: 'password1234' });
+    expect(weak.status).toBe(400);
+    const newPassword = 'saffron-lighthouse-cobble-93';
+    const done = await post('/auth/password/reset', { token, password: newPassword });
+    expect(done.status).toBe(200);
+    expect(done.body.data).toEqual({ password_reset: true, sessions_revoked: 2 });
+    expect((await sessionCheck(one.token)).ok).toBe(false);
+    expect((await sessionCheck(two.token)).ok).toBe(false);
+    expect(
+      (await post('/auth/password/reset', { token, password: 'another-fine-passphrase-12' })).status,
+    ).toBe(400);
+    expect((await post('/auth/login', { email, password: STRONG_PASSWORD })).status).toBe(401);
+    expect((await post('/auth/login', { email, password: newPassword })).status).toBe(200);
+  });
+});
+
+describe('throttling', () => {
+  it('answers an unknown email and a wrong password alike, then delays and locks the address', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const ip = '192.0.2.77';
+    const wrong = await post('/auth/login', { email, password: 'wrong-password-but-long' }, ip);
+    const unknown = await post(
+      '/auth/login',
+      { email: freshEmail(), password: 'wrong-password-but-long' },
+      ip,
+    );
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(wrong.body).toEqual(unknown.body);
+    for (let i = 0; i < 2; i++)
+      await post('/auth/login', { email: freshEmail(), password: 'wrong-password-x1' }, ip);
+    // The fourth failure from this address (LOGIN_IP_DELAY_AFTER=4) makes the next attempt wait.
+    const delayed = await post('/auth/login', { email, password: STRONG_PASSWORD }, ip);
+    expect(delayed.status).toBe(429);
+    expect(delayed.body).toMatchObject({ error_category: 'rate_limit', retryable: true, retry_after: 1 });
+    // Another address is not affected.
+    expect((await post('/auth/login', { email, password: STRONG_PASSWORD }, '192.0.2.78')).status).toBe(200);
+  });
+
+  it('locks an email for 15 minutes after 10 consecutive failures, whether it has an account or not', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const ghost = freshEmail();
+    for (const target of [email, ghost]) {
+      for (let i = 0; i < 10; i++) {
+        await waitOutDelay(target);
+        // Each failure from its own address, so the per-address counter stays out of the way.
+        await post('/auth/login', { email: target, password: 'wrong-password-again' }, `10.9.${i}.1`);
+      }
+    }
+    const real = await post('/auth/login', { email, password: STRONG_PASSWORD }, '10.8.0.1');
+    const fake = await post('/auth/login', { email: ghost, password: STRONG_PASSWORD }, '10.8.0.2');
+    expect(real.status).toBe(429);
+    expect(fake.status).toBe(429);
+    expect(real.body.retry_after).toBeGreaterThan(890);
+    expect(real.body).toEqual({ ...fake.body, retry_after: real.body.retry_after });
+  });
+});
+
+/** Stands in for waiting out the exponential delay between failures (not the lock). */
+async function waitOutDelay(email: string): Promise<void> {
+  const scope = `login:email:${email}`;
+  await h.deps.db
+    .updateTable('login_throttle')
+    .set({ blocked_until: null })
+    .where('scope', '=', scope)
+    .where('failures', '<', 10)
+    .execute();
+}
+
+describe('mail relay', () => {
+  it('clears the body of a mail it gives up on, so no live link stays behind', async () => {
+    const to = `bounce.${freshEmail()}`;
+    await queueMail(h.deps.db, {
+      to,
+      subject: 'Link',
+      text: 'https://x.example/auth/verify-email?token=live',
+    });
+    // Nine failed attempts already behind it: the next one is the last.
+    await h.deps.db.updateTable('mail_outbox').set({ attempts: 9 }).where('recipient', '=', to).execute();
+    h.deps.mail.kick();
+    const row = () =>
+      h.deps.db
+        .selectFrom('mail_outbox')
+        .select(['attempts', 'body', 'sent_at'])
+        .where('recipient', '=', to)
+        .executeTakeFirstOrThrow();
+    await waitFor(async () => (await row()).attempts === 10, { what: 'the last attempt' });
+    expect(await row()).toEqual({ attempts: 10, body: null, sent_at: null });
+  });
+});
+
+describe('logs', () => {
+  it('never carry a password, a token or a mailed link (SMTP is set)', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const s = await signIn(h, email);
+    const secrets = [STRONG_PASSWORD, s.token];
+    for (const mail of h.smtp.mails) {
+      const token = mail.text.match(/token=([A-Za-z0-9_-]+)/)?.[1];
+      if (token) secrets.push(token);
+    }
+    expect(h.logLines.length).toBeGreaterThan(0);
+    for (const line of h.logLines) for (const secret of secrets) expect(line).not.toContain(secret);
+  });
+});

@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import { createNatsBus, startOutboxRelay, type Bus, type Closable } from '@meridian/bus';
+import { deleteNatsNamespace, waitFor } from '@meridian/bus/testing';
+import { STREAMS } from '@meridian/contracts';
+import { migrateToLatest, openDatabase } from '@meridian/db';
+import { createTestDatabase } from '@meridian/db/testing';
+import { setErrorsBase } from '@meridian/http-kit';
+import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
+import { createLogger, createMetrics } from '@meridian/observability';
+import { createApp } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import type { IdentityDeps } from '../../src/deps.js';
+import { consumers } from '../../src/events/plan-changed.js';
+import { identityParts, mailRelay } from '../../src/main.js';
+import { rpcHandlers } from '../../src/rpc/verify.js';
+import { startSmtp, type ReceivedMail } from '../smtp.js';
+
+export { startSmtp, type ReceivedMail };
+
+export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+export interface Harness {
+  deps: IdentityDeps;
+  app: ReturnType<typeof createApp>;
+  bus: Bus;
+  namespace: string;
+  smtp: Awaited<ReturnType<typeof startSmtp>>;
+  logLines: string[];
+  /** The nth mail (default the last) sent to an address, waiting for it. */
+  mailTo(address: string, count?: number): Promise<ReceivedMail>;
+  close(): Promise<void>;
+}
+
+/**
+ * The service as main.ts assembles it, on a fresh database, a private NATS namespace and a real
+ * SMTP server, with every log line captured.
+ */
+export async function startHarness(prefix: string, env: Record<string, string> = {}): Promise<Harness> {
+  setErrorsBase('https://meridian.example/errors');
+  const database = await createTestDatabase(prefix);
+  const namespace = `t${randomBytes(4).toString('hex')}`;
+  const smtp = await startSmtp();
+  const config = parseConfig({
+    PORT: '0',
+    DATABASE_URL: database.url,
+    NATS_URL,
+    BUS_NAMESPACE: namespace,
+    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+    SMTP_URL: smtp.url,
+    TOTP_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
+  const logLines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const logger = createLogger('identity', { level: 'debug', destination });
+  const metrics = createMetrics('identity', { defaultMetrics: false });
+  const opened = openDatabase<Database>({ kind: 'pg', url: database.url, poolSize: 5 }, 'identity');
+  await migrateToLatest(opened.db, 'identity', migrations);
+  const bus = await createNatsBus({ url: NATS_URL, name: 'identity-test', namespace, logger, metrics });
+  for (const stream of [STREAMS.identity, STREAMS.billing]) await bus.ensureStream(stream);
+  const deps: IdentityDeps = {
+    config,
+    db: opened.db,
+    bus,
+    logger,
+    metrics,
+    assertionKey: testAssertionKey,
+    ...identityParts(config),
+  };
+  const closers: Closable[] = [];
+  for (const { subject, handler } of rpcHandlers(deps))
+    closers.push(await bus.serve(subject, 'identity', handler));
+  for (const spec of consumers(deps)) closers.push(await bus.consume(spec));
+  const relay = startOutboxRelay({ db: opened.db, schema: 'identity', bus, logger, intervalMs: 50 });
+  const stopMail = mailRelay(deps);
+  const mailTo = async (address: string, count = 0) => {
+    const matching = () => smtp.mails.filter((m) => m.to === address);
+    await waitFor(() => matching().length >= Math.max(count, 1), { what: `mail to ${address}` });
+    const all = matching();
+    return count > 0 ? all[count - 1]! : all.at(-1)!;
+  };
+  return {
+    deps,
+    app: createApp(deps),
+    bus,
+    namespace,
+    smtp,
+    logLines,
+    mailTo,
+    close: async () => {
+      await stopMail();
+      await relay.close();
+      for (const c of closers) await c.close();
+      await bus.close();
+      await opened.close();
+      await smtp.close();
+      await deleteNatsNamespace(NATS_URL, namespace);
+      await database.drop();
+    },
+  };
+}
+
+/** The link of a mail body: `<base>/auth/...?token=...`. */
+export function linkIn(mail: ReceivedMail): URL {
+  const match = mail.text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/);
+  if (!match) throw new Error(`no link in mail:\n${mail.text}`);
+  return new URL(match[0]);
+}
+
+let counter = 0;
+/** A fresh address for each use, so tests never meet through an email or a throttle counter. */
+export function freshEmail(): string {
+  counter += 1;
+  return `user${counter}.${randomBytes(3).toString('hex')}@example.com`;
+}
+
+export const STRONG_PASSWORD = 'violet-harbour-gramophone-47';

@@ -1,0 +1,275 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { generate } from 'otplib';
+import { EVENTS, RPC, SESSION_COOKIE, type CloudEvent } from '@meridian/contracts';
+import { insertApiKey } from '../../src/db/repositories/api-keys.js';
+import { replaceRecoveryCodes, setTwoFactor } from '../../src/db/repositories/two-factor.js';
+import { newApiKey } from '../../src/domain/api-key.js';
+import { startSession } from '../../src/flows/sessions.js';
+import { freshEmail, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
+import { anonymous, signIn, signUpConfirmed } from './flows.js';
+import { OIDC_CLIENT, startOidcPeer, type OidcPeer } from '../oidc-peer.js';
+
+const REDIRECT = 'http://localhost:8080/auth/oauth/idp/callback';
+
+let h: Harness;
+let idp: OidcPeer;
+
+beforeAll(async () => {
+  idp = await startOidcPeer(REDIRECT);
+  h = await startHarness('identity_oidc', {
+    OIDC_ISSUER: idp.issuer,
+    OIDC_CLIENT_ID: OIDC_CLIENT.id,
+    OIDC_CLIENT_SECRET: OIDC_CLIENT.secret,
+    OIDC_REDIRECT_URI: REDIRECT,
+  });
+});
+
+afterAll(async () => {
+  await h?.close();
+  await idp?.close();
+});
+
+interface Started {
+  authorizeUrl: URL;
+  flowCookie: string;
+}
+
+async function begin(): Promise<Started> {
+  const res = await request(h.app)
+    .get('/auth/oauth/idp')
+    .set(await anonymous());
+  expect(res.status).toBe(302);
+  const flowCookie = res.headers['set-cookie']![0]!.split(';')[0]!;
+  expect(res.headers['set-cookie']![0]).toMatch(/HttpOnly/);
+  return { authorizeUrl: new URL(res.headers.location!), flowCookie };
+}
+
+async function callback(back: URL, flowCookie: string) {
+  return request(h.app)
+    .get(`${new URL(REDIRECT).pathname}${back.search}`)
+    .set(await anonymous())
+    .set('cookie', flowCookie);
+}
+
+async function signInThroughProvider(subject: string) {
+  const started = await begin();
+  const back = await idp.authorize(started.authorizeUrl, subject);
+  const res = await callback(back, started.flowCookie);
+  expect(res.status).toBe(302);
+  expect(res.headers.location).toBe('http://localhost:8080/');
+  const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) =>
+    c.startsWith(`${SESSION_COOKIE}=`),
+  )!;
+  const token = cookie.split(';')[0]!.slice(SESSION_COOKIE.length + 1);
+  const verified = await h.bus.request<{ account_id: string }>(RPC.identitySessionVerify, { token });
+  if (!verified.ok) throw new Error('the session does not verify');
+  return verified.data.account_id;
+}
+
+describe('OpenID Connect sign-in', () => {
+  it('lists the configured provider', async () => {
+    const res = await request(h.app)
+      .get('/auth/providers')
+      .set(await anonymous());
+    expect(res.body.data.providers).toEqual([
+      { id: 'idp', name: 'Identity provider', authorize_url: '/auth/oauth/idp' },
+    ]);
+  });
+
+  it('redirects with state, nonce and PKCE, creates an account, and finds it again by subject', async () => {
+    const started = await begin();
+    const params = started.authorizeUrl.searchParams;
+    expect(started.authorizeUrl.origin).toBe(idp.issuer);
+    for (const name of ['state', 'nonce', 'code_challenge'])
+      expect(params.get(name)?.length).toBeGreaterThan(20);
+    expect(params.get('code_challenge_method')).toBe('S256');
+
+    idp.people.set('alice-sub', { email: freshEmail(), email_verified: true });
+    const first = await signInThroughProvider('alice-sub');
+    const again = await signInThroughProvider('alice-sub');
+    expect(again).toBe(first);
+  });
+
+  it('links to an existing account only when the provider says the email is verified', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const owner = await signIn(h, email);
+    idp.people.set('mallory-sub', { email, email_verified: false });
+    expect(await signInThroughProvider('mallory-sub')).not.toBe(owner.account_id);
+    idp.people.set('bob-sub', { email, email_verified: true });
+    expect(await signInThroughProvider('bob-sub')).toBe(owner.account_id);
+  });
+
+  it('disowns an unconfirmed account before linking it: the squatter keeps no password, session, key or 2FA', async () => {
+    const email = freshEmail();
+    const squatter = 'squatter-chosen-passphrase-31';
+    const signup = await request(h.app)
+      .post('/auth/signup')
+      .set(await anonymous())
+      .send({ email, password: squatter });
+    expect(signup.status).toBe(202);
+    const { id } = await h.deps.db
+      .selectFrom('accounts')
+      .select('id')
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow();
+    // What a creator could hold; none of it is reachable over HTTP before confirmation, so planted here.
+    const session = await h.deps.db.transaction().execute((trx) => startSession(trx, h.deps, id, 'password'));
+    const key = newApiKey();
+    const { id: keyId, prefix, salt, secretHash } = key;
+    await insertApiKey(h.deps.db, {
+      id: keyId,
+      prefix,
+      salt,
+      secret_hash: secretHash,
+      account_id: id,
+      created_at: new Date(),
+    });
+    await setTwoFactor(h.deps.db, id, { totp_state: 'active', totp_secret_sealed: 'sealed-by-squatter' });
+    await replaceRecoveryCodes(h.deps.db, id, ['squatter-recovery-hash']);
+
+    idp.people.set('owner-sub', { email, email_verified: true });
+    expect(await signInThroughProvider('owner-sub')).toBe(id);
+
+    const login = await request(h.app)
+      .post('/auth/login')
+      .set(await anonymous())
+      .send({ email, password: squatter });
+    expect(login.status).toBe(401);
+    expect((await h.bus.request(RPC.identitySessionVerify, { token: session.token })).ok).toBe(false);
+    expect((await h.bus.request(RPC.identityKeyVerify, { key: key.key })).ok).toBe(false);
+    const account = await h.deps.db
+      .selectFrom('accounts')
+      .select(['password_hash', 'totp_state', 'totp_secret_sealed', 'email_confirmed_at'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(account).toEqual({
+      password_hash: null,
+      totp_state: 'off',
+      totp_secret_sealed: null,
+      email_confirmed_at: expect.any(Date),
+    });
+    const codes = await h.deps.db
+      .selectFrom('recovery_codes')
+      .select('code_hash')
+      .where('account_id', '=', id)
+      .execute();
+    expect(codes).toEqual([]);
+    const announced = (await h.deps.db.selectFrom('outbox').select('payload').execute()).map(
+      (r) => r.payload as CloudEvent<{ account_id: string; session_id?: string; key_id?: string }>,
+    );
+    expect(announced).toContainEqual(
+      expect.objectContaining({
+        type: EVENTS.identitySessionRevoked,
+        data: expect.objectContaining({ session_id: session.session_id }),
+      }),
+    );
+    expect(announced).toContainEqual(
+      expect.objectContaining({
+        type: EVENTS.identityKeyRevoked,
+        data: expect.objectContaining({ key_id: key.id }),
+      }),
+    );
+  });
+
+  it('links a confirmed account and keeps its password', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const owner = await signIn(h, email);
+    idp.people.set('frank-sub', { email, email_verified: true });
+    expect(await signInThroughProvider('frank-sub')).toBe(owner.account_id);
+    expect((await signIn(h, email, STRONG_PASSWORD)).account_id).toBe(owner.account_id);
+  });
+
+  it('owes the second factor when the account has TOTP on: a challenge cookie, no session', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const me = await signIn(h, email);
+    const { secret } = (await request(h.app).post('/v1/account/2fa/enrol').set(me.headers)).body.data;
+    const activated = await request(h.app)
+      .post('/v1/account/2fa/activate')
+      .set(me.headers)
+      .send({ code: await generate({ secret }) });
+    expect(activated.status).toBe(200);
+    idp.people.set('grace-sub', { email, email_verified: true });
+
+    const started = await begin();
+    const back = await idp.authorize(started.authorizeUrl, 'grace-sub');
+    const res = await callback(back, started.flowCookie);
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('http://localhost:8080/?two_factor=required');
+    const cookies = res.headers['set-cookie'] as unknown as string[];
+    expect(cookies.some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false);
+    const challengeCookie = cookies.find((c) => c.startsWith('meridian_2fa='))!;
+    expect(challengeCookie).toMatch(/HttpOnly/);
+    expect(challengeCookie).toMatch(/Path=\/auth\/2fa/);
+    expect(challengeCookie).toMatch(/SameSite=Strict/);
+
+    const verify = async (code: string) =>
+      request(h.app)
+        .post('/auth/2fa/verify')
+        .set(await anonymous())
+        .set('cookie', challengeCookie.split(';')[0]!)
+        .send({ code });
+    expect((await verify('000000')).status).toBe(401);
+    const done = await verify(await generate({ secret, epoch: Date.now() / 1000 + 30 }));
+    expect(done.status).toBe(200);
+    const session = await h.deps.db
+      .selectFrom('sessions')
+      .select(['account_id', 'method'])
+      .where('id', '=', done.body.data.session_id)
+      .executeTakeFirstOrThrow();
+    expect(session).toEqual({ account_id: me.account_id, method: 'oidc' });
+    expect((done.headers['set-cookie'] as unknown as string[]).join('\n')).toMatch(/meridian_2fa=;/);
+  });
+
+  it('refuses a wrong state', async () => {
+    idp.people.set('carol-sub', { email: freshEmail(), email_verified: true });
+    const started = await begin();
+    const back = await idp.authorize(started.authorizeUrl, 'carol-sub');
+    back.searchParams.set('state', 'forged-state-value-0123456789');
+    const res = await callback(back, started.flowCookie);
+    expect(res.status).toBe(400);
+    expect(res.body.error_category).toBe('oidc_refused');
+  });
+
+  it('refuses an ID token carrying another nonce', async () => {
+    idp.people.set('dave-sub', { email: freshEmail(), email_verified: true });
+    const started = await begin();
+    started.authorizeUrl.searchParams.set('nonce', 'a-nonce-this-browser-never-got-0123');
+    const back = await idp.authorize(started.authorizeUrl, 'dave-sub');
+    const res = await callback(back, started.flowCookie);
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/nonce/);
+  });
+
+  it('refuses a replayed code, and a callback from a browser that began no sign-in', async () => {
+    idp.people.set('erin-sub', { email: freshEmail(), email_verified: true });
+    const started = await begin();
+    const back = await idp.authorize(started.authorizeUrl, 'erin-sub');
+    expect((await callback(back, started.flowCookie)).status).toBe(302);
+    expect((await callback(back, started.flowCookie)).status).toBe(400);
+    // The same code under a fresh flow of this browser: the provider refuses it as used.
+    const fresh = await begin();
+    const replay = new URL(back);
+    replay.searchParams.set('state', fresh.authorizeUrl.searchParams.get('state')!);
+    const res = await callback(replay, fresh.flowCookie);
+    expect(res.status).toBe(400);
+    expect(res.body.error_category).toBe('oidc_refused');
+    const stranger = await request(h.app)
+      .get(`/auth/oauth/idp/callback${back.search}`)
+      .set(await anonymous());
+    expect(stranger.status).toBe(400);
+  });
+
+  it('answers 404 for an unknown provider', async () => {
+    expect(
+      (
+        await request(h.app)
+          .get('/auth/oauth/nobody')
+          .set(await anonymous())
+      ).status,
+    ).toBe(404);
+  });
+});

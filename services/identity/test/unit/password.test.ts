@@ -1,0 +1,32 @@
+import { describe, expect, it } from '@jest/globals';
+import { checkPassword, preHashPassword } from '../../src/domain/password.js';
+
+describe('password policy', () => {
+  it('refuses fewer than 12 and more than 256 characters', () => {
+    expect(checkPassword('Ab3$efgh-jk').ok).toBe(false);
+    expect(checkPassword('x'.repeat(257)).ok).toBe(false);
+  });
+
+  it('counts characters, not bytes', () => {
+    expect(checkPassword('ü'.repeat(11) + 'q').ok).toBe(false);
+  });
+
+  it('refuses common passwords and patterns without any composition rule', () => {
+    for (const weak of ['password1234', 'qwertyuiopasdf', '123456789012', 'iloveyou1234'])
+      expect(checkPassword(weak)).toMatchObject({ ok: false, code: 'validation_failed' });
+    expect(checkPassword('correct horse battery staple').ok).toBe(true);
+    expect(checkPassword('x'.repeat(4) + 'glacier-ostrich-velvet').ok).toBe(true);
+  });
+
+  it('refuses a password made of the email', () => {
+    expect(
+      checkPassword('quentin.marsh@example.com', ['quentin.marsh@example.com', 'quentin', 'marsh']).ok,
+    ).toBe(false);
+  });
+
+  it('pre-hashes so that bytes past 72 still count', () => {
+    const long = 'a'.repeat(80);
+    expect(preHashPassword(`${long}1`)).not.toBe(preHashPassword(`${long}2`));
+    expect(Buffer.byteLength(preHashPassword('x'.repeat(256)))).toBeLessThanOrEqual(72);
+  });
+});

@@ -1,0 +1,37 @@
+import { describe, expect, it } from '@jest/globals';
+import { afterFailure, checkThrottle, type ThrottleState } from '../../src/domain/throttle.js';
+
+const policy = { delayAfter: 5, lockAfter: 10, lockSeconds: 900 };
+const t0 = new Date('2026-01-01T00:00:00Z');
+const at = (s: number) => new Date(t0.getTime() + s * 1000);
+
+function fail(times: number, start: ThrottleState | undefined = undefined, now = t0) {
+  let state = start;
+  for (let i = 0; i < times; i++) state = afterFailure(state, policy, now);
+  return state!;
+}
+
+describe('sign-in throttling', () => {
+  it('lets four failures pass freely', () => {
+    expect(checkThrottle(fail(4), t0)).toEqual({ allowed: true });
+  });
+
+  it('delays exponentially from the fifth failure', () => {
+    expect(checkThrottle(fail(5), t0)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(checkThrottle(fail(6), t0)).toEqual({ allowed: false, retryAfterSeconds: 2 });
+    expect(checkThrottle(fail(9), t0)).toEqual({ allowed: false, retryAfterSeconds: 16 });
+    expect(checkThrottle(fail(9), at(16))).toEqual({ allowed: true });
+  });
+
+  it('locks for 15 minutes at the tenth consecutive failure', () => {
+    const locked = fail(10);
+    expect(checkThrottle(locked, at(899))).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect(checkThrottle(locked, at(900))).toEqual({ allowed: true });
+  });
+
+  it('forgets a counter idle longer than the lock', () => {
+    const old = fail(9);
+    expect(afterFailure(old, policy, at(901)).failures).toBe(1);
+    expect(afterFailure(old, policy, at(60)).failures).toBe(10);
+  });
+});
