@@ -1,0 +1,16 @@
+import { STREAMS } from '@meridian/contracts';
+import { isEntrypoint, runMain, startService, type SharedInfra } from '@meridian/runtime';
+import { SERVICE, routes } from './app.js';
+import { parseConfig } from './config.js';
+import { migrations } from './db/migrations/index.js';
+
+/** Composition root: the only place that reads the environment. */
+export async function start(env: Record<string, string | undefined>, shared?: SharedInfra) {
+  const config = parseConfig(env);
+  return startService(
+    { name: SERVICE, schema: SERVICE, config, migrations, streams: [STREAMS.billing], outbox: true, routes },
+    shared,
+  );
+}
+
+if (isEntrypoint(import.meta.url)) void runMain(() => start(process.env));

@@ -1,0 +1,219 @@
+/**
+ * pnpm data:explain — the real plans of the data service's hot queries (README "Hot queries and their plans").
+ *
+ * Without DATABASE_URL: a fresh database on the machine's Postgres (TEST_POSTGRES_URL), migrated and loaded
+ * with the recorded 1m bars of fixtures/market through `ingest` (so the roll-ups are the service's own),
+ * plus 1s bars and trades derived from them (the recordings have none): the last 6 h as flat 1s bars and
+ * two prints per traded minute. Dropped at the end. With DATABASE_URL: that database as it is.
+ *
+ * The queries are not copied here: the repository functions the resolvers call run through a Kysely plugin
+ * that records each compiled statement, then every statement is run again under
+ * EXPLAIN (ANALYZE, BUFFERS off, COSTS off, TIMING off, SUMMARY off) inside a transaction rolled back at the
+ * end (the purge's DELETE deletes nothing for good). Prints markdown on stdout.
+ */
+import {
+  CompiledQuery,
+  PostgresQueryCompiler,
+  sql,
+  type Kysely,
+  type KyselyPlugin,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type UnknownRow,
+} from 'kysely';
+import { migrateToLatest, openDatabase } from '@meridian/db';
+import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
+import type { Database } from '../src/db/database.js';
+import { migrations } from '../src/db/migrations/index.js';
+import {
+  latestMarketQuotes,
+  marketBars,
+  marketsOf,
+  newestBarBefore,
+  rollupBars,
+} from '../src/db/repositories/candles.js';
+import { basesIn, deleteExpiredBatch } from '../src/db/repositories/retention.js';
+import { tradesBefore } from '../src/db/repositories/trades.js';
+import type { Bar } from '../src/domain/series/bar.js';
+import { ingest } from '../src/ingest/ingest.js';
+import { PURGE_BATCH_ROWS } from '../src/retention/purge-job.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../src/replay/recorded-market.js';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const BATCH = 20_000;
+
+/** Records every statement a Kysely instance runs, compiled as Postgres would receive it. */
+class Recorder implements KyselyPlugin {
+  readonly statements: CompiledQuery[] = [];
+  private readonly compiler = new PostgresQueryCompiler();
+  transformQuery: KyselyPlugin['transformQuery'] = (args) => {
+    this.statements.push(this.compiler.compileQuery(args.node, args.queryId));
+    return args.node;
+  };
+  transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return Promise.resolve(args.result);
+  }
+}
+
+async function load(db: Kysely<Database>): Promise<void> {
+  for (const market of RECORDED_MARKETS) {
+    const bars = loadRecordedBars(market);
+    const batches: Array<{ interval?: '1s' | '1m'; rows: object[] }> = [];
+    for (let i = 0; i < bars.length; i += BATCH)
+      batches.push({ interval: '1m', rows: bars.slice(i, i + BATCH).map((b) => ({ ...b, ts: iso(b.ts) })) });
+    const last = bars[bars.length - 1]!.ts;
+    const seconds = bars.filter((b) => b.ts > last - 6 * HOUR).flatMap(secondsOf);
+    for (let i = 0; i < seconds.length; i += BATCH)
+      batches.push({ interval: '1s', rows: seconds.slice(i, i + BATCH) });
+    for (const b of batches)
+      await ingest(db, {
+        kind: 'candles',
+        source: market.venue,
+        symbol: market.symbol,
+        interval: b.interval!,
+        rows: b.rows as never,
+      });
+    const trades = bars.filter((b) => b.volume > 0).flatMap(printsOf);
+    for (let i = 0; i < trades.length; i += BATCH)
+      await ingest(db, {
+        kind: 'trades',
+        source: market.venue,
+        symbol: market.symbol,
+        rows: trades.slice(i, i + BATCH),
+      });
+  }
+  await sql`analyze`.execute(db);
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function secondsOf(b: Bar) {
+  return [...Array(60).keys()].map((s) => ({
+    ts: iso(b.ts + s * 1000),
+    open: b.close,
+    high: b.close,
+    low: b.close,
+    close: b.close,
+    volume: b.volume / 60,
+    trade_count: null,
+  }));
+}
+
+function printsOf(b: Bar) {
+  return [
+    {
+      trade_id: `${b.ts / 1000}-0`,
+      ts: iso(b.ts + 10_000),
+      price: b.open,
+      size: b.volume / 2,
+      taker_side: 'buy' as const,
+    },
+    {
+      trade_id: `${b.ts / 1000}-1`,
+      ts: iso(b.ts + 50_000),
+      price: b.close,
+      size: b.volume / 2,
+      taker_side: 'sell' as const,
+    },
+  ];
+}
+
+type HotQuery = [label: string, run: (db: Kysely<Database>) => Promise<unknown>];
+
+/** The hot queries, each as the repository function a resolver (or the purge) calls. */
+async function hotQueries(db: Kysely<Database>, at: Date): Promise<HotQuery[]> {
+  const markets = await marketsOf(db, 'BTC');
+  const venue = markets.find((m) => m.symbol === 'BTC-USD') ?? markets[0]!;
+  const ago = (ms: number) => new Date(at.getTime() - ms);
+  const page = await tradesBefore(db, venue.symbol, undefined, undefined, 500);
+  const last = page[page.length - 1];
+  const cursor = last && { ts: Date.parse(last.ts), venue: last.venue, trade_id: last.trade_id };
+  return [
+    ['reference price', (d) => latestMarketQuotes(d, 'BTC', at, HOUR)],
+    ['OHLCV 1m of a venue: newest bar', (d) => newestBarBefore(d, 'candles_1m', [venue], at)],
+    [
+      'OHLCV 1m of a venue: a page of 500 bars',
+      (d) => marketBars(d, 'candles_1m', [venue], ago(500 * MINUTE), at),
+    ],
+    ['OHLCV 1h of a venue: a page of 500 buckets', (d) => rollupBars(d, '1h', [venue], ago(500 * HOUR), at)],
+    ['OHLCV 1d of a venue', (d) => rollupBars(d, '1d', [venue], ago(500 * 24 * HOUR), at)],
+    [
+      'combined OHLCV / 24 h metrics: 1m bars of every market, 24 h',
+      (d) => marketBars(d, 'candles_1m', markets, ago(24 * HOUR), at),
+    ],
+    [
+      'OHLCV 1s of a venue: a page of 500 bars',
+      (d) => marketBars(d, 'candles_1s', [venue], ago(500_000), at),
+    ],
+    ['trades page, every venue, first page', (d) => tradesBefore(d, venue.symbol, undefined, undefined, 500)],
+    ['trades page, every venue, next page', (d) => tradesBefore(d, venue.symbol, undefined, cursor, 500)],
+    ['trades page, one venue, next page', (d) => tradesBefore(d, venue.symbol, venue.venue, cursor, 500)],
+    ['retention purge: bases of trades', (d) => basesIn(d, 'trades')],
+    [
+      'retention purge: one batch of 1s bars older than 5 h',
+      (d) => deleteExpiredBatch(d, 'candles_1s', 'BTC', ago(5 * HOUR), PURGE_BATCH_ROWS),
+    ],
+  ];
+}
+
+/**
+ * Runs the query once to record its statements, then explains each, every step undone by a rollback to a
+ * savepoint: the purge's DELETE is measured on the same rows it would delete, and deletes nothing.
+ */
+async function explain(conn: Kysely<Database>, [label, run]: HotQuery): Promise<string> {
+  const recorder = new Recorder();
+  await sql`savepoint hot`.execute(conn);
+  await run(conn.withPlugin(recorder));
+  await sql`rollback to savepoint hot`.execute(conn);
+  let out = '';
+  for (const [i, statement] of recorder.statements.entries()) {
+    const { rows } = await conn.executeQuery<{ 'QUERY PLAN': string }>(
+      CompiledQuery.raw(
+        `explain (analyze, buffers off, costs off, timing off, summary off) ${statement.sql}`,
+        [...statement.parameters],
+      ),
+    );
+    await sql`rollback to savepoint hot`.execute(conn);
+    const n = recorder.statements.length;
+    out += `\n${label}${n > 1 ? ` (${i + 1}/${n})` : ''}\n\n\`\`\`\n${rows.map((r) => r['QUERY PLAN']).join('\n')}\n\`\`\`\n`;
+  }
+  return out;
+}
+
+async function main(): Promise<void> {
+  let test: TestDatabase | undefined;
+  let url = process.env.DATABASE_URL;
+  if (!url) {
+    test = await createTestDatabase('explain');
+    url = test.url;
+  }
+  const open = openDatabase<Database>({ kind: 'pg', url, poolSize: 2 }, 'data');
+  try {
+    if (test) {
+      await migrateToLatest(open.db, 'data', migrations);
+      await load(open.db);
+    }
+    // One connection, one transaction, rolled back: nothing this script runs stays.
+    await open.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      try {
+        const { rows } = await sql<{ ts: Date | null; version: string }>`
+          select max(ts) as ts, current_setting('server_version') as version from data.candles_1m`.execute(
+          conn,
+        );
+        if (!rows[0]?.ts) throw new Error('no 1m bars in data.candles_1m');
+        const at = new Date(rows[0].ts.getTime() + MINUTE);
+        process.stdout.write(`Plans at ${at.toISOString()} on PostgreSQL ${rows[0].version}\n`);
+        for (const query of await hotQueries(conn, at)) process.stdout.write(await explain(conn, query));
+      } finally {
+        await sql`rollback`.execute(conn);
+      }
+    });
+  } finally {
+    await open.close();
+    await test?.drop();
+  }
+}
+
+await main();

@@ -1,0 +1,69 @@
+import { round } from './options.js';
+
+export interface Point {
+  ts: Date;
+  value: number;
+}
+
+/** Percent change from `previous` to `latest`. */
+export function percentChange(latest: number, previous: number): number {
+  return round(((latest - previous) / previous) * 100, 6);
+}
+
+/**
+ * Year-over-year growth of a monthly series: the newest point against the point of the same
+ * month one year earlier (not "the 12th point back": a missing month must not shift the base).
+ */
+export function yoyGrowth(points: Point[]): { latest: Point; base: Point; percent: number } | undefined {
+  const sorted = [...points].sort((a, b) => b.ts.getTime() - a.ts.getTime());
+  const latest = sorted[0];
+  if (!latest) return undefined;
+  const y = latest.ts.getUTCFullYear() - 1;
+  const m = latest.ts.getUTCMonth();
+  const base = sorted.find((p) => p.ts.getUTCFullYear() === y && p.ts.getUTCMonth() === m);
+  if (!base) return undefined;
+  return { latest, base, percent: percentChange(latest.value, base.value) };
+}
+
+/**
+ * Change over about 24 h: the newest point against the newest point at least 20 h older
+ * (a daily fix is 24 h apart on weekdays, 72 h over a weekend; the older point is named).
+ */
+export function change24h(points: Point[]): { latest: Point; base: Point; percent: number } | undefined {
+  const sorted = [...points].sort((a, b) => b.ts.getTime() - a.ts.getTime());
+  const latest = sorted[0];
+  if (!latest) return undefined;
+  const base = sorted.find((p) => latest.ts.getTime() - p.ts.getTime() >= 20 * 3_600_000);
+  if (!base) return undefined;
+  return { latest, base, percent: percentChange(latest.value, base.value) };
+}
+
+/** "YYYY-MM" of a monthly point. */
+export const monthOf = (d: Date) => d.toISOString().slice(0, 7);
+/** "YYYY-MM-DD" of a daily point. */
+export const dayOf = (d: Date) => d.toISOString().slice(0, 10);
+
+/** Start of the UTC day of `t`. */
+export function utcDayStart(t: number): number {
+  const d = new Date(t);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate());
+}
+
+export interface Quake {
+  id: string;
+  ts: Date;
+  magnitude: number | null;
+  place: string;
+}
+
+/** Quakes with from < ts <= to. */
+export function quakesIn(quakes: Quake[], from: number, to: number): Quake[] {
+  return quakes.filter((q) => q.ts.getTime() > from && q.ts.getTime() <= to);
+}
+
+/** The largest quake of a list (the earlier one wins a tie); undefined without a magnitude. */
+export function largestQuake(quakes: Quake[]): Quake | undefined {
+  return quakes
+    .filter((q) => q.magnitude !== null)
+    .sort((a, b) => b.magnitude! - a.magnitude! || a.ts.getTime() - b.ts.getTime())[0];
+}

@@ -1,0 +1,136 @@
+import type { IngestBatchInput } from '@meridian/contracts';
+import type { ReplayClock } from './replay-clock.js';
+import { round } from './options.js';
+
+/** Binance USD-M futures GET /fapi/v1/premiumIndex for one symbol. */
+interface BinancePremiumIndex {
+  symbol: string;
+  markPrice: string;
+  indexPrice: string;
+  lastFundingRate: string;
+  time: number;
+}
+
+/** Deribit public/ticker for a perpetual (JSON-RPC envelope). */
+interface DeribitTicker {
+  result: {
+    timestamp: number;
+    instrument_name: string;
+    mark_price: number;
+    index_price: number;
+    funding_8h: number;
+  };
+}
+
+/** Binance quotes its USD-M perpetuals in USDT: BTCUSDT is BTC-USDT, funded every 8 h. */
+export function parseBinancePremiumIndex(text: string, clock: ReplayClock): IngestBatchInput[] {
+  const p = JSON.parse(text) as BinancePremiumIndex;
+  const base = p.symbol.replace(/USDT$/, '');
+  const symbol = `${base}-USDT`;
+  const ts = clock(p.time);
+  return [
+    {
+      kind: 'funding',
+      source: 'binance_futures',
+      symbol,
+      rows: [{ ts, funding_rate: Number(p.lastFundingRate), interval_hours: 8 }],
+    },
+    {
+      kind: 'mark_prices',
+      source: 'binance_futures',
+      symbol,
+      rows: [{ ts, mark_price: Number(p.markPrice), index_price: Number(p.indexPrice) }],
+    },
+  ];
+}
+
+/** Deribit's BTC-PERPETUAL is inverse, quoted in USD; funding_8h is the 8-hour rate. */
+export function parseDeribitTicker(text: string, clock: ReplayClock): IngestBatchInput[] {
+  const { result: t } = JSON.parse(text) as DeribitTicker;
+  const base = t.instrument_name.split('-')[0]!;
+  const symbol = `${base}-USD`;
+  const ts = clock(t.timestamp);
+  return [
+    {
+      kind: 'funding',
+      source: 'deribit',
+      symbol,
+      rows: [{ ts, funding_rate: t.funding_8h, interval_hours: 8 }],
+    },
+    {
+      kind: 'mark_prices',
+      source: 'deribit',
+      symbol,
+      rows: [{ ts, mark_price: t.mark_price, index_price: t.index_price }],
+    },
+  ];
+}
+
+export interface PerpMark {
+  venue: string;
+  symbol: string;
+  mark_price: number;
+  index_price: number | null;
+  ts: Date;
+}
+
+export interface UsdMark extends PerpMark {
+  quote: string;
+  mark_price_usd: number;
+}
+
+/**
+ * Marks young enough to price with: a venue's newest mark older than `maxAgeMs` is dropped and named
+ * (a venue that stopped publishing must not hold the median at an old price). A replayed recorded
+ * sample is one point shifted to the present, with no polling behind it: it is kept, its age shows in
+ * staleness_ms and confidence, and the method says it is a replay.
+ */
+export function freshMarks<M extends PerpMark>(
+  marks: M[],
+  nowMs: number,
+  maxAgeMs: number,
+  isReplayed: (m: M) => boolean,
+): { kept: M[]; excluded: { venue: string; reason: string }[] } {
+  const kept: M[] = [];
+  const excluded: { venue: string; reason: string }[] = [];
+  for (const m of marks) {
+    const age = nowMs - m.ts.getTime();
+    if (age <= maxAgeMs || isReplayed(m)) kept.push(m);
+    else
+      excluded.push({
+        venue: m.venue,
+        reason: `stale: newest ${m.symbol} mark is ${Math.round(age / 1000)} s old, beyond ${maxAgeMs / 1000} s`,
+      });
+  }
+  return { kept, excluded };
+}
+
+/**
+ * Marks in USD: a USD-quoted perp as is, another quote through the spot side's measured rate of
+ * that quote currency (never assumed 1.0); a mark whose quote has no rate is left out, named.
+ */
+export function marksInUsd(
+  marks: PerpMark[],
+  quoteRates: Map<string, number>,
+): { kept: UsdMark[]; excluded: { venue: string; reason: string }[] } {
+  const kept: UsdMark[] = [];
+  const excluded: { venue: string; reason: string }[] = [];
+  for (const m of marks) {
+    const quote = m.symbol.split('-')[1] ?? 'USD';
+    const rate = quote === 'USD' ? 1 : quoteRates.get(quote);
+    if (rate === undefined) {
+      excluded.push({
+        venue: m.venue,
+        reason: `no measured USD rate for ${quote}; its ${m.symbol} mark is not converted`,
+      });
+      continue;
+    }
+    kept.push({ ...m, quote, mark_price_usd: round(m.mark_price * rate, 4) });
+  }
+  return { kept, excluded };
+}
+
+/** Basis in percent: (perp mark_price - spot reference_price) / reference_price x 100 (data 4.2). */
+export function basisPercent(markUsd: number, referencePrice: number): number {
+  return round(((markUsd - referencePrice) / referencePrice) * 100, 6);
+}

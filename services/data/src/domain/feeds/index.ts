@@ -1,0 +1,85 @@
+/*
+ * FEEDS of the data service: every metric other than crypto/spot (issue 4, feeds half).
+ *
+ * For the core engineer:
+ * - `feedResolvers`: 'category/product/metric' → MetricResolver<Deps>, for the dispatcher.
+ * - `demoSnapshot(deps, now)`: {options, sports, sources} for GET /v1/demo (data 2.2 shapes).
+ * - `loadRecordedFeeds(deps, now)`: call it once at start (main.ts / the replay, after migrations
+ *   and beside the spot replay) to ingest services/data/recordings/** through the ingestor, shifted
+ *   to the present. Idempotent for one `now`. Feeds answer `not_found` until it has run.
+ * - Series answers set `rows` ascending in time, `next_cursor_state` ({before: ISO ts} or null) and
+ *   `resumeBefore` (how a truncated answer resumes before its oldest row kept); `data` holds the
+ *   same rows for callers that read it directly.
+ */
+import type { Deps } from '../../context.js';
+import { latestChainMarks } from '../../db/repositories/feeds-derivatives.js';
+import type { MetricResolver, SourceRef } from '../metric-resolver.js';
+import { iso } from './answer.js';
+import { buildChain, demoOptions, type DemoOptions } from './options.js';
+import { futuresResolvers, optionsResolvers } from './resolve-derivatives.js';
+import { marketResolvers } from './resolve-markets.js';
+import { latestResolvers } from './resolve-observations.js';
+import { sportEvents } from './resolve-sports.js';
+import { gameRow } from './sports.js';
+import { sportsResolvers } from './resolve-sports.js';
+import { worldResolvers } from './resolve-world.js';
+
+export { loadRecordedFeeds } from './recorded.js';
+
+export const feedResolvers: Record<string, MetricResolver<Deps>> = {
+  ...optionsResolvers,
+  ...futuresResolvers,
+  ...marketResolvers,
+  ...latestResolvers,
+  ...worldResolvers,
+  ...sportsResolvers,
+};
+
+export interface DemoEvent {
+  sport: string;
+  league: string;
+  home: string;
+  away: string;
+  home_score: number;
+  away_score: number;
+  status: string;
+  start_time: string;
+}
+
+export interface DemoFeeds {
+  options: DemoOptions | null;
+  sports: { events: DemoEvent[] };
+  sources: SourceRef[];
+}
+
+const DEMO_SPORTS: [sport: string, leagues: string[]][] = [
+  ['basketball', ['nba']],
+  ['football', ['eng.1', 'usa.1']],
+  ['tennis', ['atp', 'wta']],
+];
+
+/** The options and sports parts of GET /v1/demo (data 2.2): a few BTC contracts and the current scoreboards. */
+export async function demoSnapshot(deps: Deps, now: Date): Promise<DemoFeeds> {
+  const sources: SourceRef[] = [];
+  const marks = await latestChainMarks(deps.db, 'BTC', now);
+  let options: DemoOptions | null = null;
+  if (marks.length > 0) {
+    const asOf = new Date(Math.max(...marks.map((m) => m.ts.getTime())));
+    options = demoOptions(buildChain('BTC', marks), asOf);
+    sources.push({ venue: 'deribit', ts: iso(asOf), symbol: 'BTC options' });
+  }
+  const events: DemoEvent[] = [];
+  for (const [sport, leagues] of DEMO_SPORTS) {
+    const stored = await sportEvents(deps, sport, leagues, now);
+    if (stored.length === 0) continue;
+    const newest = Math.max(...stored.map((s) => s.ts.getTime()));
+    sources.push({ venue: 'espn', ts: iso(new Date(newest)), symbol: leagues.join(',') });
+    for (const { event } of stored.filter((s) => s.ts.getTime() === newest)) {
+      // The demo shows the spec's event fields only: no event id, no detail line.
+      const { event: _id, detail: _detail, ...shown } = gameRow(event);
+      events.push(shown);
+    }
+  }
+  events.sort((a, b) => a.start_time.localeCompare(b.start_time));
+  return { options, sports: { events }, sources };
+}

@@ -1,0 +1,204 @@
+import type { IngestBatchInput, ObservationRow } from '@meridian/contracts';
+import { csvRecords } from './csv.js';
+import type { ReplayClock } from './replay-clock.js';
+
+type Row = Omit<ObservationRow, 'payload'> & { payload?: Record<string, unknown> };
+const batch = (source: string, rows: Row[]): IngestBatchInput => ({ kind: 'observations', source, rows });
+
+export const ETF_ALL = 'ALL';
+const MONTHS: Record<string, string> = {
+  Jan: '01', Feb: '02', Mar: '03', Apr: '04', May: '05', Jun: '06',
+  Jul: '07', Aug: '08', Sep: '09', Oct: '10', Nov: '11', Dec: '12',
+}; // prettier-ignore
+
+/** Farside writes US$m with outflows in parentheses and '-' for no flow. */
+export function farsideAmountUsd(cell: string): number {
+  const t = cell.replace(/,/g, '').trim();
+  if (t === '-' || t === '') return 0;
+  const negative = /^\(.*\)$/.test(t);
+  const millions = Number(t.replace(/[()]/g, ''));
+  return Math.round((negative ? -millions : millions) * 1_000_000);
+}
+
+/**
+ * Farside's bitcoin ETF flow table: one row per trading day ("13 Nov 2024"), one column per fund
+ * and Total; the closing "Total" row is the cumulative flow since launch. A day's flow is dated
+ * the day at 00:00 UTC; the cumulative at the last day of the table.
+ */
+export function parseFarsideFlows(text: string, clock: ReplayClock): IngestBatchInput {
+  const records = csvRecords(text);
+  const funds = Object.keys(records[0] ?? {}).filter((c) => c !== 'Date' && c !== 'Total');
+  const rows: Row[] = [];
+  let lastDay = '';
+  for (const r of records) {
+    const m = /^(\d{1,2}) (\w{3}) (\d{4})$/.exec(r.Date ?? '');
+    if (!m) continue;
+    lastDay = `${m[3]}-${MONTHS[m[2]!]}-${m[1]!.padStart(2, '0')}T00:00:00Z`;
+    const ts = clock(lastDay);
+    for (const f of [...funds, 'Total'])
+      rows.push({
+        key: f === 'Total' ? ETF_ALL : f,
+        metric: 'etf_net_flow',
+        ts,
+        value: farsideAmountUsd(r[f] ?? ''),
+      });
+  }
+  const total = records.find((r) => r.Date === 'Total');
+  if (total && lastDay)
+    for (const f of [...funds, 'Total'])
+      rows.push({
+        key: f === 'Total' ? ETF_ALL : f,
+        metric: 'etf_cumulative_net_flow',
+        ts: clock(lastDay),
+        value: farsideAmountUsd(total[f] ?? ''),
+      });
+  return batch('farside', rows);
+}
+
+/** blockchain.info /stats: hash_rate in GH/s, totalbc in satoshi, n_tx over 24 h. */
+export function parseBlockchainStats(text: string, clock: ReplayClock): IngestBatchInput {
+  const s = JSON.parse(text) as Record<string, number>;
+  const ts = clock(s.timestamp!);
+  const supply = s.totalbc! / 1e8;
+  const row = (metric: string, value: number, payload: Record<string, unknown> = {}): Row => ({
+    key: 'BTC',
+    metric,
+    ts,
+    value,
+    payload,
+  });
+  return batch('blockchain_info', [
+    row('btc_market_cap', Math.round(s.market_price_usd! * supply * 100) / 100, {
+      price_usd: s.market_price_usd,
+      supply_btc: supply,
+    }),
+    row('btc_hashrate', s.hash_rate! / 1e9, { hash_rate_ghs: s.hash_rate }),
+    row('btc_difficulty', s.difficulty!),
+    row('btc_tx_count', s.n_tx!, { window: '24h' }),
+  ]);
+}
+
+/** ECB reference rates through Frankfurter (base EUR), published about 16:00 CET: 15:00 UTC. */
+export function parseFrankfurter(text: string, clock: ReplayClock): IngestBatchInput {
+  const doc = JSON.parse(text) as { base: string; rates: Record<string, Record<string, number>> };
+  const rows: Row[] = [];
+  for (const [date, rates] of Object.entries(doc.rates)) {
+    const ts = clock(`${date}T15:00:00Z`);
+    const usd = rates.USD;
+    if (usd === undefined) continue;
+    const pairs: [string, number | undefined][] = [
+      ['EUR-USD', usd],
+      ['GBP-USD', rates.GBP === undefined ? undefined : usd / rates.GBP],
+      ['USD-JPY', rates.JPY === undefined ? undefined : rates.JPY / usd],
+    ];
+    for (const [pair, value] of pairs)
+      if (value !== undefined)
+        rows.push({
+          key: pair,
+          metric: 'fx_reference_rate',
+          ts,
+          value: Math.round(value * 1e6) / 1e6,
+          payload: { cross: pair === 'EUR-USD' ? 'direct' : 'via EUR' },
+        });
+  }
+  return batch('ecb', rows);
+}
+
+/** Stooq daily CSV (Date,Open,High,Low,Close,Volume); the close is dated 21:00 UTC (16:00 New York). */
+export function parseStooqDaily(text: string, key: string, clock: ReplayClock): IngestBatchInput {
+  return batch(
+    'stooq',
+    csvRecords(text).map((r) => ({
+      key,
+      metric: 'index_close',
+      ts: clock(`${r.Date}T21:00:00Z`),
+      value: Number(r.Close),
+      payload: {
+        open: Number(r.Open),
+        high: Number(r.High),
+        low: Number(r.Low),
+        close: Number(r.Close),
+        volume: Number(r.Volume),
+      },
+    })),
+  );
+}
+
+const EIA_SERIES: Record<string, string> = { RWTC: 'wti_crude', RNGWHHD: 'natural_gas' };
+
+/** EIA API v2 data answer: response.data[] of {period, series, value, units}. */
+export function parseEiaSpot(text: string, clock: ReplayClock): IngestBatchInput {
+  const doc = JSON.parse(text) as {
+    response: { data: { period: string; series: string; value: number; units: string }[] };
+  };
+  return batch(
+    'eia',
+    doc.response.data.flatMap((d) => {
+      const key = EIA_SERIES[d.series];
+      if (!key) return [];
+      return [
+        {
+          key,
+          metric: 'commodity_spot',
+          ts: clock(`${d.period}T00:00:00Z`),
+          value: d.value,
+          payload: { series: d.series, units: d.units },
+        },
+      ];
+    }),
+  );
+}
+
+/** LBMA price JSON: [{d: date, v: [USD, GBP, EUR]}]; `fixedAt` is the fix's UTC time of day. */
+export function parseLbma(text: string, key: string, fixedAt: string, clock: ReplayClock): IngestBatchInput {
+  const doc = JSON.parse(text) as { d: string; v: number[] }[];
+  return batch(
+    'lbma',
+    doc.map((p) => ({
+      key,
+      metric: 'commodity_spot',
+      ts: clock(`${p.d}T${fixedAt}Z`),
+      value: p.v[0]!,
+      payload: { usd: p.v[0], gbp: p.v[1], eur: p.v[2] },
+    })),
+  );
+}
+
+/** LME official prices CSV (dd/mm/yyyy); the cash seller & settlement price, fixed about 12:35 London. */
+export function parseLmeOfficial(text: string, key: string, clock: ReplayClock): IngestBatchInput {
+  return batch(
+    'lme',
+    csvRecords(text).map((r) => {
+      const [d, m, y] = (r.Date ?? '').split('/');
+      const settlement = Number(r['Cash Seller & Settlement']);
+      return {
+        key,
+        metric: 'commodity_spot',
+        ts: clock(`${y}-${m}-${d}T12:35:00Z`),
+        value: settlement,
+        payload: { cash_buyer: Number(r['Cash Buyer']), three_months_seller: Number(r['3-months Seller']) },
+      };
+    }),
+  );
+}
+
+/** FRED series/observations JSON; `scale` turns the series unit into the answer's (billions → USD). */
+export function parseFredObservations(
+  text: string,
+  metric: string,
+  scale: number,
+  clock: ReplayClock,
+): IngestBatchInput {
+  const doc = JSON.parse(text) as { observations: { date: string; value: string }[] };
+  return batch(
+    'fred',
+    doc.observations
+      .filter((o) => o.value !== '.')
+      .map((o) => ({
+        key: '',
+        metric,
+        ts: clock(`${o.date}T00:00:00Z`),
+        value: Math.round(Number(o.value) * scale * 1000) / 1000,
+      })),
+  );
+}

@@ -1,0 +1,197 @@
+import type { IngestBatchInput } from '@meridian/contracts';
+import { parseBinancePremiumIndex, parseDeribitTicker } from './futures.js';
+import {
+  parseBlockchainStats,
+  parseEiaSpot,
+  parseFarsideFlows,
+  parseFredObservations,
+  parseFrankfurter,
+  parseLbma,
+  parseLmeOfficial,
+  parseStooqDaily,
+} from './markets-feeds.js';
+import { parseDeribitOptions } from './options.js';
+import type { ReplayClock, ShiftUnit } from './replay-clock.js';
+import { parseEspnScoreboard } from './sports.js';
+import {
+  parseAstros,
+  parseAvgInterestRates,
+  parseDebtToPenny,
+  parseFederalRegisterFacets,
+  parseNiceDownloads,
+  parseNoaaWaterLevel,
+  parseNyc311,
+  parseOpenMeteo,
+  parsePubmedCount,
+  parseRadiopaediaSummary,
+  parseSwpcKp,
+  parseSwpcSunspots,
+  parseUsgsFeed,
+} from './world-feeds.js';
+
+/** One recorded upstream answer under services/data/recordings/, in the upstream's own format. */
+export interface Recording {
+  file: string;
+  /** The upstream whose format it is (the venue named in provenance). */
+  source: string;
+  /** When the upstream answered: the replay lands this instant just before now. */
+  recordedAt: string;
+  shift: ShiftUnit;
+  /** True for the real recorded data; false for the small hand-written samples. */
+  real: boolean;
+  parse(text: string, clock: ReplayClock): IngestBatchInput | IngestBatchInput[];
+}
+
+export const WEATHER_CITIES = ['london', 'new_york', 'tokyo'];
+/** absurd_earth/weather: the coldest inhabited place we watch. */
+export const COLDEST_PLACE = 'oymyakon';
+export const TIDE_STATION = '8518750';
+export const PUBMED_TYPES = [
+  'review',
+  'clinical_trial',
+  'randomized_controlled_trial',
+  'meta_analysis',
+  'case_reports',
+];
+
+const day = (file: string, source: string, recordedAt: string, parse: Recording['parse']): Recording => ({
+  file,
+  source,
+  recordedAt,
+  shift: 'day',
+  real: false,
+  parse,
+});
+
+const SAMPLE_DAY = '2024-11-14';
+const espn = (sport: string, league: string, file: string, at: string): Recording =>
+  day(`espn/${file}_scoreboard_${SAMPLE_DAY}.json`, 'espn', at, (t, c) =>
+    parseEspnScoreboard(t, sport, league, at, c),
+  );
+
+export const RECORDINGS: Recording[] = [
+  {
+    ...day('deribit/btc_options_2020-05-21.csv', 'deribit', '2020-05-21T23:22:35.277Z', parseDeribitOptions),
+    real: true,
+  },
+  day(
+    'deribit/ticker_BTC-PERPETUAL_2023-03-21.json',
+    'deribit',
+    '2023-03-21T23:59:31.220Z',
+    parseDeribitTicker,
+  ),
+  day(
+    'binance_futures/premium_index_BTCUSDT_2023-03-21.json',
+    'binance_futures',
+    '2023-03-21T23:59:30Z',
+    parseBinancePremiumIndex,
+  ),
+  day(`farside/btc_etf_flows_${SAMPLE_DAY}.csv`, 'farside', '2024-11-14T23:30:00Z', parseFarsideFlows),
+  day(
+    `blockchain_info/stats_${SAMPLE_DAY}.json`,
+    'blockchain_info',
+    '2024-11-14T14:00:00Z',
+    parseBlockchainStats,
+  ),
+  day('ecb/frankfurter_2024-11-13_2024-11-14.json', 'ecb', '2024-11-14T15:10:00Z', parseFrankfurter),
+  day(`open_meteo/current_cities_${SAMPLE_DAY}.json`, 'open_meteo', '2024-11-14T12:05:00Z', (t, c) =>
+    parseOpenMeteo(t, WEATHER_CITIES, c),
+  ),
+  day(`open_meteo/current_oymyakon_${SAMPLE_DAY}.json`, 'open_meteo', '2024-11-14T12:05:00Z', (t, c) =>
+    parseOpenMeteo(t, [COLDEST_PLACE], c),
+  ),
+  espn('basketball', 'nba', 'basketball_nba', '2024-11-14T02:50:00Z'),
+  espn('football', 'eng.1', 'soccer_eng.1', '2024-11-14T16:22:00Z'),
+  espn('football', 'usa.1', 'soccer_usa.1', '2024-11-14T16:22:00Z'),
+  espn('tennis', 'atp', 'tennis_atp', '2024-11-14T20:30:00Z'),
+  espn('tennis', 'wta', 'tennis_wta', '2024-11-14T20:30:00Z'),
+  day(
+    `noaa_swpc/noaa-planetary-k-index_${SAMPLE_DAY}.json`,
+    'noaa_swpc',
+    '2024-11-14T12:10:00Z',
+    parseSwpcKp,
+  ),
+  {
+    ...day(
+      `noaa_swpc/observed-solar-cycle-indices_${SAMPLE_DAY}.json`,
+      'noaa_swpc',
+      '2024-11-14T12:10:00Z',
+      parseSwpcSunspots,
+    ),
+    shift: 'month',
+  },
+  day(`usgs/all_day_${SAMPLE_DAY}.geojson`, 'usgs', '2024-11-14T12:00:00Z', parseUsgsFeed),
+  day(`open_notify/astros_${SAMPLE_DAY}.json`, 'open_notify', '2024-11-14T12:00:00Z', (t, c) =>
+    parseAstros(t, '2024-11-14T12:00:00Z', c),
+  ),
+  day(`federal_register/facets_type_${SAMPLE_DAY}.json`, 'federal_register', '2024-11-14T14:00:00Z', (t, c) =>
+    parseFederalRegisterFacets(t, '2024-11-14T14:00:00Z', c),
+  ),
+  day(`nyc_311/rat_sightings_${SAMPLE_DAY}.json`, 'nyc_311', '2024-11-14T16:00:00Z', (t, c) =>
+    parseNyc311(t, '2024-11-14T16:00:00Z', c),
+  ),
+  day(
+    `fiscal_data/debt_to_penny_${SAMPLE_DAY}.json`,
+    'fiscal_data',
+    '2024-11-14T20:00:00Z',
+    parseDebtToPenny,
+  ),
+  {
+    ...day(
+      `fiscal_data/avg_interest_rates_${SAMPLE_DAY}.json`,
+      'fiscal_data',
+      '2024-11-14T20:00:00Z',
+      parseAvgInterestRates,
+    ),
+    shift: 'month',
+  },
+  day(
+    `noaa_tides/water_level_${TIDE_STATION}_${SAMPLE_DAY}.json`,
+    'noaa_tides',
+    '2024-11-14T12:03:00Z',
+    parseNoaaWaterLevel,
+  ),
+  day(`stooq/spx_d_${SAMPLE_DAY}.csv`, 'stooq', '2024-11-14T22:00:00Z', (t, c) =>
+    parseStooqDaily(t, 'sp500', c),
+  ),
+  day(`stooq/ndq_d_${SAMPLE_DAY}.csv`, 'stooq', '2024-11-14T22:00:00Z', (t, c) =>
+    parseStooqDaily(t, 'nasdaq', c),
+  ),
+  day(`eia/spot_prices_${SAMPLE_DAY}.json`, 'eia', '2024-11-14T18:00:00Z', parseEiaSpot),
+  day(`lbma/gold_pm_${SAMPLE_DAY}.json`, 'lbma', '2024-11-14T16:00:00Z', (t, c) =>
+    parseLbma(t, 'gold', '15:00:00', c),
+  ),
+  day(`lbma/silver_${SAMPLE_DAY}.json`, 'lbma', '2024-11-14T16:00:00Z', (t, c) =>
+    parseLbma(t, 'silver', '12:00:00', c),
+  ),
+  day(`lme/copper_official_prices_${SAMPLE_DAY}.csv`, 'lme', '2024-11-14T16:00:00Z', (t, c) =>
+    parseLmeOfficial(t, 'copper', c),
+  ),
+  {
+    ...day(`fred/M2SL_${SAMPLE_DAY}.json`, 'fred', '2024-11-14T15:00:00Z', (t, c) =>
+      parseFredObservations(t, 'm2_money_supply', 1e9, c),
+    ),
+    shift: 'month',
+  },
+  {
+    ...day(`fred/CPIAUCSL_${SAMPLE_DAY}.json`, 'fred', '2024-11-14T15:00:00Z', (t, c) =>
+      parseFredObservations(t, 'cpi', 1, c),
+    ),
+    shift: 'month',
+  },
+  ...['all', ...PUBMED_TYPES].map((type) =>
+    day(`pubmed/esearch_${type}_2024-11-13.json`, 'pubmed', '2024-11-14T06:00:00Z', (t, c) =>
+      parsePubmedCount(t, type, '2024-11-13', c),
+    ),
+  ),
+  {
+    ...day('nice/guidance_downloads_2024-10.csv', 'nice', '2024-11-14T09:00:00Z', parseNiceDownloads),
+    shift: 'month',
+  },
+  day(
+    `radiopaedia/articles_summary_${SAMPLE_DAY}.json`,
+    'radiopaedia',
+    '2024-11-14T06:00:00Z',
+    parseRadiopaediaSummary,
+  ),
+];

@@ -1,0 +1,273 @@
+import { ok, refuse } from '@meridian/http-kit';
+import type { Deps } from '../../context.js';
+import { loadReferencePrice } from '../../db/repositories/candles.js';
+import { replayMarker } from '../../db/repositories/feeds-observations.js';
+import { latestChainMarks, latestFunding, latestPerpMarks } from '../../db/repositories/feeds-derivatives.js';
+import type { MetricResolver } from '../metric-resolver.js';
+import { entityOf, feedAnswer, iso, MINUTE, noData, sourceOf } from './answer.js';
+import { median } from '../confidence.js';
+import { basisPercent, freshMarks, marksInUsd } from './futures.js';
+import {
+  buildChain,
+  impliedVolIndex,
+  openInterest,
+  putCallOiRatio,
+  round,
+  type OptionMark,
+} from './options.js';
+
+const OPTIONS_FILE = 'btc_options';
+const OPTIONS_CADENCE = 60 * MINUTE;
+
+async function chainSnapshot(deps: Deps, underlying: string, now: Date) {
+  const marks = await latestChainMarks(deps.db, underlying, now);
+  if (marks.length === 0) return undefined;
+  const asOf = new Date(Math.max(...marks.map((m) => m.ts.getTime())));
+  return { marks, asOf };
+}
+
+function optionsResolver(
+  method: string,
+  compute: (marks: OptionMark[], asOf: Date, underlying: string) => unknown,
+): MetricResolver<Deps> {
+  return async (deps, query, hit) => {
+    const entity = entityOf(query, hit, 'BTC');
+    if (!entity.ok) return entity;
+    const source = sourceOf(query, hit);
+    if (!source.ok) return source;
+    const underlying = entity.value!;
+    const snap = await chainSnapshot(deps, underlying, query.now);
+    if (!snap) return noData(`${underlying} options`);
+    const data = compute(snap.marks, snap.asOf, underlying);
+    if (data === undefined)
+      return refuse(
+        'not_found',
+        `the ${underlying} chain has no pair of expiries to interpolate 30 days from`,
+      );
+    return ok(
+      await feedAnswer(deps, {
+        data,
+        now: query.now,
+        asOf: snap.asOf,
+        sources: [{ venue: 'deribit', ts: iso(snap.asOf), symbol: `${underlying} options` }],
+        method: `${method} Snapshot: the newest mark of each of ${snap.marks.length} live instruments within 15 minutes of the newest.`,
+        cadenceMs: OPTIONS_CADENCE,
+        replay: { source: 'deribit', file: OPTIONS_FILE },
+      }),
+    );
+  };
+}
+
+export const optionsResolvers: Record<string, MetricResolver<Deps>> = {
+  'crypto/options/chain': optionsResolver(
+    'Deribit option marks: mark_price_usd = mark price in the underlying x the expiry forward (underlying_price); mark_iv as a fraction; greeks as Deribit computes them (delta per underlying unit, gamma per USD, vega and theta in USD per contract). underlying_px is the forward of the nearest expiry.',
+    (marks, _asOf, underlying) => buildChain(underlying, marks),
+  ),
+  'crypto/options/implied_vol_index': optionsResolver(
+    'VIX-style 30-day implied volatility: for the two expiries bracketing 30 days, the CBOE model-free variance 2/T x sum(dK/K^2 x Q(K)) - 1/T x (F/K0 - 1)^2 over out-of-the-money mark prices in USD (F the expiry forward, K0 the strike at or below F, rate 0); the two variances interpolated linearly in total variance to 30 days, annualised, square root, in percent. Inputs per expiry are in the answer.',
+    (marks, asOf) => {
+      const index = impliedVolIndex(marks, asOf);
+      return index && { ...index, unit: 'percent' };
+    },
+  ),
+  'crypto/options/put_call_oi_ratio': optionsResolver(
+    'Sum of put open interest over sum of call open interest across every live expiry, contracts of 1 underlying unit.',
+    (marks) => {
+      const oi = openInterest(marks);
+      return { ratio: putCallOiRatio(oi), puts: oi.puts, calls: oi.calls, unit: 'ratio' };
+    },
+  ),
+  'crypto/options/open_interest': optionsResolver(
+    'Sum of open interest of every live option, in contracts of 1 underlying unit, split by calls, puts and expiry; notional = contracts x the expiry forward.',
+    (marks) => ({ ...openInterest(marks), unit: 'contracts' }),
+  ),
+};
+
+const FUTURES_CADENCE = 5 * MINUTE;
+/** Three polling cycles: a venue whose newest mark is older stopped publishing for us. */
+export const MARK_MAX_AGE_MS = 3 * FUTURES_CADENCE;
+const FUTURES_FILES: Record<string, string> = { deribit: 'BTC-PERPETUAL', binance_futures: 'premium_index' };
+/** A replayed sample lands at its recording's replay marker (the same shifted clock). */
+const REPLAY_MARK_SPREAD_MS = 5 * MINUTE;
+
+/**
+ * The newest mark of every perp of `base` (of `source` when given) young enough to price with; the
+ * stale ones named. A mark older than MARK_MAX_AGE_MS is kept only when it is the replayed recording.
+ */
+async function usableMarks(deps: Deps, base: string, source: string | undefined, now: Date) {
+  const marks = (await latestPerpMarks(deps.db, base, now)).filter((m) => !source || m.venue === source);
+  const replayed = new Set<string>();
+  for (const m of marks) {
+    if (now.getTime() - m.ts.getTime() <= MARK_MAX_AGE_MS || !FUTURES_FILES[m.venue]) continue;
+    const marker = await replayMarker(deps.db, m.venue, FUTURES_FILES[m.venue]!, now);
+    if (marker && Math.abs(marker.ts.getTime() - m.ts.getTime()) <= REPLAY_MARK_SPREAD_MS)
+      replayed.add(`${m.venue}:${m.symbol}`);
+  }
+  return {
+    all: marks,
+    ...freshMarks(marks, now.getTime(), MARK_MAX_AGE_MS, (m) => replayed.has(`${m.venue}:${m.symbol}`)),
+  };
+}
+
+function futuresEntity(query: Parameters<MetricResolver<Deps>>[1], hit: Parameters<MetricResolver<Deps>>[2]) {
+  const entity = entityOf(query, hit, hit.product.entities[0]);
+  if (!entity.ok) return entity;
+  const source = sourceOf(query, hit);
+  if (!source.ok) return source;
+  return ok({ entity: entity.value!, base: entity.value!.split('-')[0]!, source: source.value });
+}
+
+const replayOf = (venues: string[]) =>
+  [...new Set(venues)].map((venue) => ({ source: venue, file: FUTURES_FILES[venue] ?? '' }));
+
+/** Quote rates measured by the spot side (USD per unit of USDT, USDC...): the basis never assumes 1.0. */
+async function spotReference(deps: Deps, entity: string, now: Date) {
+  const ref = await loadReferencePrice(deps.db, entity, now);
+  const rates = new Map<string, number>((ref?.quote_rates ?? []).map((r) => [r.quote, r.rate]));
+  return { ref, rates };
+}
+
+/**
+ * The usable perp marks of an entity in USD (stale and unconvertible ones named), with the spot
+ * reference they were converted by. `needsReference`: refuse before converting when spot has none.
+ */
+async function usdMarks(
+  deps: Deps,
+  target: { base: string; entity: string; source: string | undefined },
+  now: Date,
+  needsReference: boolean,
+) {
+  const { base, entity, source } = target;
+  const marks = await usableMarks(deps, base, source, now);
+  if (marks.all.length === 0) return noData(`${entity} mark price`);
+  const { ref, rates } = await spotReference(deps, entity, now);
+  if (needsReference && !ref)
+    return refuse('not_found', `no spot reference_price for ${entity} to compute the basis against`);
+  const converted = marksInUsd(marks.kept, rates);
+  const excluded = [...marks.excluded, ...converted.excluded];
+  if (converted.kept.length === 0)
+    return refuse(
+      'not_found',
+      `no ${entity} mark price usable: ${excluded.map((e) => `${e.venue}: ${e.reason}`).join('; ')}`,
+    );
+  return ok({ kept: converted.kept, excluded, ref });
+}
+
+const fundingResolver: MetricResolver<Deps> = async (deps, query, hit) => {
+  const parsed = futuresEntity(query, hit);
+  if (!parsed.ok) return parsed;
+  const { base, entity, source } = parsed.value;
+  const all = (await latestFunding(deps.db, base, query.now)).filter((f) => !source || f.venue === source);
+  if (all.length === 0) return noData(`${entity} funding`);
+  const asOf = new Date(Math.max(...all.map((f) => f.ts.getTime())));
+  const venues = all.map((f) => ({
+    venue: f.venue,
+    symbol: f.symbol,
+    funding_rate: f.funding_rate,
+    interval_hours: f.interval_hours,
+    ts: iso(f.ts),
+  }));
+  const rates = all.map((f) => f.funding_rate);
+  return ok(
+    await feedAnswer(deps, {
+      data: {
+        symbol: entity,
+        funding_rate: round(median(rates), 10),
+        unit: 'rate per funding interval',
+        venues,
+      },
+      now: query.now,
+      asOf,
+      sources: all.map((f) => ({ venue: f.venue, ts: iso(f.ts), symbol: f.symbol })),
+      method:
+        'Perpetual funding rate per 8-hour interval as each venue publishes it (Binance lastFundingRate, Deribit funding_8h); funding_rate is the median across the venues kept.',
+      cadenceMs: FUTURES_CADENCE,
+      replay: replayOf(all.map((f) => f.venue)),
+      dispersion: 0,
+    }),
+  );
+};
+
+const markPriceResolver: MetricResolver<Deps> = async (deps, query, hit) => {
+  const parsed = futuresEntity(query, hit);
+  if (!parsed.ok) return parsed;
+  const { entity } = parsed.value;
+  const usd = await usdMarks(deps, parsed.value, query.now, false);
+  if (!usd.ok) return usd;
+  const { kept, excluded } = usd.value;
+  const asOf = new Date(Math.max(...kept.map((m) => m.ts.getTime())));
+  return ok(
+    await feedAnswer(deps, {
+      data: {
+        symbol: entity,
+        mark_price: round(median(kept.map((m) => m.mark_price_usd)), 4),
+        unit: 'USD',
+        venues: kept.map((m) => ({
+          venue: m.venue,
+          symbol: m.symbol,
+          mark_price: m.mark_price,
+          quote: m.quote,
+          mark_price_usd: m.mark_price_usd,
+          index_price: m.index_price,
+          ts: iso(m.ts),
+        })),
+      },
+      now: query.now,
+      asOf,
+      sources: kept.map((m) => ({ venue: m.venue, ts: iso(m.ts), symbol: m.symbol })),
+      method: `Perpetual mark price per venue, converted to USD with the spot side's measured rate of the quote currency (USDT or USDC never assumed 1.0); mark_price is the median of the venues kept. A venue whose newest mark is older than ${MARK_MAX_AGE_MS / MINUTE} min (3 polling cycles) is excluded as stale, unless it is the replayed recording.`,
+      cadenceMs: FUTURES_CADENCE,
+      replay: replayOf(kept.map((m) => m.venue)),
+      excluded,
+    }),
+  );
+};
+
+const basisResolver: MetricResolver<Deps> = async (deps, query, hit) => {
+  const parsed = futuresEntity(query, hit);
+  if (!parsed.ok) return parsed;
+  const { entity } = parsed.value;
+  const usd = await usdMarks(deps, parsed.value, query.now, true);
+  if (!usd.ok) return usd;
+  const { kept, excluded } = usd.value;
+  const ref = usd.value.ref!; // usdMarks refused already when there is none
+  const mark = median(kept.map((m) => m.mark_price_usd));
+  const markAsOf = Math.max(...kept.map((m) => m.ts.getTime()));
+  const asOf = new Date(Math.min(markAsOf, ref.as_of));
+  return ok(
+    await feedAnswer(deps, {
+      data: {
+        symbol: entity,
+        basis: basisPercent(mark, ref.price),
+        unit: 'percent',
+        mark_price: round(mark, 4),
+        reference_price: ref.price,
+        venues: kept.map((m) => ({
+          venue: m.venue,
+          symbol: m.symbol,
+          mark_price_usd: m.mark_price_usd,
+          basis: basisPercent(m.mark_price_usd, ref.price),
+        })),
+      },
+      now: query.now,
+      asOf,
+      sources: [
+        ...kept.map((m) => ({ venue: m.venue, ts: iso(m.ts), symbol: m.symbol })),
+        ...ref.venues.map((v) => ({ venue: v.venue, ts: v.ts, symbol: v.symbol })),
+      ],
+      method: `basis = (perp mark_price - cross-venue spot reference_price) / reference_price x 100; mark_price is the median USD mark of the perpetuals kept (marks older than ${MARK_MAX_AGE_MS / MINUTE} min excluded as stale unless replayed), reference_price the spot metric crypto/spot/reference_price at the same time. as_of is the older of the two.`,
+      cadenceMs: FUTURES_CADENCE,
+      replay: replayOf(kept.map((m) => m.venue)),
+      excluded: [
+        ...excluded,
+        ...ref.excluded.map((e) => ({ venue: e.venue, reason: `spot ${e.symbol}: ${e.reason}` })),
+      ],
+    }),
+  );
+};
+
+export const futuresResolvers: Record<string, MetricResolver<Deps>> = {
+  'crypto/futures/funding': fundingResolver,
+  'crypto/futures/mark_price': markPriceResolver,
+  'crypto/futures/basis': basisResolver,
+};

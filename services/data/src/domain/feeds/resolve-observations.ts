@@ -1,0 +1,262 @@
+import { ok } from '@meridian/http-kit';
+import type { Deps } from '../../context.js';
+import { observationHistory, type StoredObservation } from '../../db/repositories/feeds-observations.js';
+import type { MetricAnswer, MetricQuery, MetricResolver } from '../metric-resolver.js';
+import { DAY, entityOf, feedAnswer, HOUR, iso, MINUTE, noData, sourceOf } from './answer.js';
+import { COLDEST_PLACE, TIDE_STATION } from './recordings.js';
+
+/** Rows of a history page; a series answer continues with a cursor {before: ts}. */
+export const PAGE_SIZE = 100;
+
+/** How one metric maps onto stored observations of one upstream. */
+export interface LatestSpec {
+  source: string;
+  /** Part of the recording's file name, to find its replay marker. */
+  file: string;
+  metric: string;
+  /** The observation key for the entity (or the fixed key of a product without entities). */
+  key: (entity: string | undefined) => string;
+  unit: string;
+  cadenceMs: number;
+  method: string;
+  /** The entity used when the query names none. */
+  defaultEntity?: string;
+  /** Object-shaped metrics build their object from the newest observations; scalar ones answer the value. */
+  object?: (recent: StoredObservation[], entity: string | undefined) => Record<string, unknown> | undefined;
+  /** How many recent observations `object` needs (newest first); 1 unless said. */
+  take?: number;
+}
+
+export function historyRow(o: StoredObservation): Record<string, unknown> {
+  return { ts: iso(o.ts), value: o.value, ...o.payload };
+}
+
+/** A history page resumes strictly before the timestamp of a row (the oldest one the caller got). */
+export const resumeBeforeTs = (row: Record<string, unknown>) => ({ before: String(row.ts) });
+
+/**
+ * Reads the history page a series query asks for: the newest PAGE_SIZE observations before the cursor,
+ * returned ascending in time like every series (so that truncation drops the oldest).
+ */
+export async function historyPage(
+  deps: Deps,
+  metric: string,
+  key: string,
+  query: MetricQuery,
+): Promise<{
+  rows: Record<string, unknown>[];
+  next: Record<string, unknown> | null;
+  newest?: StoredObservation;
+}> {
+  const before = typeof query.cursor?.before === 'string' ? new Date(query.cursor.before) : undefined;
+  const list = await observationHistory(deps.db, metric, key, query.now, PAGE_SIZE + 1, before);
+  const page = list.slice(0, PAGE_SIZE);
+  const next = list.length > PAGE_SIZE ? { before: iso(page[page.length - 1]!.ts) } : null;
+  return { rows: page.map(historyRow).reverse(), next, newest: page[0] };
+}
+
+/** The resolver of a metric answered by the newest observation of one key (history when series=true). */
+export function latestResolver(spec: LatestSpec): MetricResolver<Deps> {
+  return async (deps, query, hit) => {
+    const entity = entityOf(query, hit, spec.defaultEntity);
+    if (!entity.ok) return entity;
+    const source = sourceOf(query, hit);
+    if (!source.ok) return source;
+    const key = spec.key(entity.value);
+    const what = `${query.category}/${query.product}/${query.metric}${entity.value ? ` ${entity.value}` : ''}`;
+    if (query.series) {
+      const page = await historyPage(deps, spec.metric, key, query);
+      if (!page.newest) return noData(what);
+      return ok(
+        await feedAnswer(deps, {
+          data: page.rows,
+          rows: page.rows,
+          nextCursor: page.next,
+          resumeBefore: resumeBeforeTs,
+          now: query.now,
+          asOf: page.newest.ts,
+          sources: [
+            {
+              venue: spec.source,
+              ts: iso(page.newest.ts),
+              ...(entity.value ? { symbol: entity.value } : {}),
+            },
+          ],
+          method: `${spec.method} Series: every stored observation, ascending in time, ${PAGE_SIZE} per page walking back in time. Unit: ${spec.unit}.`,
+          cadenceMs: spec.cadenceMs,
+          replay: { source: spec.source, file: spec.file },
+        }),
+      );
+    }
+    const recent = await observationHistory(deps.db, spec.metric, key, query.now, spec.take ?? 1);
+    const obs = recent[0];
+    if (!obs) return noData(what);
+    const data = spec.object ? spec.object(recent, entity.value) : obs.value;
+    if (data === undefined) return noData(`${what} (too few observations to compute it)`);
+    return ok(await latestAnswer(deps, spec, obs, data, entity.value, query));
+  };
+}
+
+async function latestAnswer(
+  deps: Deps,
+  spec: LatestSpec,
+  obs: StoredObservation,
+  data: unknown,
+  entity: string | undefined,
+  query: MetricQuery,
+): Promise<MetricAnswer> {
+  return feedAnswer(deps, {
+    data: spec.object ? { ...(data as Record<string, unknown>), unit: spec.unit } : data,
+    now: query.now,
+    asOf: obs.ts,
+    sources: [{ venue: spec.source, ts: iso(obs.ts), ...(entity ? { symbol: entity } : {}) }],
+    method: `${spec.method} Unit: ${spec.unit}.`,
+    cadenceMs: spec.cadenceMs,
+    replay: { source: spec.source, file: spec.file },
+  });
+}
+
+const fixed = (key: string) => () => key;
+const byEntity = (entity: string | undefined) => entity ?? '';
+
+/** Metrics that are the newest observation of one key, as is. */
+export const latestResolvers: Record<string, MetricResolver<Deps>> = {
+  'crypto/network/market_cap': latestResolver({
+    source: 'blockchain_info',
+    file: 'stats',
+    metric: 'btc_market_cap',
+    key: fixed('BTC'),
+    defaultEntity: 'BTC',
+    unit: 'USD',
+    cadenceMs: 10 * MINUTE,
+    method: 'blockchain.info /stats: market_price_usd x circulating supply (totalbc / 1e8).',
+  }),
+  'crypto/network/hashrate': latestResolver({
+    source: 'blockchain_info',
+    file: 'stats',
+    metric: 'btc_hashrate',
+    key: fixed('BTC'),
+    defaultEntity: 'BTC',
+    unit: 'EH/s',
+    cadenceMs: 10 * MINUTE,
+    method: 'blockchain.info /stats hash_rate (GH/s) divided by 1e9.',
+  }),
+  'crypto/network/difficulty': latestResolver({
+    source: 'blockchain_info',
+    file: 'stats',
+    metric: 'btc_difficulty',
+    key: fixed('BTC'),
+    defaultEntity: 'BTC',
+    unit: 'count',
+    cadenceMs: 10 * MINUTE,
+    method: 'blockchain.info /stats difficulty as published.',
+  }),
+  'crypto/network/tx_count': latestResolver({
+    source: 'blockchain_info',
+    file: 'stats',
+    metric: 'btc_tx_count',
+    key: fixed('BTC'),
+    defaultEntity: 'BTC',
+    unit: 'count',
+    cadenceMs: 10 * MINUTE,
+    method: 'blockchain.info /stats n_tx: confirmed transactions over the last 24 h.',
+  }),
+  ...Object.fromEntries(
+    (
+      [
+        ['temperature', 'celsius', 'temperature_2m: air temperature at 2 m'],
+        ['wind_speed', 'km/h', 'wind_speed_10m: wind speed at 10 m'],
+        ['precipitation', 'mm', 'precipitation: sum over the preceding interval'],
+      ] as const
+    ).map(([metric, unit, words]) => [
+      `weather/observations/${metric}`,
+      latestResolver({
+        source: 'open_meteo',
+        file: 'current_cities',
+        metric,
+        key: byEntity,
+        defaultEntity: 'london',
+        unit,
+        cadenceMs: 15 * MINUTE,
+        method: `Open-Meteo current conditions (${words}) at the city's coordinates.`,
+      }),
+    ]),
+  ),
+  'absurd_earth/weather/temperature': latestResolver({
+    source: 'open_meteo',
+    file: 'oymyakon',
+    metric: 'temperature',
+    key: fixed(COLDEST_PLACE),
+    unit: 'celsius',
+    cadenceMs: 15 * MINUTE,
+    method:
+      'Open-Meteo current temperature_2m at Oymyakon (63.46 N, 142.79 E), the coldest inhabited place we watch.',
+  }),
+  'absurd_earth/tides/water_level': latestResolver({
+    source: 'noaa_tides',
+    file: TIDE_STATION,
+    metric: 'water_level',
+    key: fixed(TIDE_STATION),
+    unit: 'm',
+    cadenceMs: 6 * MINUTE,
+    method: 'NOAA CO-OPS 6-minute water level at The Battery, New York (station 8518750), metres above MLLW.',
+  }),
+  'absurd_cosmos/space_weather/planetary_kp': latestResolver({
+    source: 'noaa_swpc',
+    file: 'k-index',
+    metric: 'planetary_kp',
+    key: fixed(''),
+    unit: 'index',
+    cadenceMs: 3 * HOUR,
+    method: 'NOAA SWPC planetary K-index (0-9) of the newest 3-hour interval.',
+  }),
+  'absurd_cosmos/solar_cycle/sunspot_number': latestResolver({
+    source: 'noaa_swpc',
+    file: 'solar-cycle',
+    metric: 'sunspot_number',
+    key: fixed(''),
+    unit: 'count',
+    cadenceMs: 31 * DAY,
+    method: 'NOAA SWPC observed solar cycle indices: monthly mean sunspot number (ssn) of the newest month.',
+  }),
+  'absurd_cosmos/off_world/humans_in_space': latestResolver({
+    source: 'open_notify',
+    file: 'astros',
+    metric: 'humans_in_space',
+    key: fixed(''),
+    unit: 'count',
+    cadenceMs: DAY,
+    method: 'open-notify astros.json: number of people in space, counted by craft.',
+    object: ([o]) => ({ count: o!.value, by_craft: o!.payload.by_craft, people: o!.payload.people }),
+  }),
+  'absurd_civic/leviathan_ledger/red_tape_output': latestResolver({
+    source: 'federal_register',
+    file: 'facets',
+    metric: 'red_tape_output',
+    key: fixed(''),
+    unit: 'count',
+    cadenceMs: DAY,
+    method:
+      'Federal Register documents published on the day, by document type (documents/facets/type), summed.',
+    object: ([o]) => ({ documents: o!.value, by_type: o!.payload.by_type, day: iso(o!.ts).slice(0, 10) }),
+  }),
+  'absurd_economy/treasury/national_debt': latestResolver({
+    source: 'fiscal_data',
+    file: 'debt_to_penny',
+    metric: 'national_debt',
+    key: fixed(''),
+    unit: 'USD',
+    cadenceMs: 3 * DAY,
+    method: 'Treasury Fiscal Data debt_to_penny: total public debt outstanding on the newest record date.',
+  }),
+  'absurd_economy/treasury/avg_interest_rate': latestResolver({
+    source: 'fiscal_data',
+    file: 'avg_interest_rates',
+    metric: 'avg_interest_rate',
+    key: fixed(''),
+    unit: 'percent',
+    cadenceMs: 31 * DAY,
+    method:
+      'Treasury Fiscal Data avg_interest_rates: average interest rate of total marketable debt, newest month.',
+  }),
+};

@@ -1,0 +1,53 @@
+/** One OHLCV bar; ts is its open time in ms since the epoch (UTC). */
+export interface Bar {
+  ts: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+  /** Trades in the bar; null when the venue does not say. */
+  trade_count: number | null;
+}
+
+export const INTERVAL_MS = {
+  '1s': 1_000,
+  '1m': 60_000,
+  '5m': 300_000,
+  '15m': 900_000,
+  '30m': 1_800_000,
+  '1h': 3_600_000,
+  '4h': 14_400_000,
+  '1d': 86_400_000,
+} as const;
+
+export type Interval = keyof typeof INTERVAL_MS;
+export const INTERVALS = Object.keys(INTERVAL_MS) as Interval[];
+
+export function sumCounts(a: number | null, b: number | null): number | null {
+  return a === null ? b : b === null ? a : a + b;
+}
+
+/**
+ * Rolls bars (ascending, of a finer interval that divides `intervalMs`) up into buckets aligned to
+ * UTC: open of the first bar, highest high, lowest low, close of the last, summed volume and trade
+ * count. A bucket with no bar does not exist: gaps stay gaps.
+ */
+export function rollUp(bars: Bar[], intervalMs: number): Bar[] {
+  const out: Bar[] = [];
+  let current: Bar | undefined;
+  for (const bar of bars) {
+    const ts = Math.floor(bar.ts / intervalMs) * intervalMs;
+    if (current && current.ts === ts) {
+      current.high = Math.max(current.high, bar.high);
+      current.low = Math.min(current.low, bar.low);
+      current.close = bar.close;
+      current.volume += bar.volume;
+      current.trade_count = sumCounts(current.trade_count, bar.trade_count);
+    } else {
+      current = { ...bar, ts };
+      out.push(current);
+    }
+  }
+  return out;
+}

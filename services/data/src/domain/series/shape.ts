@@ -1,0 +1,90 @@
+import type { Result } from '@meridian/http-kit';
+
+/** Bounds of max_response_tokens (data-api-interface 8 leaves them to us). */
+export const MAX_RESPONSE_TOKENS = { min: 200, max: 100_000 } as const;
+/** Rows per page of a series read. */
+export const PAGE_SIZE = 500;
+/** About four characters of JSON per token, the usual estimate for English-like text and numbers. */
+export const CHARS_PER_TOKEN = 4;
+
+export function estimateTokens(value: unknown): number {
+  return Math.ceil(JSON.stringify(value).length / CHARS_PER_TOKEN);
+}
+
+/** Keeps only the named columns, in the order asked; an unknown name is refused. */
+export function selectFields(
+  rows: Record<string, unknown>[],
+  columns: string[],
+  fields: string[] | undefined,
+): Result<{ rows: Record<string, unknown>[]; columns: string[] }> {
+  if (!fields) return { ok: true, value: { rows, columns } };
+  const unknown = fields.filter((f) => !columns.includes(f));
+  if (unknown.length > 0)
+    return {
+      ok: false,
+      code: 'validation_failed',
+      detail: `fields: unknown column ${unknown.join(', ')}; columns are ${columns.join(', ')}`,
+    };
+  const kept = rows.map((r) => Object.fromEntries(fields.map((f) => [f, r[f]])));
+  return { ok: true, value: { rows: kept, columns: fields } };
+}
+
+export interface Truncation {
+  /** Rows kept: the newest ones, in ascending order. */
+  kept: number;
+  dropped: number;
+}
+
+/**
+ * Drops whole rows, oldest first, until the rows fit `budgetChars` characters of JSON (each row costs
+ * its serialised length plus a comma); the newest row is always kept, so that a page makes progress
+ * even when one row alone exceeds the budget (rows are ascending in time and the cursor walks back in
+ * time, so the dropped rows are exactly the ones the next page starts with).
+ */
+export function fitRows(rows: unknown[], budgetChars: number): Truncation {
+  let budget = budgetChars;
+  let kept = 0;
+  for (let i = rows.length - 1; i >= 0; i--) {
+    budget -= JSON.stringify(rows[i]).length + (kept > 0 ? 1 : 0);
+    if (budget < 0 && kept > 0) break;
+    kept++;
+  }
+  return { kept, dropped: rows.length - kept };
+}
+
+/**
+ * The page of a series that fits `maxTokens` as a whole answer. `page(dropped, overBudget)` builds the
+ * serialised answer with the oldest `dropped` rows left out (`overBudget`: even the one row kept does
+ * not fit, the hint says so); `shaped` are the rows as the answer writes them. The envelope without rows
+ * (meta, provenance, cursor, hint) is measured from the answer itself, rows are fitted into the rest,
+ * and the result is checked both ways (the hint and the cursor change length with the count).
+ */
+export function fitAnswer(
+  shaped: unknown[],
+  maxTokens: number | undefined,
+  page: (dropped: number, overBudget: boolean) => string,
+): { dropped: number; body: string } {
+  const whole = page(0, false);
+  const limit = maxTokens === undefined ? Infinity : maxTokens * CHARS_PER_TOKEN;
+  if (whole.length <= limit || shaped.length <= 1) return { dropped: 0, body: whole };
+  const newest = shaped.length - 1;
+  const envelope = page(newest, false).length - JSON.stringify(shaped[newest]).length;
+  let dropped = fitRows(shaped, limit - envelope).dropped;
+  let body = page(dropped, false);
+  if (body.length > limit) while (body.length > limit && dropped < newest) body = page(++dropped, false);
+  else
+    for (let more = dropped > 1 ? page(dropped - 1, false) : whole; dropped > 0 && more.length <= limit;) {
+      body = more;
+      dropped--;
+      if (dropped > 0) more = dropped > 1 ? page(dropped - 1, false) : whole;
+    }
+  if (body.length > limit) body = page(dropped, true);
+  return { dropped, body };
+}
+
+export function toTable(
+  rows: Record<string, unknown>[],
+  columns: string[],
+): { columns: string[]; rows: unknown[][] } {
+  return { columns, rows: rows.map((r) => columns.map((c) => r[c] ?? null)) };
+}

@@ -1,0 +1,150 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { IngestBatch, IngestSummary } from '@meridian/contracts';
+import type { Database } from '../db/database.js';
+import { refreshRollups } from '../db/repositories/rollups.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Rows per INSERT: well under Postgres' 65,535 bind parameters for the widest table (16 columns). */
+const CHUNK = 2000;
+
+interface Upsert {
+  table: keyof Database;
+  key: string[];
+  values: Record<string, unknown>[];
+}
+
+/**
+ * The one ingestion interface: every writer (replay, importer, connectors, the NATS subject) calls
+ * it. Idempotent on (source, key, timestamp): a row already stored with the same values is left
+ * alone, a corrected row replaces the stored one, and a replayed batch changes nothing.
+ */
+export async function ingest(db: Kysely<Database>, batch: IngestBatch): Promise<IngestSummary> {
+  const upsert = toUpsert(batch);
+  return db.transaction().execute(async (trx) => {
+    // Two batches of one market recompute the same roll-up buckets, each from the bars it can see;
+    // without this lock the later commit would write an aggregate missing the other's bars.
+    if (batch.kind === 'candles')
+      await sql`select pg_advisory_xact_lock(hashtext(${batch.source} || ':' || ${batch.symbol}))`.execute(
+        trx,
+      );
+    let inserted = 0;
+    let updated = 0;
+    for (let i = 0; i < upsert.values.length; i += CHUNK) {
+      const counts = await upsertChunk(trx, upsert, upsert.values.slice(i, i + CHUNK));
+      inserted += counts.inserted;
+      updated += counts.updated;
+    }
+    if (batch.kind === 'candles' && batch.interval === '1m' && inserted + updated > 0)
+      await refreshRollups(
+        trx,
+        batch.source,
+        batch.symbol,
+        batch.rows.map((r) => Date.parse(r.ts)),
+      );
+    const received = batch.rows.length;
+    return { kind: batch.kind, received, inserted, updated, unchanged: received - inserted - updated };
+  });
+}
+
+function splitSymbol(symbol: string): { base: string; quote: string } {
+  const [base = symbol, quote = ''] = symbol.split('-');
+  return { base, quote };
+}
+
+function toUpsert(batch: IngestBatch): Upsert {
+  switch (batch.kind) {
+    case 'candles': {
+      const market = { source: batch.source, symbol: batch.symbol, ...splitSymbol(batch.symbol) };
+      return {
+        table: batch.interval === '1s' ? 'candles_1s' : 'candles_1m',
+        key: ['source', 'symbol', 'ts'],
+        values: batch.rows.map((r) => ({ ...market, ...r, trade_count: r.trade_count ?? null })),
+      };
+    }
+    case 'trades': {
+      const market = { source: batch.source, symbol: batch.symbol, ...splitSymbol(batch.symbol) };
+      return {
+        table: 'trades',
+        key: ['source', 'symbol', 'trade_id'],
+        values: batch.rows.map((r) => ({ ...market, ...r })),
+      };
+    }
+    case 'option_marks':
+      return {
+        table: 'option_marks',
+        key: ['source', 'instrument', 'ts'],
+        values: batch.rows.map((r) => ({ source: batch.source, ...r })),
+      };
+    case 'funding':
+      return {
+        table: 'funding_rates',
+        key: ['source', 'symbol', 'ts'],
+        values: batch.rows.map((r) => ({
+          source: batch.source,
+          symbol: batch.symbol,
+          ts: r.ts,
+          funding_rate: r.funding_rate,
+          interval_hours: r.interval_hours ?? null,
+        })),
+      };
+    case 'mark_prices':
+      return {
+        table: 'mark_prices',
+        key: ['source', 'symbol', 'ts'],
+        values: batch.rows.map((r) => ({
+          source: batch.source,
+          symbol: batch.symbol,
+          ts: r.ts,
+          mark_price: r.mark_price,
+          index_price: r.index_price ?? null,
+        })),
+      };
+    case 'observations':
+      return {
+        table: 'observations',
+        key: ['source', 'key', 'metric', 'ts'],
+        values: batch.rows.map((r) => ({
+          source: batch.source,
+          key: r.key,
+          metric: r.metric,
+          ts: r.ts,
+          value: r.value,
+          payload: JSON.stringify(r.payload),
+        })),
+      };
+  }
+}
+
+/** Postgres refuses to update one row twice in a statement: within a batch the last row of a key wins. */
+function lastPerKey(rows: Record<string, unknown>[], key: string[]): Record<string, unknown>[] {
+  const byKey = new Map<string, Record<string, unknown>>();
+  for (const row of rows) byKey.set(key.map((k) => String(row[k])).join('\u0000'), row);
+  return [...byKey.values()];
+}
+
+async function upsertChunk(
+  trx: Db,
+  upsert: Upsert,
+  chunk: Record<string, unknown>[],
+): Promise<{ inserted: number; updated: number }> {
+  const values = lastPerKey(chunk, upsert.key);
+  const columns = Object.keys(values[0] ?? {}).filter((c) => !upsert.key.includes(c));
+  if (values.length === 0) return { inserted: 0, updated: 0 };
+  const changed = sql.join(columns.map((c) => sql`${sql.ref(`${upsert.table}.${c}`)}`));
+  const incoming = sql.join(columns.map((c) => sql`${sql.ref(`excluded.${c}`)}`));
+  const rows = await trx
+    .insertInto(upsert.table)
+    .values(values as never)
+    .onConflict((oc) =>
+      oc
+        .columns(upsert.key as never)
+        .doUpdateSet(Object.fromEntries(columns.map((c) => [c, sql.ref(`excluded.${c}`)])) as never)
+        .where(sql<boolean>`(${changed}) is distinct from (${incoming})`),
+    )
+    // xmax is 0 on a freshly inserted row version and set on an updated one.
+    .returning(sql<boolean>`xmax = 0`.as('inserted'))
+    .execute();
+  const inserted = rows.filter((r) => (r as { inserted: boolean }).inserted).length;
+  return { inserted, updated: rows.length - inserted };
+}

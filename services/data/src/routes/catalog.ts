@@ -1,0 +1,47 @@
+import { Router } from 'express';
+import { CATALOG, LEGACY_ROUTES, higherPlan } from '@meridian/contracts';
+import { envelope } from '@meridian/http-kit';
+
+/** The catalogue as served: every category, product and metric, live or planned, with its path and gate. */
+export function catalogDocument() {
+  const legacyByKey = new Map(Object.entries(LEGACY_ROUTES).map(([path, key]) => [key, path]));
+  const categories = [...new Set(CATALOG.map((p) => p.category))].map((category) => ({
+    category,
+    products: CATALOG.filter((p) => p.category === category).map((p) => ({
+      product: p.product,
+      min_tier: p.min_tier,
+      sources: p.sources,
+      entities: p.entities,
+      metrics: p.metrics.map((m) => {
+        const key = `${p.category}/${p.product}/${m.metric}`;
+        return {
+          metric: m.metric,
+          path: `/v1/data/${key}`,
+          legacy_path: legacyByKey.get(key) ?? null,
+          value_shape: m.value_shape,
+          unit: m.unit,
+          cadence: m.cadence,
+          status: m.status,
+          min_tier: higherPlan(p.min_tier, m.min_tier),
+          description: m.description,
+        };
+      }),
+    })),
+  }));
+  return { categories };
+}
+
+export function catalogRoutes(): Router {
+  const router = Router();
+  const body = catalogDocument();
+  router.get('/v1/catalog', (_req, res) => {
+    res.json(
+      envelope(
+        body,
+        { confidence: 1 },
+        { method: 'The metric catalogue of this build (packages/contracts CATALOG).' },
+      ),
+    );
+  });
+  return router;
+}

@@ -1,0 +1,216 @@
+import type { ParsedUrlQuery } from 'node:querystring';
+import {
+  findMetric,
+  LEGACY_ROUTES,
+  metricPathOf,
+  planReaches,
+  type CatalogHit,
+  type Caller,
+} from '@meridian/contracts';
+import { httpProblem, parseInput, type LeanRoute, type ProblemCode } from '@meridian/http-kit';
+import type { Deps } from '../context.js';
+import { dataContext } from '../context.js';
+import { metricEnvelope, type SeriesMeta } from '../domain/envelope.js';
+import type { MetricAnswer, MetricQuery } from '../domain/metric-resolver.js';
+import { signCursor, verifyCursor } from '../domain/series/cursor.js';
+import { fitAnswer, PAGE_SIZE, selectFields, toTable } from '../domain/series/shape.js';
+import { resolverFor } from '../resolvers/index.js';
+import { dataQuerySchema, type DataQuery } from './query.js';
+
+const DATA_PREFIX = '/v1/data/';
+
+/**
+ * GET /v1/data/{category}/{product}/{metric} and the legacy single-metric routes, served on the
+ * lean path: they are the hot reads of the service. The path is read by the contracts'
+ * metricPathOf, the same function the gateway's gate uses. A path of another shape falls through
+ * to express and its routing 404.
+ */
+export function dataLeanRoutes(deps: Deps): LeanRoute[] {
+  const handle: LeanRoute['handle'] = (p, query, caller) =>
+    answerMetric(deps, p.category!, p.product!, p.metric!, query, caller);
+  return [
+    {
+      label: '/v1/data/:category/:product/:metric',
+      match: (path) => (path.startsWith(DATA_PREFIX) ? pathParams(path) : undefined),
+      handle,
+    },
+    {
+      label: '/v1/:legacy_metric',
+      match: (path) => (Object.hasOwn(LEGACY_ROUTES, path) ? pathParams(path) : undefined),
+      handle,
+    },
+  ];
+}
+
+function pathParams(path: string): Record<string, string> | undefined {
+  const named = metricPathOf(path);
+  return named && { ...named };
+}
+
+/**
+ * The gateway sells live metrics only to a key whose plan reaches the gate, or for a payment.
+ * Checked here again so that no path the gateway reads differently can reach data unpaid.
+ */
+function checkCaller(caller: Caller, hit: CatalogHit, key: string): void {
+  if (caller.auth === 'x402') return;
+  if (caller.auth === 'anonymous' || !caller.plan)
+    throw httpProblem('unauthorized', `${key} needs an API key or a payment (see GET /.well-known/x402).`);
+  if (!planReaches(caller.plan, hit))
+    throw httpProblem(
+      'tier_forbidden',
+      `The metric ${key} needs the ${hit.gate} plan or higher; this caller is on the ${caller.plan} plan.`,
+    );
+}
+
+function refusal(code: string, detail: string): never {
+  throw httpProblem(code as ProblemCode, detail);
+}
+
+async function answerMetric(
+  deps: Deps,
+  category: string,
+  product: string,
+  metric: string,
+  rawQuery: ParsedUrlQuery,
+  caller: Caller,
+): Promise<unknown> {
+  const hit = findMetric(category, product, metric);
+  if (!hit)
+    throw httpProblem('route_not_found', `No metric ${category}/${product}/${metric}; see GET /v1/catalog`);
+  const key = `${category}/${product}/${metric}`;
+  if (hit.metric.status === 'planned')
+    throw httpProblem(
+      'not_yet_available',
+      `${key} is planned: the path is right, the data is not collected yet`,
+    );
+  checkCaller(caller, hit, key);
+  const query = parseInput(dataQuerySchema, rawQuery, 'query');
+  checkEntity(hit, query.entity);
+  if (query.interval !== undefined && metric !== 'ohlcv')
+    throw httpProblem('validation_failed', 'query.interval: interval applies to OHLCV only', {
+      errors: [{ path: 'query.interval', message: 'interval applies to OHLCV only' }],
+    });
+  const resolver = resolverFor(key);
+  if (!resolver) throw httpProblem('not_yet_available', `${key} has no resolver in this build`);
+  const cursorKey = deps.config.cursorKey;
+  const binding = { k: key, e: query.entity ?? null, s: query.source ?? null, i: query.interval ?? null };
+  const metricQuery: MetricQuery = {
+    category,
+    product,
+    metric,
+    series: query.series ?? hit.metric.value_shape === 'series',
+    now: new Date(),
+    ...(query.entity !== undefined ? { entity: query.entity } : {}),
+    ...(query.source !== undefined ? { source: query.source } : {}),
+    ...(query.interval !== undefined ? { interval: query.interval } : {}),
+    ...(query.cursor !== undefined ? { cursor: openCursor(query.cursor, cursorKey, binding) } : {}),
+  };
+  const result = await resolver(deps, metricQuery, hit);
+  if (!result.ok) refusal(result.code, result.detail);
+  const answer = result.value;
+  const replay = dataContext(deps).replayNote(answer);
+  if (!answer.rows) {
+    refuseSeriesParams(query);
+    return metricEnvelope(answer, answer.data, undefined, replay);
+  }
+  return shapeSeries(answer, query, cursorKey, binding, (data, meta) =>
+    metricEnvelope(answer, data, meta, replay),
+  );
+}
+
+function checkEntity(hit: CatalogHit, entity: string | undefined): void {
+  const allowed = hit.product.entities;
+  if (entity === undefined) return;
+  const message =
+    allowed.length === 0
+      ? `${hit.product.category}/${hit.product.product} takes no entity`
+      : `unknown entity "${entity}"; one of ${allowed.join(', ')}`;
+  if (!allowed.includes(entity))
+    throw httpProblem('validation_failed', `query.entity: ${message}`, {
+      errors: [{ path: 'query.entity', message }],
+    });
+}
+
+function refuseSeriesParams(query: DataQuery): void {
+  for (const name of ['fields', 'format', 'cursor', 'max_response_tokens'] as const)
+    if (query[name] !== undefined)
+      throw httpProblem('validation_failed', `query.${name}: applies to series-shaped answers only`, {
+        errors: [{ path: `query.${name}`, message: 'applies to series-shaped answers only' }],
+      });
+}
+
+function openCursor(cursor: string, key: string, binding: Record<string, unknown>): Record<string, unknown> {
+  const state = verifyCursor(cursor, key);
+  if (!state)
+    throw httpProblem('invalid_cursor', 'The cursor was altered or was not issued by this service.');
+  for (const [k, v] of Object.entries(binding))
+    if (state[k] !== v)
+      throw httpProblem(
+        'invalid_cursor',
+        'The cursor belongs to another query (metric, entity, source or interval).',
+      );
+  const position = state.p;
+  if (!position || typeof position !== 'object')
+    throw httpProblem('invalid_cursor', 'The cursor holds no position.');
+  return position as Record<string, unknown>;
+}
+
+/**
+ * Fields, format and max_response_tokens of a series answer. The budget bounds the whole serialised
+ * answer (envelope included, measured, ≈ 4 characters per token); whole rows go, oldest first.
+ */
+function shapeSeries(
+  answer: MetricAnswer,
+  query: DataQuery,
+  cursorKey: string,
+  binding: Record<string, unknown>,
+  wrap: (data: unknown, meta: SeriesMeta) => unknown,
+): unknown {
+  const rows = answer.rows!;
+  const columns = answer.columns ?? Object.keys(rows[0] ?? {});
+  const selected = selectFields(rows, columns, query.fields);
+  if (!selected.ok) refusal(selected.code, selected.detail);
+  const { columns: kept, rows: picked } = selected.value;
+  const table = query.format === 'table' ? toTable(picked, kept) : undefined;
+  const shaped: unknown[] = table ? table.rows : picked;
+  const build = (dropped: number, overBudget = false) => {
+    const data = table ? { columns: table.columns, rows: table.rows.slice(dropped) } : picked.slice(dropped);
+    return wrap(data, seriesMeta(answer, query, cursorKey, binding, dropped, picked.length, overBudget));
+  };
+  if (query.max_response_tokens === undefined) return build(0);
+  const fit = fitAnswer(shaped, query.max_response_tokens, (dropped, over) =>
+    JSON.stringify(build(dropped, over)),
+  );
+  return JSON.parse(fit.body) as unknown;
+}
+
+function seriesMeta(
+  answer: MetricAnswer,
+  query: DataQuery,
+  cursorKey: string,
+  binding: Record<string, unknown>,
+  dropped: number,
+  total: number,
+  overBudget: boolean,
+): SeriesMeta {
+  // Truncation resumes before the oldest row kept; otherwise where the resolver's page ended.
+  if (dropped > 0 && !answer.resumeBefore)
+    throw new Error('a series resolver answered rows without resumeBefore: truncation would lose rows');
+  const resume = dropped > 0 ? answer.resumeBefore!(answer.rows![dropped]!) : answer.next_cursor_state;
+  const nextCursor = resume ? signCursor({ ...binding, p: resume }, cursorKey) : null;
+  const returned = total - dropped;
+  const meta: SeriesMeta = {
+    has_more: nextCursor !== null,
+    next_cursor: nextCursor,
+    truncated: dropped > 0,
+    returned,
+  };
+  const budget = query.max_response_tokens;
+  if (overBudget)
+    meta.hint = `Truncated to the newest row of ${total}, which alone exceeds max_response_tokens=${budget} with the envelope (one row is always returned); raise max_response_tokens or keep fewer fields, and pass next_cursor for older rows.`;
+  else if (dropped > 0)
+    meta.hint = `Truncated to the newest ${returned} of ${total} rows to fit max_response_tokens=${budget}; pass next_cursor for older rows, or keep fewer fields.`;
+  else if (total >= PAGE_SIZE && nextCursor)
+    meta.hint = `Page of ${PAGE_SIZE} rows; pass next_cursor for older rows.`;
+  return meta;
+}

@@ -1,0 +1,68 @@
+import { Router } from 'express';
+import { envelope } from '@meridian/http-kit';
+import type { Deps } from '../context.js';
+import { demoSnapshot } from '../domain/feeds/index.js';
+import type { SourceRef } from '../domain/metric-resolver.js';
+import { referencePriceResolver } from '../resolvers/spot.js';
+import { findMetric } from '@meridian/contracts';
+
+export const DEMO_TTL_S = 60;
+const DEMO_SPOT = ['BTC-USD'];
+
+/** GET /v1/demo: the multi-category snapshot of data-api-interface 2.2, computed at most once a minute. */
+export function demoRoutes(deps: Deps): Router {
+  const router = Router();
+  let cached: { body: unknown; until: number } | undefined;
+  let pending: Promise<unknown> | undefined;
+  router.get('/v1/demo', async (_req, res) => {
+    const now = Date.now();
+    if (!cached || cached.until <= now) {
+      pending ??= buildDemo(deps, new Date(now)).finally(() => (pending = undefined));
+      cached = { body: await pending, until: now + DEMO_TTL_S * 1000 };
+    }
+    res.setHeader('cache-control', `public, max-age=${Math.max(0, Math.ceil((cached.until - now) / 1000))}`);
+    res.json(cached.body);
+  });
+  return router;
+}
+
+async function buildDemo(deps: Deps, now: Date) {
+  const hit = findMetric('crypto', 'spot', 'reference_price')!;
+  const spot = [];
+  const sources: SourceRef[] = [];
+  const venues = new Set<string>();
+  let asOf = 0;
+  for (const entity of DEMO_SPOT) {
+    const r = await referencePriceResolver(
+      deps,
+      { category: 'crypto', product: 'spot', metric: 'reference_price', entity, series: false, now },
+      hit,
+    );
+    if (!r.ok) continue;
+    const d = r.value.data as { symbol: string; price: number; venues: { venue: string; price: number }[] };
+    spot.push({ symbol: d.symbol, price: d.price, venues: d.venues });
+    sources.push(...r.value.sources);
+    r.value.venues.forEach((v) => venues.add(v));
+    asOf = Math.max(asOf, Date.parse(r.value.as_of));
+  }
+  const parts = await demoSnapshot(deps, now);
+  sources.push(...parts.sources);
+  parts.sources.forEach((s) => venues.add(s.venue));
+  const times = sources.map((s) => Date.parse(s.ts)).filter(Number.isFinite);
+  const oldest = times.length ? Math.min(...times) : now.getTime();
+  return envelope(
+    { crypto: { spot }, options: parts.options, sports: parts.sports },
+    {
+      as_of: now.toISOString(),
+      venues: [...venues],
+      staleness_ms: Math.max(0, now.getTime() - oldest),
+      confidence: spot.length > 0 && parts.options ? 1 : 0.5,
+      cache_ttl_s: DEMO_TTL_S,
+    },
+    {
+      sources,
+      method:
+        'Snapshot of several categories, computed at most once every 60 s: the crypto spot reference prices (as /v1/data/crypto/spot/reference_price), the nearest-expiry options contracts of the stored chain, and the sports events of the stored scoreboards. Market parts may come from the replay of recorded data.',
+    },
+  );
+}

@@ -1,0 +1,478 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { createMemoryBus } from '@meridian/bus';
+import { callerHeaders, TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
+import { createLogger, createMetrics } from '@meridian/observability';
+import { createApp, type Deps } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+import { ingest } from '../../src/ingest/ingest.js';
+import { loadRecordedFeeds } from '../../src/domain/feeds/index.js';
+import { deribitInstrument } from '../../src/domain/feeds/options.js';
+import { replayShift } from '../../src/domain/feeds/replay-clock.js';
+import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+
+/**
+ * Every feed metric through HTTP on the data service, answered from the recordings replayed by
+ * loadRecordedFeeds into a fresh Postgres database.
+ */
+describe('feed metrics over HTTP', () => {
+  let db: MigratedDatabase;
+  let app: ReturnType<typeof createApp>;
+  let headers: Record<string, string>;
+  let loadedAt: Date;
+
+  beforeAll(async () => {
+    db = await migratedDatabase('data_feeds_http');
+    const config = parseConfig({
+      INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+      DATABASE_URL: db.url,
+      DATA_REPLAY: 'off',
+    });
+    const deps: Deps = {
+      config,
+      db: db.db,
+      bus: createMemoryBus(),
+      logger: createLogger('data-test', { level: 'silent' }),
+      metrics: createMetrics('data_test', { defaultMetrics: false }),
+      assertionKey: testAssertionKey,
+    };
+    loadedAt = new Date();
+    await loadRecordedFeeds(deps, loadedAt);
+    await spotQuotes(db, loadedAt);
+    app = createApp(deps);
+    headers = await callerHeaders({
+      plan: 'ultra',
+      auth: 'api_key',
+      account_id: 'acct_feeds',
+      key_id: 'key_feeds',
+    });
+  });
+  afterAll(() => db.drop());
+
+  const get = (path: string) => request(app).get(path).set(headers);
+
+  async function ok200(path: string) {
+    const res = await get(path);
+    expect({ path, status: res.status, body: res.status === 200 ? null : res.body }).toMatchObject({
+      path,
+      status: 200,
+      body: null,
+    });
+    expect(res.body.provenance.method).toMatch(/replay of the recording services\/data\/recordings\//);
+    expect(res.body.provenance.method).toMatch(/not a live print/);
+    expect(res.body.meta.staleness_ms).toBeGreaterThanOrEqual(0);
+    expect(res.body.meta.confidence).toBeGreaterThanOrEqual(0);
+    expect(res.body.meta.confidence).toBeLessThanOrEqual(1);
+    expect(res.body.provenance.sources.length).toBeGreaterThan(0);
+    return res.body;
+  }
+
+  describe('crypto/options', () => {
+    const optionsClock = () => replayShift('2020-05-21T23:22:35.277Z', loadedAt, 'day').clock;
+    /** Open interest per expiry summed from the CSV by hand; the chain answers live expiries only. */
+    const CSV_EXPIRIES = [
+      { expiry: 1590134400000, calls: 7542.8, puts: 7155.8, count: 58 },
+      { expiry: 1590220800000, calls: 294.2, puts: 264.0, count: 38 },
+      { expiry: 1590739200000, calls: 12368.1, puts: 15628.6, count: 42 },
+      { expiry: 1591344000000, calls: 139.8, puts: 301.5, count: 50 },
+      { expiry: 1593158400000, calls: 26129.3, puts: 20075.4, count: 58 },
+      { expiry: 1601020800000, calls: 7078.6, puts: 4970.3, count: 42 },
+      { expiry: 1608883200000, calls: 2434.5, puts: 1699.1, count: 38 },
+    ];
+    const liveExpiries = (clock: ReturnType<typeof optionsClock>) =>
+      CSV_EXPIRIES.filter((e) => Date.parse(clock(e.expiry)) > Date.now());
+
+    it('chain: marks in USD (mark in BTC x forward), IV as a fraction, greeks and OI as recorded', async () => {
+      const body = await ok200('/v1/data/crypto/options/chain?entity=BTC');
+      const clock = optionsClock();
+      expect(body.data.underlying).toBe('BTC');
+      expect(body.data.options).toHaveLength(liveExpiries(clock).reduce((n, e) => n + e.count, 0));
+      const expiryJun26 = clock(Date.UTC(2020, 5, 26, 8));
+      const call = body.data.options.find(
+        (o: { instrument: string }) => o.instrument === deribitInstrument('BTC', expiryJun26, 9000, 'call'),
+      );
+      // CSV row BTC-26JUN20-9000-C: mark_price 0.10903998 BTC, underlying_price 9094.29, mark_iv 84.25.
+      expect(call).toEqual({
+        instrument: deribitInstrument('BTC', expiryJun26, 9000, 'call'),
+        expiry: expiryJun26,
+        strike: 9000,
+        option_type: 'call',
+        mark_price_usd: expect.closeTo(991.6412, 4),
+        mark_iv: 0.8425,
+        delta: 0.56783,
+        gamma: 0.00016,
+        vega: 11.129,
+        theta: -13.25778,
+        open_interest: 1198.2,
+      });
+      const expiryJun5 = clock(Date.UTC(2020, 5, 5, 8));
+      const put = body.data.options.find(
+        (o: { instrument: string }) => o.instrument === deribitInstrument('BTC', expiryJun5, 9000, 'put'),
+      );
+      // CSV row BTC-5JUN20-9000-P: mark_price 0.05738853 BTC, underlying_price 9090.47, mark_iv 79.13.
+      expect(put).toMatchObject({
+        strike: 9000,
+        option_type: 'put',
+        mark_price_usd: expect.closeTo(521.6887, 4),
+        mark_iv: 0.7913,
+        delta: -0.44346,
+        open_interest: 16.3,
+      });
+      expect(body.meta.venues).toEqual(['deribit']);
+    });
+
+    it('open_interest and put_call_oi_ratio sum the CSV open interest', async () => {
+      const live = liveExpiries(optionsClock());
+      const calls = live.reduce((s, e) => s + e.calls, 0);
+      const puts = live.reduce((s, e) => s + e.puts, 0);
+      const oi = await ok200('/v1/data/crypto/options/open_interest?entity=BTC');
+      expect(oi.data).toMatchObject({ unit: 'contracts' });
+      expect(oi.data.calls).toBeCloseTo(calls, 4);
+      expect(oi.data.puts).toBeCloseTo(puts, 4);
+      expect(oi.data.total).toBeCloseTo(calls + puts, 4);
+      expect(oi.data.by_expiry).toHaveLength(live.length);
+      const ratio = await ok200('/v1/data/crypto/options/put_call_oi_ratio');
+      expect(ratio.data.ratio).toBeCloseTo(puts / calls, 6);
+    });
+
+    it('implied_vol_index interpolates the two expiries bracketing 30 days and shows its inputs', async () => {
+      const body = await ok200('/v1/data/crypto/options/implied_vol_index?entity=BTC');
+      const clock = optionsClock();
+      expect(body.data.near.expiry).toBe(clock(Date.UTC(2020, 5, 5, 8)));
+      expect(body.data.next.expiry).toBe(clock(Date.UTC(2020, 5, 26, 8)));
+      expect(body.data.weights.near + body.data.weights.next).toBeCloseTo(1, 6);
+      const interpolated =
+        (body.data.near.t_years * body.data.near.variance * body.data.weights.near +
+          body.data.next.t_years * body.data.next.variance * body.data.weights.next) /
+        (30 / 365);
+      expect(body.data.value).toBeCloseTo(100 * Math.sqrt(interpolated), 2);
+      expect(body.data.value).toBeGreaterThan(70);
+      expect(body.data.value).toBeLessThan(130);
+      expect(body.provenance.method).toMatch(/VIX-style/);
+    });
+
+    it('refuses an entity the catalogue does not list, naming the allowed ones', async () => {
+      const res = await get('/v1/data/crypto/options/chain?entity=DOGE');
+      expect(res.status).toBe(400);
+      expect(res.body.error_category).toBe('validation_failed');
+      expect(res.body.detail).toMatch(/DOGE/);
+      expect(res.body.detail).toMatch(/BTC/);
+    });
+  });
+
+  describe('crypto/futures', () => {
+    it('funding: the 8-hour rate of each venue, median combined', async () => {
+      const body = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD');
+      const venues = Object.fromEntries(
+        body.data.venues.map((v: { venue: string; funding_rate: number }) => [v.venue, v.funding_rate]),
+      );
+      expect(venues).toEqual({ binance_futures: 0.0001, deribit: 0.00004211 });
+      expect(body.data.funding_rate).toBeCloseTo((0.0001 + 0.00004211) / 2, 10);
+      const one = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD&source=deribit');
+      expect(one.data.funding_rate).toBe(0.00004211);
+      expect(one.meta.venues).toEqual(['deribit']);
+    });
+
+    it('mark_price converts the USDT perp with the measured USDT rate; basis follows the spec formula', async () => {
+      const usdtRate = SPOT.usd / SPOT.usdt;
+      const mark = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
+      const binance = mark.data.venues.find((v: { venue: string }) => v.venue === 'binance_futures');
+      expect(binance.mark_price).toBe(28126.4);
+      expect(binance.mark_price_usd).toBeCloseTo(28126.4 * usdtRate, 3);
+      const combined = (28131.87 + 28126.4 * usdtRate) / 2;
+      expect(mark.data.mark_price).toBeCloseTo(combined, 3);
+
+      const basis = await ok200('/v1/data/crypto/futures/basis?entity=BTC-USD');
+      expect(basis.data.reference_price).toBeCloseTo(SPOT.usd, 2);
+      expect(basis.data.basis).toBeCloseTo(
+        ((combined - basis.data.reference_price) / basis.data.reference_price) * 100,
+        5,
+      );
+      expect(basis.data.unit).toBe('percent');
+    });
+  });
+
+  it('futures: a venue whose newest mark is older than 15 min is excluded as stale and named; a fresh one counts', async () => {
+    const before = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
+    const mark = (source: string, ageMs: number, price: number) =>
+      ingest(db.db, {
+        kind: 'mark_prices',
+        source,
+        symbol: 'BTC-USD',
+        rows: [{ ts: new Date(Date.now() - ageMs).toISOString(), mark_price: price, index_price: price }],
+      });
+    await mark('okx', 16 * 60_000, 99_999);
+    const stale = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
+    expect(stale.data.mark_price).toBe(before.data.mark_price);
+    expect(stale.provenance.excluded).toContainEqual({
+      venue: 'okx',
+      reason: expect.stringMatching(/^stale: /),
+    });
+    const basis = await ok200('/v1/data/crypto/futures/basis?entity=BTC-USD');
+    expect(basis.provenance.excluded).toContainEqual({
+      venue: 'okx',
+      reason: expect.stringMatching(/^stale: /),
+    });
+    expect(basis.data.venues.map((v: { venue: string }) => v.venue)).not.toContain('okx');
+    await mark('okx', 60_000, 28_150);
+    // Live data newer than the replay: the answer no longer claims to be a replay.
+    const fresh = (await get('/v1/data/crypto/futures/mark_price?entity=BTC-USD')).body;
+    expect(fresh.data.venues.map((v: { venue: string }) => v.venue)).toContain('okx');
+    expect(fresh.provenance.excluded).toEqual([]);
+  });
+
+  it('etf flows: the newest day per fund and in total, cumulative from the Total row', async () => {
+    const net = await ok200('/v1/data/crypto/etf_flows/net_flow');
+    expect(net.data).toMatchObject({ fund: 'all funds', value: -120_600_000, unit: 'USD' });
+    const ibit = await ok200('/v1/data/crypto/etf_flows/net_flow?entity=IBIT');
+    expect(ibit.data.value).toBe(337_600_000);
+    const cumulative = await ok200('/v1/data/crypto/etf_flows/cumulative_net_flow?entity=GBTC');
+    expect(cumulative.data.value).toBe(-20_445_000_000);
+    const byEtf = await ok200('/v1/data/crypto/etf_flows/flow_by_etf');
+    expect(byEtf.data.flows).toEqual({
+      IBIT: 337_600_000,
+      FBTC: -179_200_000,
+      BITB: -48_100_000,
+      ARKB: -161_700_000,
+      GBTC: -69_200_000,
+    });
+    const sum = Object.values(byEtf.data.flows as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(sum).toBe(net.data.value);
+  });
+
+  it('crypto/network: blockchain.info stats in their units', async () => {
+    expect((await ok200('/v1/data/crypto/network/market_cap')).data).toBeCloseTo(89621.37 * 19_788_187.5, 0);
+    expect((await ok200('/v1/data/crypto/network/hashrate?entity=BTC')).data).toBeCloseTo(748.4165, 3);
+    expect((await ok200('/v1/data/crypto/network/difficulty')).data).toBe(101646843652785);
+    expect((await ok200('/v1/data/crypto/network/tx_count')).data).toBe(612847);
+  });
+
+  it('fx/spot: ECB rates, crossed through the euro, and the change from the previous fixing', async () => {
+    expect((await ok200('/v1/data/fx/spot/reference_rate?entity=EUR-USD')).data.rate).toBe(1.054);
+    expect((await ok200('/v1/data/fx/spot/reference_rate?entity=USD-JPY')).data.rate).toBeCloseTo(
+      164.77 / 1.054,
+      5,
+    );
+    const change = await ok200('/v1/data/fx/spot/change_24h?entity=GBP-USD');
+    const today = 1.054 / 0.83125;
+    const before = 1.0564 / 0.83173;
+    expect(change.data.change_pct).toBeCloseTo((today / before - 1) * 100, 3);
+  });
+
+  it('weather/observations per city, absurd_earth weather and tides', async () => {
+    expect((await ok200('/v1/data/weather/observations/temperature?entity=tokyo')).data).toBe(15.2);
+    expect((await ok200('/v1/data/weather/observations/wind_speed?entity=new_york')).data).toBe(14.3);
+    expect((await ok200('/v1/data/weather/observations/precipitation?entity=new_york')).data).toBe(0.4);
+    expect((await ok200('/v1/data/absurd_earth/weather/temperature')).data).toBe(-38.6);
+    expect((await ok200('/v1/data/absurd_earth/tides/water_level')).data).toBe(1.496);
+    const bad = await get('/v1/data/weather/observations/temperature?entity=paris');
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toMatch(/london/);
+  });
+
+  describe('sports', () => {
+    const games = (body: { data: { games: { status: string }[] } }) => body.data.games.map((g) => g.status);
+
+    it('match_result answers finals only, live_score in-progress only, box_score any played game', async () => {
+      const finals = await ok200('/v1/data/sports/basketball/match_result?entity=nba');
+      expect(games(finals)).toEqual(['final', 'final']);
+      expect(finals.data.games[0]).toMatchObject({
+        home: 'New York Knicks',
+        away: 'Chicago Bulls',
+        home_score: 123,
+        away_score: 124,
+      });
+      const live = await ok200('/v1/data/sports/basketball/live_score?entity=nba');
+      expect(games(live)).toEqual(['in_progress', 'in_progress']);
+      const box = await ok200('/v1/data/sports/basketball/box_score?entity=nba');
+      expect(games(box).sort()).toEqual(['final', 'final', 'in_progress', 'in_progress']);
+      expect(Object.keys(box.data.games[0]).sort()).toEqual(
+        [
+          'away',
+          'away_score',
+          'detail',
+          'event',
+          'home',
+          'home_score',
+          'league',
+          'sport',
+          'start_time',
+          'status',
+        ].sort(),
+      );
+      const football = await ok200('/v1/data/sports/football/live_score');
+      expect(football.data.games).toEqual([
+        expect.objectContaining({ home: 'Liverpool', home_score: 1, away_score: 0, status: 'in_progress' }),
+      ]);
+      const tennis = await ok200('/v1/data/sports/tennis/match_result?entity=atp');
+      expect(tennis.data.games).toEqual([
+        expect.objectContaining({
+          home: 'Alex de Minaur',
+          away: 'Taylor Fritz',
+          home_score: 1,
+          away_score: 2,
+        }),
+      ]);
+      const tennisLive = await ok200('/v1/data/sports/tennis/live_score?entity=atp');
+      expect(tennisLive.data.games).toEqual([expect.objectContaining({ home_score: 1, away_score: 0 })]);
+      expect(games(await ok200('/v1/data/sports/football/match_result?entity=usa.1'))).toEqual(['final']);
+    });
+
+    it('series=true gives recent played games as rows, never a scheduled one', async () => {
+      const res = await get('/v1/data/sports/football/match_result?series=true');
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((g: { status: string }) => g.status)).toEqual(['final', 'final']);
+      expect(res.body.meta.returned).toBe(2);
+    });
+  });
+
+  it('absurd_cosmos, absurd_civic and absurd_economy feeds', async () => {
+    expect((await ok200('/v1/data/absurd_cosmos/space_weather/planetary_kp')).data).toBe(1.67);
+    expect((await ok200('/v1/data/absurd_cosmos/restless_earth/quakes_last_hour')).data).toBe(4);
+    const largest = await ok200('/v1/data/absurd_cosmos/restless_earth/largest_quake_today');
+    expect(largest.data.largest).toMatchObject({ magnitude: 4.9, place: 'Kermadec Islands region' });
+    const humans = await ok200('/v1/data/absurd_cosmos/off_world/humans_in_space');
+    expect(humans.data).toMatchObject({ count: 12, by_craft: { ISS: 9, Tiangong: 3 } });
+    expect((await ok200('/v1/data/absurd_cosmos/solar_cycle/sunspot_number')).data).toBe(166.3);
+    const red = await ok200('/v1/data/absurd_civic/leviathan_ledger/red_tape_output');
+    expect(red.data).toMatchObject({ documents: 130, by_type: { Rule: 21, Notice: 94 } });
+    expect((await ok200('/v1/data/absurd_civic/city_nervous_system/rat_sightings_today')).data).toBe(13);
+    expect((await ok200('/v1/data/absurd_economy/treasury/national_debt')).data).toBe(35974102452345.77);
+    expect((await ok200('/v1/data/absurd_economy/treasury/avg_interest_rate')).data).toBe(3.352);
+    const noEntity = await get('/v1/data/absurd_cosmos/space_weather/planetary_kp?entity=mars');
+    expect(noEntity.status).toBe(400);
+  });
+
+  it('stocks and commodities: newest close or fix with the change from the previous one', async () => {
+    const spx = await ok200('/v1/data/stocks/indices/sp500');
+    expect(spx.data).toMatchObject({ level: 5949.17, unit: 'index points' });
+    expect(spx.data.change_pct).toBeCloseTo((5949.17 / 5985.38 - 1) * 100, 4);
+    expect((await ok200('/v1/data/stocks/indices/nasdaq')).data.level).toBe(19107.65);
+    expect((await ok200('/v1/data/commodities/energy/wti_crude')).data).toMatchObject({
+      price: 68.12,
+      unit: 'USD/bbl',
+    });
+    expect((await ok200('/v1/data/commodities/energy/natural_gas')).data.price).toBe(2.47);
+    expect((await ok200('/v1/data/commodities/metals/gold')).data).toMatchObject({
+      price: 2553.9,
+      unit: 'USD/ozt',
+    });
+    expect((await ok200('/v1/data/commodities/metals/silver')).data.price).toBe(30.14);
+    expect((await ok200('/v1/data/commodities/metals/copper')).data).toMatchObject({
+      price: 8877,
+      unit: 'USD/t',
+    });
+    // LBMA prices no copper: the catalogue names LME, and the source filter takes it.
+    const lme = await ok200('/v1/data/commodities/metals/copper?source=lme');
+    expect(lme.data.price).toBe(8877);
+    expect(lme.meta.venues).toEqual(['lme']);
+  });
+
+  it('macro: M2 and CPI with year-over-year growth against the same month a year earlier', async () => {
+    const m2 = await ok200('/v1/data/macro/money/m2_money_supply');
+    expect(m2.data.value).toBe(21250.3e9);
+    const growth = await ok200('/v1/data/macro/money/m2_growth_yoy');
+    expect(growth.data.growth_pct).toBeCloseTo((21250.3 / 20740.1 - 1) * 100, 4);
+    expect((await ok200('/v1/data/macro/prices/cpi')).data.value).toBe(315.454);
+    const inflation = await ok200('/v1/data/macro/prices/cpi_inflation_yoy');
+    expect(inflation.data.growth_pct).toBeCloseTo((315.454 / 307.619 - 1) * 100, 4);
+  });
+
+  it('medical: PubMed counts, NICE downloads, Radiopaedia articles', async () => {
+    expect((await ok200('/v1/data/medical/literature/publication_count')).data.count).toBe(4218);
+    const byType = await ok200('/v1/data/medical/literature/publication_count_by_type');
+    expect(byType.data.by_type).toMatchObject({ review: 742, case_reports: 218 });
+    const nice = await ok200('/v1/data/medical/guidelines/guideline_downloads');
+    expect(nice.data.total).toBe(48213 + 39876 + 27340 + 18452 + 22917);
+    expect((await ok200('/v1/data/medical/radiology/article_count')).data.count).toBe(16480);
+    const byCategory = await ok200('/v1/data/medical/radiology/article_count_by_category');
+    const sum = Object.values(byCategory.data.by_category as Record<string, number>).reduce(
+      (a, b) => a + b,
+      0,
+    );
+    expect(sum).toBe(byCategory.data.total);
+  });
+
+  it('a series read of a scalar feed pages its history, ascending in time', async () => {
+    const res = await get('/v1/data/absurd_cosmos/space_weather/planetary_kp?series=true');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toHaveLength(12);
+    expect(res.body.data.at(-1)).toMatchObject({ value: 1.67 });
+    const ts = res.body.data.map((r: { ts: string }) => r.ts);
+    expect(ts).toEqual([...ts].sort());
+  });
+
+  /** Every row of a series, by walking next_cursor from a first page read with the budget given. */
+  async function walk(path: string, budget: number) {
+    const rows: Record<string, unknown>[] = [];
+    let url = `${path}&max_response_tokens=${budget}`;
+    for (let page = 0; page < 50; page++) {
+      const res = await get(url);
+      expect(res.status).toBe(200);
+      rows.unshift(...res.body.data);
+      if (!res.body.meta.next_cursor) return { rows, first: res.body };
+      expect(res.body.meta.has_more).toBe(true);
+      url = `${path}&max_response_tokens=${budget}&cursor=${encodeURIComponent(res.body.meta.next_cursor)}`;
+    }
+    throw new Error(`${path}: the cursor never ended`);
+  }
+
+  it('truncating a feed series keeps the newest rows and the cursor walks every row exactly once', async () => {
+    for (const path of [
+      '/v1/data/absurd_cosmos/space_weather/planetary_kp?series=true',
+      '/v1/data/sports/basketball/box_score?series=true',
+    ]) {
+      const whole = (await get(path)).body;
+      expect(whole.meta.truncated).toBe(false);
+      expect(whole.data.length).toBeGreaterThan(1);
+      const first = (await get(`${path}&max_response_tokens=200`)).body;
+      expect(first.meta).toMatchObject({ truncated: true, has_more: true });
+      expect(first.data).toEqual(whole.data.slice(-first.data.length));
+      const walked = await walk(path, 200);
+      expect(walked.rows).toEqual(whole.data);
+    }
+  });
+
+  it('the demo snapshot carries BTC contracts (IV in percent) and scoreboards with scheduled games', async () => {
+    const res = await get('/v1/demo');
+    expect(res.status).toBe(200);
+    const { options, sports } = res.body.data;
+    expect(options.underlying).toBe('BTC');
+    expect(options.contracts).toHaveLength(6);
+    for (const c of options.contracts) {
+      expect(['C', 'P']).toContain(c.option_type);
+      expect(c.mark_iv).toBeGreaterThan(1);
+    }
+    const statuses = sports.events.map((e: { status: string }) => e.status);
+    expect(statuses).toContain('scheduled');
+    expect(statuses).toContain('final');
+    expect(sports.events[0]).toEqual({
+      sport: expect.any(String),
+      league: expect.any(String),
+      home: expect.any(String),
+      away: expect.any(String),
+      home_score: expect.any(Number),
+      away_score: expect.any(Number),
+      status: expect.any(String),
+      start_time: expect.any(String),
+    });
+  });
+});
+
+/** Spot closes of Binance.US at the end of the recording (2023-03-21 23:59), one minute before now. */
+const SPOT = { usd: 28194.93, usdt: 28110.26 };
+
+async function spotQuotes(db: MigratedDatabase, now: Date): Promise<void> {
+  const ts = new Date(Math.floor(now.getTime() / 60_000) * 60_000 - 60_000).toISOString();
+  for (const [symbol, close] of [
+    ['BTC-USD', SPOT.usd],
+    ['BTC-USDT', SPOT.usdt],
+  ] as const)
+    await ingest(db.db, {
+      kind: 'candles',
+      source: 'binanceus',
+      symbol,
+      interval: '1m',
+      rows: [{ ts, open: close, high: close, low: close, close, volume: 10, trade_count: 5 }],
+    });
+}

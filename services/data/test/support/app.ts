@@ -1,0 +1,28 @@
+import { createMemoryBus } from '@meridian/bus';
+import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
+import { createLogger, createMetrics } from '@meridian/observability';
+import { createApp, type Deps } from '../../src/app.js';
+import { parseConfig } from '../../src/config.js';
+import type { MigratedDatabase } from './db.js';
+
+/** The data service's app over a migrated test database, replay off: the test ingests what it needs. */
+export function testDeps(db: MigratedDatabase, env: Record<string, string> = {}): Deps {
+  const logger = createLogger('data-test', { level: 'silent' });
+  return {
+    config: parseConfig({
+      INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+      DATABASE_URL: db.url,
+      DATA_REPLAY: 'off',
+      ...env,
+    }),
+    db: db.db,
+    bus: createMemoryBus({ name: 'data-test', logger }),
+    logger,
+    metrics: createMetrics('data', { defaultMetrics: false }),
+    assertionKey: testAssertionKey,
+  };
+}
+
+export function testApp(deps: Deps) {
+  return createApp(deps);
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { ingestBatchSchema } from '@meridian/contracts';
+import { RECORDINGS } from '../../src/domain/feeds/recordings.js';
+import { replayBatches } from '../../src/domain/feeds/recorded.js';
+import { addMonths, recordedTime, replayShift } from '../../src/domain/feeds/replay-clock.js';
+import { farsideAmountUsd, parseFarsideFlows } from '../../src/domain/feeds/markets-feeds.js';
+import { deribitInstrument, parseDeribitOptions, parsePythonDict } from '../../src/domain/feeds/options.js';
+import { espnStatus, gamesFor, setsWon, type SportEvent } from '../../src/domain/feeds/sports.js';
+import { zonedDayStart, zonedToUtc } from '../../src/domain/feeds/world-feeds.js';
+import { parseCsv } from '../../src/domain/feeds/csv.js';
+
+describe('recorded feeds', () => {
+  it('every recording parses into valid ingestion batches, all timestamps at or before now', () => {
+    const now = new Date('2026-11-21T10:00:00Z');
+    for (const r of RECORDINGS) {
+      const text = readFileSync(new URL(`../../recordings/${r.file}`, import.meta.url), 'utf8');
+      const batches = replayBatches(r, text, now).map((b) => ingestBatchSchema.parse(b));
+      expect(batches.length).toBeGreaterThan(1);
+      for (const b of batches)
+        for (const row of b.rows) expect(Date.parse(row.ts)).toBeLessThanOrEqual(now.getTime());
+    }
+  });
+
+  it('shifts by whole days (time of day kept) or whole months, never into the future', () => {
+    const day = replayShift('2024-11-14T23:30:00Z', new Date('2026-11-21T10:00:00Z'), 'day');
+    expect(day.clock('2024-11-14T23:30:00Z')).toBe('2026-11-20T23:30:00.000Z');
+    expect(day.clock('2020-06-26T08:00:00Z').slice(11)).toBe('08:00:00.000Z');
+    const month = replayShift('2024-11-14T15:00:00Z', new Date('2026-11-10T00:00:00Z'), 'month');
+    expect(month.months).toBe(23);
+    expect(month.clock('2024-09-01T00:00:00Z')).toBe('2026-08-01T00:00:00.000Z');
+    expect(new Date(addMonths(Date.parse('2024-01-31T00:00:00Z'), 1)).toISOString()).toBe(
+      '2024-02-29T00:00:00.000Z',
+    );
+  });
+});
+
+describe('Deribit options', () => {
+  it('reads greeks from the Python dict string', () => {
+    expect(parsePythonDict("{'vega': 2.8678, 'gamma': 7e-05, 'delta': None}")).toEqual({
+      vega: 2.8678,
+      gamma: 0.00007,
+      delta: null,
+    });
+  });
+
+  it('turns a CSV row into a mark in USD with IV as a fraction', () => {
+    const csv = [
+      'instrument_name,option_type,strike,expiration_timestamp,timestamp,underlying_index,underlying_price,index_price,interest_rate,mark_price,mark_iv,open_interest,greeks',
+      `BTC-26JUN20-9000-C,call,9000.0,1593158400000,1590103213006,BTC-26JUN20,9094.29,9087.85,0.0,0.10903998,84.25,1198.2,"{'vega': 11.129, 'theta': -13.25778, 'rho': 4.0422, 'gamma': 0.00016, 'delta': 0.56783}"`,
+    ].join('\n');
+    const batch = parseDeribitOptions(csv, recordedTime);
+    expect(batch.rows[0]).toMatchObject({
+      instrument: 'BTC-26JUN20-9000-C',
+      expiry: '2020-06-26T08:00:00.000Z',
+      option_type: 'call',
+      underlying_px: 9094.29,
+      mark_iv: 0.8425,
+      delta: 0.56783,
+      open_interest: 1198.2,
+    });
+    expect((batch.rows[0] as { mark_price_usd: number }).mark_price_usd).toBeCloseTo(0.10903998 * 9094.29, 9);
+    expect(deribitInstrument('BTC', '2026-12-05T08:00:00Z', 6750, 'put')).toBe('BTC-5DEC26-6750-P');
+  });
+});
+
+describe('Farside ETF flows', () => {
+  it('reads US$m with parentheses for outflows and a dash for none', () => {
+    expect(farsideAmountUsd('(113.3)')).toBe(-113_300_000);
+    expect(farsideAmountUsd('1,120.3')).toBe(1_120_300_000);
+    expect(farsideAmountUsd('-')).toBe(0);
+  });
+
+  it('keeps the closing Total row as the cumulative flow', () => {
+    const csv = 'Date,IBIT,GBTC,Total\n13 Nov 2024,(113.3),(12.9),(126.2)\nTotal,28458.2,(20445.0),8013.2\n';
+    const rows = parseFarsideFlows(csv, recordedTime).rows;
+    expect(rows).toContainEqual(
+      expect.objectContaining({ key: 'GBTC', metric: 'etf_cumulative_net_flow', value: -20_445_000_000 }),
+    );
+    expect(rows).toContainEqual(
+      expect.objectContaining({
+        key: 'ALL',
+        metric: 'etf_net_flow',
+        ts: '2024-11-13T00:00:00.000Z',
+        value: -126_200_000,
+      }),
+    );
+  });
+});
+
+describe('sports rules', () => {
+  const game = (id: string, status: SportEvent['status'], start: string): SportEvent => ({
+    sport: 'basketball',
+    league: 'nba',
+    event_id: id,
+    home: 'H',
+    away: 'A',
+    home_score: 1,
+    away_score: 2,
+    status,
+    start_time: start,
+    detail: '',
+  });
+  const games = [
+    game('1', 'final', '2026-11-20T00:00:00Z'),
+    game('2', 'in_progress', '2026-11-20T02:00:00Z'),
+    game('3', 'scheduled', '2026-11-20T04:00:00Z'),
+    game('4', 'final', '2026-11-20T01:00:00Z'),
+  ];
+
+  it('match_result: finals only; live_score: in progress only; box_score: any played game', () => {
+    expect(gamesFor('match_result', games).map((g) => g.event_id)).toEqual(['4', '1']);
+    expect(gamesFor('live_score', games).map((g) => g.event_id)).toEqual(['2']);
+    expect(gamesFor('box_score', games).map((g) => g.event_id)).toEqual(['2', '4', '1']);
+  });
+
+  it("maps ESPN's state, and scores tennis in completed sets", () => {
+    const s = (state: 'pre' | 'in' | 'post', completed: boolean) => ({
+      type: { state, completed, detail: '' },
+    });
+    expect(espnStatus(s('pre', false))).toBe('scheduled');
+    expect(espnStatus(s('in', false))).toBe('in_progress');
+    expect(espnStatus(s('post', true))).toBe('final');
+    expect(espnStatus(s('post', false))).toBe('scheduled');
+    const v = (...xs: number[]) => xs.map((value) => ({ value }));
+    expect(setsWon(v(7, 4, 3), v(5, 6, 6))).toBe(1);
+    expect(setsWon(v(5, 6, 6), v(7, 4, 3))).toBe(2);
+    expect(setsWon(v(6, 4), v(3, 5))).toBe(1);
+  });
+});
+
+describe('time zones and CSV', () => {
+  it('converts New York wall time to UTC across daylight saving time', () => {
+    expect(zonedToUtc('2024-11-14T08:12:00.000', 'America/New_York')).toBe('2024-11-14T13:12:00.000Z');
+    expect(zonedToUtc('2024-07-14T08:12:00', 'America/New_York')).toBe('2024-07-14T12:12:00.000Z');
+    expect(
+      new Date(zonedDayStart(Date.parse('2024-11-15T03:00:00Z'), 'America/New_York')).toISOString(),
+    ).toBe('2024-11-14T05:00:00.000Z');
+  });
+
+  it('parses quoted fields with commas and quotes', () => {
+    expect(parseCsv('a,"b, ""c""",d\r\n1,2,3\n')).toEqual([
+      ['a', 'b, "c"', 'd'],
+      ['1', '2', '3'],
+    ]);
+  });
+});
