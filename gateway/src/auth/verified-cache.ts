@@ -1,0 +1,133 @@
+import { createHash } from 'node:crypto';
+import type { Bus } from '@meridian/bus';
+import type { Plan, Problem } from '@meridian/contracts';
+import { problem } from '@meridian/http-kit';
+import { TtlLru } from '../domain/ttl-lru.js';
+
+/** What identity vouches for a key or a session. */
+export interface Verified {
+  account_id: string;
+  plan: Plan;
+}
+
+export type Verification<T> = { ok: true; value: T } | { ok: false; problem: Problem };
+
+export interface VerifiedCacheOptions<T extends Verified> {
+  bus: Bus;
+  /** rpc.identity.key.verify.v1 or rpc.identity.session.verify.v1. */
+  subject: string;
+  /** The request payload for one credential: {key} or {token}. */
+  request: (credential: string) => unknown;
+  /** The id revocation events name: key_id or session_id. */
+  idOf: (value: T) => string;
+  parse: (data: unknown) => T | undefined;
+  ttlMs: number;
+  maxEntries: number;
+  /** 0 turns negative caching off. */
+  negativeTtlMs: number;
+  maxNegative: number;
+  /** Misses allowed in flight at once to identity; beyond them a miss answers 503 at once. */
+  maxInFlight: number;
+  rpcTimeoutMs?: number;
+  now?: () => number;
+}
+
+/** The cache key: a hash, so no raw key or token is held as a map key or reaches a log. */
+export function credentialHash(credential: string): string {
+  return createHash('sha256').update(credential).digest('base64url');
+}
+
+/**
+ * Verification at the edge: answers from memory while identity's events keep it true, asks
+ * identity over NATS on a miss, and remembers refusals briefly so a repeated bad credential
+ * costs identity nothing. Concurrent misses of one credential share one request.
+ */
+export class VerifiedCache<T extends Verified> {
+  private readonly good: TtlLru<T>;
+  private readonly bad: TtlLru<Problem> | undefined;
+  private readonly hashById = new Map<string, string>();
+  /** Ids revoked lately: a verification in flight when the event came must not cache them. */
+  private readonly revoked: TtlLru<true>;
+  private readonly inFlight = new Map<string, Promise<Verification<T>>>();
+  private readonly now: () => number;
+  misses = 0;
+
+  constructor(private readonly options: VerifiedCacheOptions<T>) {
+    this.now = options.now ?? Date.now;
+    this.good = new TtlLru(options.maxEntries, options.ttlMs);
+    this.bad = options.negativeTtlMs > 0 ? new TtlLru(options.maxNegative, options.negativeTtlMs) : undefined;
+    this.revoked = new TtlLru(10_000, Math.max(options.ttlMs, 60_000));
+  }
+
+  /** Synchronous when the answer is in memory, so the hot path pays no promise for a hit. */
+  verify(credential: string): Verification<T> | Promise<Verification<T>> {
+    const hash = credentialHash(credential);
+    const now = this.now();
+    const value = this.good.get(hash, now);
+    if (value) return { ok: true, value };
+    const refused = this.bad?.get(hash, now);
+    if (refused) return { ok: false, problem: refused };
+    let pending = this.inFlight.get(hash);
+    if (!pending) {
+      if (this.inFlight.size >= this.options.maxInFlight) {
+        return {
+          ok: false,
+          problem: problem('service_unavailable', 'Too many verifications at once; retry.', {
+            retryAfter: 1,
+          }),
+        };
+      }
+      pending = this.ask(credential, hash).finally(() => this.inFlight.delete(hash));
+      this.inFlight.set(hash, pending);
+    }
+    return pending;
+  }
+
+  private async ask(credential: string, hash: string): Promise<Verification<T>> {
+    this.misses++;
+    const reply = await this.options.bus.request<unknown>(
+      this.options.subject,
+      this.options.request(credential),
+      {
+        timeoutMs: this.options.rpcTimeoutMs ?? 2000,
+      },
+    );
+    if (!reply.ok) {
+      // Only identity's own refusal (401) is remembered; a transport failure is retried next time.
+      if (reply.problem.status === 401) this.bad?.set(hash, reply.problem, this.now());
+      return { ok: false, problem: reply.problem };
+    }
+    const value = this.options.parse(reply.data);
+    if (!value)
+      return { ok: false, problem: problem('bad_gateway', 'Identity answered an unreadable reply.') };
+    const id = this.options.idOf(value);
+    if (this.revoked.get(id)) {
+      return { ok: false, problem: problem('unauthorized', 'The credential was revoked.') };
+    }
+    this.good.set(hash, value, this.now());
+    this.hashById.set(id, hash);
+    if (this.hashById.size > this.options.maxEntries * 2) this.compactIndex();
+    return { ok: true, value };
+  }
+
+  /** A key or session was revoked: it stops working on this replica now. */
+  revoke(id: string): void {
+    this.revoked.set(id, true, this.now());
+    const hash = this.hashById.get(id);
+    if (hash) this.good.delete(hash);
+    this.hashById.delete(id);
+  }
+
+  /** An account's plan changed: every cached credential of it carries the new plan. */
+  planChanged(accountId: string, plan: Plan): void {
+    for (const [, value] of this.good.values()) if (value.account_id === accountId) value.plan = plan;
+  }
+
+  get size(): number {
+    return this.good.size;
+  }
+
+  private compactIndex(): void {
+    for (const [id, hash] of this.hashById) if (!this.good.get(hash)) this.hashById.delete(id);
+  }
+}

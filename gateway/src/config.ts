@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { PLANS, type Plan } from '@meridian/contracts';
+import { baseConfigSchema, loadConfig } from '@meridian/runtime';
+import { PLAN_LIMITS } from './domain/token-bucket.js';
+
+const url = z.string().url();
+const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+
+/** `free=10,basic=60,...`: per-minute limits that replace the spec's (benchmarks, staging). */
+const rateLimits = z
+  .string()
+  .optional()
+  .transform((text, ctx): Record<Plan, number> => {
+    const limits = { ...PLAN_LIMITS };
+    for (const pair of text ? text.split(',') : []) {
+      const [plan, value] = pair.split('=').map((s) => s.trim());
+      const n = Number(value);
+      if (!PLANS.includes(plan as Plan) || !Number.isInteger(n) || n < 1) {
+        ctx.addIssue({ code: 'custom', message: `bad entry "${pair}"; use plan=requests_per_minute` });
+        return z.NEVER;
+      }
+      limits[plan as Plan] = n;
+    }
+    return limits;
+  });
+
+export const configSchema = baseConfigSchema
+  .omit({ DATABASE_URL: true, DATABASE_POOL_SIZE: true, DATA_DIR: true })
+  .extend({
+    IDENTITY_URL: url.default('http://127.0.0.1:8081'),
+    BILLING_URL: url.default('http://127.0.0.1:8082'),
+    ANALYSIS_URL: url.default('http://127.0.0.1:8083'),
+    DATA_URL: url.default('http://127.0.0.1:8084'),
+    X402_URL: url.default('http://127.0.0.1:8085'),
+    REQUESTS_URL: url.default('http://127.0.0.1:8086'),
+    /** How long the gateway waits for a service before answering 504. */
+    UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+    /** Set: rate-limit buckets live in Redis and every replica shares them. Unset: in memory. */
+    REDIS_URL: z.string().optional(),
+    RATE_LIMIT_PREFIX: z.string().default('meridian:rl:'),
+    RATE_LIMITS: rateLimits,
+    KEY_CACHE_TTL_MS: ms(60_000),
+    KEY_CACHE_MAX: z.coerce.number().int().min(1).default(100_000),
+    KEY_NEGATIVE_TTL_MS: ms(15_000),
+    KEY_NEGATIVE_MAX: z.coerce.number().int().min(1).default(10_000),
+    SESSION_CACHE_TTL_MS: ms(30_000),
+    IDENTITY_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(256),
+    /** Recipient and fee payer of the x402 challenge; the defaults are not valid addresses on purpose. */
+    X402_PAY_TO: z.string().min(1).default('UNCONFIGURED'),
+    X402_FEE_PAYER: z.string().min(1).default('UNCONFIGURED'),
+    /** Public address of the API, for absolute links in the documents and the challenge. */
+    PUBLIC_BASE_URL: url.optional(),
+    /** '*' (any origin, no credentials) or a comma-separated list of origins that may send cookies. */
+    CORS_ORIGINS: z.string().default('*'),
+    AGENT_INSTALL_COMMAND: z.string().default('npx -y @meridian/mcp'),
+    CONTACT: z.string().default('mailto:support@meridian.example'),
+  });
+
+export type Config = z.infer<typeof configSchema>;
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  return loadConfig(configSchema, { PORT: '8080', ...env });
+}

@@ -1,0 +1,42 @@
+import { SOLANA_MAINNET, USDC_MINT, X402_MAX_TIMEOUT_S, X402_VERSION } from '@meridian/contracts';
+import { dataQuerySchema, envelopeSchema, jsonSchemaOf } from '../domain/data-schemas.js';
+import { priceOf, type X402Settings } from '../domain/payment-required.js';
+import { baseOf, liveMetrics, pathOf } from './catalog-facts.js';
+
+/**
+ * GET /.well-known/x402: every priced endpoint with its input and output schema, price and
+ * network, so a crawler or an agent can find what it can buy without calling each route.
+ */
+export function x402Manifest(settings: X402Settings, publicBaseUrl?: string) {
+  const base = baseOf(publicBaseUrl);
+  const input = jsonSchemaOf(dataQuerySchema, 'input');
+  const output = jsonSchemaOf(envelopeSchema);
+  return {
+    x402Version: X402_VERSION,
+    network: settings.network ?? SOLANA_MAINNET,
+    asset: settings.asset ?? USDC_MINT,
+    payTo: settings.payTo,
+    feePayer: settings.feePayer,
+    maxTimeoutSeconds: X402_MAX_TIMEOUT_S,
+    headers: {
+      request: ['PAYMENT-SIGNATURE', 'X-PAYMENT'],
+      challenge: 'PAYMENT-REQUIRED',
+      receipt: 'PAYMENT-RESPONSE',
+    },
+    resources: liveMetrics().map((hit) => ({
+      resource: `${base}${pathOf(hit)}`,
+      method: 'GET',
+      description: hit.metric.description,
+      mimeType: 'application/json',
+      value_shape: hit.metric.value_shape,
+      // A series-shaped metric always answers a series, so every read of it is a time-series read.
+      price: {
+        read: String(priceOf(hit.metric.value_shape === 'series')),
+        series: String(priceOf(true)),
+      },
+      scheme: 'exact',
+      inputSchema: input,
+      outputSchema: output,
+    })),
+  };
+}

@@ -1,0 +1,45 @@
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** What a data call presented as its key. */
+export type PresentedKey = { kind: 'none' } | { kind: 'key'; key: string } | { kind: 'malformed' };
+
+const BEARER = /^bearer\s+(\S+)\s*$/i;
+
+/** `X-API-Key: <key>` or `Authorization: Bearer <key>` (data-api-interface 5); any other Authorization is no key. */
+export function presentedKey(headers: IncomingHttpHeaders): PresentedKey {
+  const apiKey = headers['x-api-key'];
+  if (typeof apiKey === 'string')
+    return apiKey.trim() ? { kind: 'key', key: apiKey.trim() } : { kind: 'malformed' };
+  const authorization = headers.authorization;
+  if (authorization === undefined) return { kind: 'none' };
+  const match = BEARER.exec(authorization);
+  return match ? { kind: 'key', key: match[1]! } : { kind: 'malformed' };
+}
+
+/** The bearer token of a portal call, if any. */
+export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+  const authorization = headers.authorization;
+  return authorization ? BEARER.exec(authorization)?.[1] : undefined;
+}
+
+/** One cookie's value from a Cookie header, without a parser for the cookies we never read. */
+export function cookieValue(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const raw = part.slice(eq + 1).trim();
+    const value = raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
+    try {
+      return decodeURIComponent(value) || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** A payment header of x402 (data-api-interface 4.4) was sent. */
+export function hasPaymentHeader(headers: IncomingHttpHeaders): boolean {
+  return headers['payment-signature'] !== undefined || headers['x-payment'] !== undefined;
+}

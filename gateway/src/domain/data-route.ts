@@ -1,0 +1,57 @@
+import {
+  LEGACY_ROUTES,
+  findMetric,
+  metricPathOf,
+  planReaches,
+  type CatalogHit,
+  type Plan,
+} from '@meridian/contracts';
+
+/** Legacy single-metric routes (data-api-interface 4.1): the data service owns the map in the contracts. */
+export { LEGACY_ROUTES };
+
+export const DATA_PREFIX = '/v1/data';
+
+/** A data call: the generic endpoint or a legacy route. Everything under /v1/data counts. */
+export function isDataPath(path: string): boolean {
+  return path === DATA_PREFIX || path.startsWith(`${DATA_PREFIX}/`) || Object.hasOwn(LEGACY_ROUTES, path);
+}
+
+export interface DataTarget {
+  category: string;
+  product: string;
+  metric: string;
+  /** The catalogue entry; undefined for a path that names no metric of the catalogue. */
+  hit: CatalogHit | undefined;
+}
+
+/**
+ * The metric a data path names, decoded exactly as the data service decodes it (metricPathOf), or
+ * undefined when the path does not have the metric's shape.
+ */
+export function dataTarget(path: string): DataTarget | undefined {
+  const named = metricPathOf(path);
+  return named && { ...named, hit: findMetric(named.category, named.product, named.metric) };
+}
+
+/**
+ * A metric that is live and priced: keyless calls get the x402 challenge. Unknown and planned
+ * metrics sell nothing; the data service answers them (route_not_found, not_yet_available).
+ */
+export function isPriced(target: DataTarget | undefined): target is DataTarget & { hit: CatalogHit } {
+  return target?.hit?.metric.status === 'live';
+}
+
+/** The refusal detail when the plan is below the metric's gate, else undefined. */
+export function gateRefusal(plan: Plan, target: DataTarget | undefined): string | undefined {
+  const hit = target?.hit;
+  if (!hit || hit.metric.status !== 'live' || planReaches(plan, hit)) return undefined;
+  const path = `${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
+  return `The metric ${path} needs the ${hit.gate} plan or higher; this key is on the ${plan} plan.`;
+}
+
+/** A time-series read is priced higher: series=true, or a metric that only answers series. */
+export function isSeriesRead(target: DataTarget & { hit: CatalogHit }, query: URLSearchParams): boolean {
+  const series = query.get('series');
+  return series === 'true' || series === '1' || target.hit.metric.value_shape === 'series';
+}

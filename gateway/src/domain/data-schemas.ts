@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import type { CatalogHit } from '@meridian/contracts';
+
+/** Query parameters of the data endpoint (data-api-interface 4.1), as documented to callers. */
+export const dataQuerySchema = z.object({
+  entity: z.string().optional().describe('Instrument, market, league, city or topic; depends on the product'),
+  source: z.string().optional().describe('Restrict to one venue; omit for the combined cross-venue value'),
+  series: z.enum(['true', 'false']).optional().describe('true requests a time-series read (priced higher)'),
+  interval: z
+    .enum(['1s', '1m', '5m', '15m', '30m', '1h', '4h', '1d'])
+    .optional()
+    .describe('OHLCV only: 1s and 1m native, the others rolled up at query time'),
+  fields: z.string().optional().describe('Series only: comma-separated allowlist of columns'),
+  format: z.enum(['table']).optional().describe('Series only: columnar {columns, rows}'),
+  cursor: z.string().optional().describe('Series only: opaque cursor from meta.next_cursor'),
+  max_response_tokens: z.coerce
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe('Series only: truncate to whole rows'),
+});
+
+/** The envelope of every data answer (data-api-interface 2.1). */
+export const envelopeSchema = z.object({
+  data: z.unknown().describe('scalar, object or series, by the metric value_shape'),
+  meta: z
+    .object({
+      as_of: z.string().describe('ISO 8601 timestamp'),
+      venues: z.array(z.string()),
+      staleness_ms: z.number().int(),
+      confidence: z.number().min(0).max(1),
+      cache_ttl_s: z.number().int().optional(),
+      has_more: z.boolean().optional(),
+      next_cursor: z.string().optional(),
+      truncated: z.boolean().optional(),
+      returned: z.number().int().optional(),
+      hint: z.string().optional(),
+    })
+    .loose(),
+  provenance: z.object({
+    sources: z.array(z.object({ venue: z.string(), ts: z.string(), symbol: z.string().optional() })),
+    method: z.string(),
+  }),
+});
+
+/** An illustrative answer of a metric, for discovery documents; the values are placeholders. */
+export function exampleEnvelope(hit: CatalogHit): z.infer<typeof envelopeSchema> {
+  const venue = hit.product.sources[0] ?? 'source';
+  const ts = '2026-01-01T00:00:00.000Z';
+  const data =
+    hit.metric.value_shape === 'scalar'
+      ? 0
+      : hit.metric.value_shape === 'series'
+        ? [{ ts, value: 0 }]
+        : { value: 0, unit: hit.metric.unit };
+  return {
+    data,
+    meta: { as_of: ts, venues: [venue], staleness_ms: 0, confidence: 1 },
+    provenance: { sources: [{ venue, ts }], method: hit.metric.description },
+  };
+}
+
+export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record<string, unknown> {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  return rest;
+}

@@ -1,0 +1,78 @@
+import type { Plan } from '@meridian/contracts';
+
+/** Requests per minute per key (data-api-interface 8). */
+export const PLAN_LIMITS: Record<Plan, number> = { free: 10, basic: 60, pro: 300, ultra: 1200 };
+
+/**
+ * The bucket holds at most one minute's budget (capacity = the per-minute limit, so the burst is
+ * the whole minute) and refills continuously at limit/60 tokens per second.
+ */
+export interface BucketPolicy {
+  capacity: number;
+  refillPerMs: number;
+}
+
+export function planPolicy(plan: Plan, limits: Record<Plan, number> = PLAN_LIMITS): BucketPolicy {
+  const limit = limits[plan];
+  return { capacity: limit, refillPerMs: limit / 60_000 };
+}
+
+export interface BucketState {
+  tokens: number;
+  updatedAt: number;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** The per-minute limit of the plan. */
+  limit: number;
+  /** Whole tokens left after this request. */
+  remaining: number;
+  /** Seconds until the bucket is full again (RateLimit-Reset). */
+  resetS: number;
+  /** Seconds until one token is available; 0 when allowed. */
+  retryAfterS: number;
+}
+
+/** Takes one token if there is one. The Redis script in rate-limit/redis.ts is the same arithmetic. */
+export function takeToken(
+  state: BucketState | undefined,
+  now: number,
+  policy: BucketPolicy,
+): { state: BucketState; decision: RateDecision } {
+  const elapsed = state ? Math.max(0, now - state.updatedAt) : 0;
+  let tokens = state
+    ? Math.min(policy.capacity, state.tokens + elapsed * policy.refillPerMs)
+    : policy.capacity;
+  const allowed = tokens >= 1;
+  if (allowed) tokens -= 1;
+  return { state: { tokens, updatedAt: now }, decision: decide(allowed, tokens, policy) };
+}
+
+export function decide(allowed: boolean, tokens: number, policy: BucketPolicy): RateDecision {
+  const perSecond = policy.refillPerMs * 1000;
+  return {
+    allowed,
+    limit: policy.capacity,
+    remaining: Math.floor(tokens),
+    resetS: Math.ceil((policy.capacity - tokens) / perSecond),
+    retryAfterS: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / perSecond)),
+  };
+}
+
+/**
+ * The rate-limit fields of an answer: the RateLimit-* triple of the spec and the structured fields
+ * of draft-ietf-httpapi-ratelimit-headers (policy "per-key", quota q over window w seconds;
+ * r remaining, t seconds until the quota is whole again).
+ */
+export function rateLimitHeaders(d: RateDecision): Record<string, string> {
+  const headers: Record<string, string> = {
+    'ratelimit-limit': String(d.limit),
+    'ratelimit-remaining': String(d.remaining),
+    'ratelimit-reset': String(d.resetS),
+    'ratelimit-policy': `"per-key";q=${d.limit};w=60`,
+    ratelimit: `"per-key";r=${d.remaining};t=${d.resetS}`,
+  };
+  if (!d.allowed) headers['retry-after'] = String(d.retryAfterS);
+  return headers;
+}

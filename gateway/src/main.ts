@@ -1,0 +1,53 @@
+import { createMemoryBus, createNatsBus, type Bus } from '@meridian/bus';
+import { assertionKey, setErrorsBase, startServer } from '@meridian/http-kit';
+import { createLogger, createMetrics } from '@meridian/observability';
+import { isEntrypoint, runMain, type SharedInfra } from '@meridian/runtime';
+import { createGateway } from './app.js';
+import { parseConfig } from './config.js';
+
+/** Composition root of the edge: the only place that reads the environment. */
+export async function start(env: Record<string, string | undefined>, shared: SharedInfra = {}) {
+  const config = parseConfig(env);
+  setErrorsBase(config.ERRORS_BASE);
+  const logger = createLogger('gateway', { level: config.LOG_LEVEL });
+  const metrics = createMetrics('gateway');
+  const closers: Array<() => Promise<void>> = [];
+  let bus: Bus;
+  if (config.NATS_URL) {
+    bus = await createNatsBus({
+      url: config.NATS_URL,
+      name: 'gateway',
+      namespace: config.BUS_NAMESPACE,
+      metrics,
+      logger,
+    });
+    closers.push(() => bus.close());
+  } else if (shared.bus) {
+    bus = shared.bus;
+  } else {
+    // Alone with no NATS the gateway reaches no identity: every key and session is refused (503).
+    bus = createMemoryBus({ name: 'gateway', metrics, logger });
+    closers.push(() => bus.close());
+  }
+  const gateway = await createGateway({
+    config,
+    logger,
+    metrics,
+    assertionKey: assertionKey(config.INTERNAL_AUTH_SECRET),
+    bus,
+  });
+  closers.push(() => gateway.close());
+  const server = await startServer(gateway.handler, { port: config.PORT, host: config.HOST, logger });
+  closers.push(() => server.close());
+  logger.info({ url: server.url, rate_limits: gateway.limiter.kind }, 'gateway listening');
+  return {
+    url: server.url,
+    port: server.port,
+    gateway,
+    close: async () => {
+      for (const close of closers.reverse()) await close();
+    },
+  };
+}
+
+if (isEntrypoint(import.meta.url)) void runMain(() => start(process.env));

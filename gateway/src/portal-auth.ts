@@ -1,0 +1,78 @@
+import type { NextFunction, Request, Response } from 'express';
+import {
+  SESSION_COOKIE,
+  type Caller,
+  type KeyVerifyReply,
+  type SessionVerifyReply,
+} from '@meridian/contracts';
+import { HttpProblem, httpProblem } from '@meridian/http-kit';
+import type { IdentityCaches } from './auth/identity.js';
+import type { Verification } from './auth/verified-cache.js';
+import { bearerToken, cookieValue } from './domain/credentials.js';
+import { keyFormatValid, looksLikeApiKey } from './domain/key-format.js';
+import { accessOf, routeOwner } from './route-table.js';
+
+function sessionCaller(v: SessionVerifyReply): Caller {
+  return { account_id: v.account_id, plan: v.plan, auth: 'session', key_id: null, session_id: v.session_id };
+}
+
+function keyCaller(v: KeyVerifyReply): Caller {
+  return { account_id: v.account_id, plan: v.plan, auth: 'api_key', key_id: v.key_id, session_id: null };
+}
+
+/** The session a portal call carries: `Authorization: Bearer <token>` first, else the cookie. */
+function sessionToken(req: Request): string | undefined {
+  const bearer = bearerToken(req.headers);
+  return bearer && !looksLikeApiKey(bearer) ? bearer : cookieValue(req.headers.cookie, SESSION_COOKIE);
+}
+
+async function settle<T>(v: Verification<T> | Promise<Verification<T>>): Promise<Verification<T>> {
+  return v;
+}
+
+const LOGOUT_PATH = '/auth/logout';
+
+/**
+ * The replica that carried a logout forgets the session as soon as identity confirms it, so the
+ * same client's next call is refused at once; the other replicas learn it from the revocation event.
+ */
+function forgetOnLogout(res: Response, caches: IdentityCaches, sessionId: string): void {
+  res.on('finish', () => {
+    if (res.statusCode < 300) caches.sessions.revoke(sessionId);
+  });
+}
+
+/**
+ * The 401 rule of the audit portal at the edge: every portal route needs a session identity
+ * vouches for, except the anonymous ones of the route table. Sets `res.locals.caller`.
+ */
+export function portalAuth(caches: IdentityCaches) {
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    if (!routeOwner(req.path)) return next();
+    const access = accessOf(req.path);
+    if (access === 'public') return next();
+    const token = sessionToken(req);
+    const session = token ? await settle(caches.sessions.verify(token)) : undefined;
+    if (session?.ok) {
+      res.locals.caller = sessionCaller(session.value);
+      if (req.method === 'POST' && req.path === LOGOUT_PATH)
+        forgetOnLogout(res, caches, session.value.session_id);
+      return next();
+    }
+    if (session && !session.ok && session.problem.status !== 401) {
+      return next(
+        new HttpProblem(session.problem, session.problem.retry_after ? { 'retry-after': '1' } : {}),
+      );
+    }
+    if (access === 'anonymous') return next();
+    if (access === 'session_or_key') {
+      const key = req.header('x-api-key') ?? bearerToken(req.headers);
+      const verified = key && keyFormatValid(key) ? await settle(caches.keys.verify(key)) : undefined;
+      if (verified?.ok) {
+        res.locals.caller = keyCaller(verified.value);
+        return next();
+      }
+    }
+    next(httpProblem('unauthorized', 'A valid session is required (sign in first).'));
+  };
+}

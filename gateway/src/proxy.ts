@@ -1,0 +1,86 @@
+import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { createProxyMiddleware } from 'http-proxy-middleware';
+import type { HttpProblem } from '@meridian/http-kit';
+import { httpProblem, sendProblem } from '@meridian/http-kit';
+import type { Logger } from '@meridian/observability';
+import { routeOwner, type RouteOwner, type ServiceName } from './route-table.js';
+
+export interface ProxyOptions {
+  targets: Record<ServiceName, string>;
+  timeoutMs: number;
+  logger: Logger;
+  table?: readonly RouteOwner[];
+}
+
+/**
+ * Proxies each owned path to its service over keep-alive connections. A refused connection
+ * answers 503 with retryable true at once, a slow service 504: never a hang.
+ */
+export function serviceProxy(options: ProxyOptions): RequestHandler {
+  const proxies = new Map<ServiceName, RequestHandler>();
+  for (const [service, target] of Object.entries(options.targets) as [ServiceName, string][]) {
+    proxies.set(service, proxyTo(service, target, options));
+  }
+  return (req: Request, res: Response, next: NextFunction) => {
+    const owner = routeOwner(req.path, options.table);
+    if (!owner) return next();
+    res.locals.service = owner.service;
+    res.locals.proxyStartedAt = Date.now();
+    return proxies.get(owner.service)!(req, res, next);
+  };
+}
+
+/** Sign-in credentials only identity reads; every other service works from the signed assertion. */
+const CREDENTIAL_HEADERS = ['cookie', 'authorization', 'x-api-key'];
+
+function proxyTo(service: ServiceName, target: string, options: ProxyOptions): RequestHandler {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
+  return createProxyMiddleware<IncomingMessage, ServerResponse>({
+    target,
+    agent,
+    xfwd: false,
+    proxyTimeout: options.timeoutMs,
+    logger: undefined,
+    on: {
+      proxyReq: (proxyReq, req) => forwardedFor(proxyReq, req as Request, service),
+      error: (err, _req, res) => upstreamFailed(service, err, res, options),
+    },
+  }) as unknown as RequestHandler;
+}
+
+/**
+ * One client address per request, worked out here (express `trust proxy` = TRUST_PROXY): a
+ * client's own X-Forwarded-For is replaced, never appended to, so it cannot pose as another
+ * address to the services' per-address limits.
+ */
+function forwardedFor(proxyReq: ClientRequest, req: Request, service: ServiceName): void {
+  proxyReq.setHeader('x-forwarded-for', req.ip ?? req.socket.remoteAddress ?? '');
+  proxyReq.setHeader('x-forwarded-proto', req.protocol);
+  proxyReq.setHeader('x-forwarded-host', req.host ?? '');
+  if (service !== 'identity') for (const name of CREDENTIAL_HEADERS) proxyReq.removeHeader(name);
+}
+
+function upstreamFailed(
+  service: ServiceName,
+  err: Error,
+  res: ServerResponse | Socket,
+  options: ProxyOptions,
+): void {
+  const code = (err as NodeJS.ErrnoException).code;
+  options.logger.warn({ service, code }, 'upstream failed');
+  if (!('setHeader' in res) || res.headersSent) {
+    res.destroy();
+    return;
+  }
+  // The proxy destroys a request that outlived proxyTimeout, which surfaces as a plain reset.
+  const startedAt = (res as unknown as Response).locals?.proxyStartedAt as number | undefined;
+  const timedOut = startedAt !== undefined && Date.now() - startedAt >= options.timeoutMs;
+  const problem: HttpProblem = timedOut
+    ? httpProblem('gateway_timeout', `The ${service} service did not answer in time.`)
+    : httpProblem('service_unavailable', `The ${service} service is unavailable; try again shortly.`, {
+        retryAfter: 1,
+      });
+  sendProblem(res as unknown as Response, problem);
+}

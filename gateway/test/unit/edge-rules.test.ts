@@ -1,0 +1,137 @@
+import { describe, expect, it } from '@jest/globals';
+import { crc32 } from 'node:zlib';
+import { paymentRequiredSchema, USDC_MINT } from '@meridian/contracts';
+import { corsHeaders, corsPolicy } from '../../src/domain/cors.js';
+import { cookieValue, presentedKey } from '../../src/domain/credentials.js';
+import { dataTarget, gateRefusal, isDataPath, isPriced } from '../../src/domain/data-route.js';
+import { keyFormatValid } from '../../src/domain/key-format.js';
+import { PAYMENT_NOT_ENABLED, paymentRequired } from '../../src/domain/payment-required.js';
+import { TtlLru } from '../../src/domain/ttl-lru.js';
+import { accessOf } from '../../src/route-table.js';
+
+describe('presented credentials', () => {
+  it('takes the key from X-API-Key or a bearer Authorization, and nothing else', () => {
+    expect(presentedKey({ 'x-api-key': 'k1' })).toEqual({ kind: 'key', key: 'k1' });
+    expect(presentedKey({ authorization: 'Bearer k2' })).toEqual({ kind: 'key', key: 'k2' });
+    expect(presentedKey({ authorization: 'bearer  k3 ' })).toEqual({ kind: 'key', key: 'k3' });
+    expect(presentedKey({ authorization: 'Basic abc' })).toEqual({ kind: 'malformed' });
+    expect(presentedKey({})).toEqual({ kind: 'none' });
+  });
+
+  it('reads one cookie out of a Cookie header', () => {
+    expect(cookieValue('a=1; meridian_session=tok%3D; b=2', 'meridian_session')).toBe('tok=');
+    expect(cookieValue('a=1', 'meridian_session')).toBeUndefined();
+  });
+});
+
+describe('key format', () => {
+  const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+  const b62 = (n: number) =>
+    Array.from({ length: 6 }, (_, i) => BASE62[Math.floor(n / 62 ** (5 - i)) % 62]).join('');
+  const body = `mk_live_${'A1b2C3d4E5f6'}${'x'.repeat(32)}`;
+  const key = `${body}${b62(crc32(body))}`;
+
+  it('accepts a key with a valid checksum and refuses noise and a flipped character', () => {
+    expect(keyFormatValid(key)).toBe(true);
+    expect(keyFormatValid(`${key.slice(0, 20)}${key[20] === 'y' ? 'z' : 'y'}${key.slice(21)}`)).toBe(false);
+    expect(keyFormatValid('mk_live_short')).toBe(false);
+    expect(keyFormatValid('random-garbage-of-some-length-0123456789')).toBe(false);
+  });
+});
+
+describe('data routes and the plan gate', () => {
+  it('reads the metric of a data path', () => {
+    const target = dataTarget('/v1/data/crypto/options/chain');
+    expect(target?.hit?.gate).toBe('pro');
+    expect(isPriced(target)).toBe(true);
+    expect(isDataPath('/v1/data/x')).toBe(true);
+    expect(dataTarget('/v1/data/crypto/spot')).toBeUndefined();
+  });
+
+  it('does not price planned or unknown metrics', () => {
+    expect(isPriced(dataTarget('/v1/data/crypto/spot/spread'))).toBe(false);
+    expect(isPriced(dataTarget('/v1/data/nope/nope/nope'))).toBe(false);
+  });
+
+  it('refuses a plan below the higher of product and metric gate, naming both', () => {
+    const trades = dataTarget('/v1/data/crypto/spot/trades');
+    expect(gateRefusal('free', trades)).toContain('crypto/spot/trades needs the basic plan');
+    expect(gateRefusal('basic', trades)).toBeUndefined();
+    expect(gateRefusal('pro', dataTarget('/v1/data/crypto/futures/funding'))).toContain('ultra');
+    expect(gateRefusal('free', dataTarget('/v1/data/crypto/spot/spread'))).toBeUndefined();
+  });
+});
+
+describe('x402 challenge', () => {
+  const hit = dataTarget('/v1/data/crypto/spot/reference_price')!.hit!;
+  const settings = { payTo: 'PayTo111', feePayer: 'Fee111' };
+
+  it('states the price of a read and of a series read on Solana mainnet in USDC', () => {
+    const read = paymentRequired(hit, 'http://h/v1/data/crypto/spot/reference_price', false, settings);
+    expect(paymentRequiredSchema.parse(read)).toEqual(read);
+    expect(read.accepts[0]).toEqual({
+      scheme: 'exact',
+      network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      amount: '10000',
+      asset: USDC_MINT,
+      payTo: 'PayTo111',
+      maxTimeoutSeconds: 60,
+      extra: { feePayer: 'Fee111' },
+    });
+    expect(paymentRequired(hit, 'u', true, settings).accepts[0]!.amount).toBe('20000');
+    expect(read.extensions.bazaar!.info).toMatchObject({ input: { type: 'http', method: 'GET' } });
+    expect(paymentRequired(hit, 'u', false, settings, PAYMENT_NOT_ENABLED).error).toContain('not enabled');
+  });
+});
+
+describe('portal access rules', () => {
+  it.each([
+    ['/auth/login', 'anonymous'],
+    ['/auth/logout', 'anonymous'],
+    ['/auth/oauth/idp/callback', 'anonymous'],
+    ['/auth/oauth/corp-sso', 'anonymous'],
+    ['/auth/oauth/corp-sso/callback', 'anonymous'],
+    ['/v1/analysis/shared/abc', 'anonymous'],
+    ['/v1/analysis/shared/abc/pdf', 'anonymous'],
+    ['/v1/billing/prices', 'public'],
+    ['/v1/catalog', 'public'],
+    ['/v1/agent/whoami', 'session_or_key'],
+    ['/v1/account', 'session'],
+    ['/v1/analysis/report/abc', 'session'],
+    ['/v1/billing/account', 'session'],
+    ['/auth/anything-else', 'session'],
+  ])('%s is %s', (path, access) => {
+    expect(accessOf(path)).toBe(access);
+  });
+});
+
+describe('CORS', () => {
+  it('lets any origin read the payment and rate-limit headers, without credentials', () => {
+    const h = corsHeaders(corsPolicy('*'), 'https://app.example', false)!;
+    expect(h['access-control-allow-origin']).toBe('*');
+    expect(h['access-control-expose-headers']).toContain('PAYMENT-REQUIRED');
+    expect(h['access-control-expose-headers']).toContain('RateLimit-Remaining');
+  });
+
+  it('gives credentials only to a listed origin', () => {
+    const policy = corsPolicy('https://portal.example');
+    expect(corsHeaders(policy, 'https://evil.example', false)).toBeUndefined();
+    expect(corsHeaders(policy, 'https://portal.example', true)).toMatchObject({
+      'access-control-allow-credentials': 'true',
+      'access-control-allow-headers': expect.stringContaining('X-API-Key'),
+    });
+  });
+});
+
+describe('TtlLru', () => {
+  it('forgets the least recently used entry and expired ones', () => {
+    const lru = new TtlLru<number>(2, 100);
+    lru.set('a', 1, 0);
+    lru.set('b', 2, 0);
+    expect(lru.get('a', 10)).toBe(1);
+    lru.set('c', 3, 10);
+    expect(lru.get('b', 10)).toBeUndefined();
+    expect(lru.get('a', 99)).toBe(1);
+    expect(lru.get('c', 110)).toBeUndefined();
+  });
+});

@@ -1,0 +1,39 @@
+import { describe, expect, it } from '@jest/globals';
+import { planPolicy, rateLimitHeaders, takeToken, type BucketState } from '../../src/domain/token-bucket.js';
+
+describe('token bucket', () => {
+  it('admits a whole minute as a burst, then refuses with the wait for one token', () => {
+    const policy = planPolicy('basic');
+    let state: BucketState | undefined;
+    const decisions = [];
+    for (let i = 0; i < 61; i++) {
+      const r = takeToken(state, 1000, policy);
+      state = r.state;
+      decisions.push(r.decision);
+    }
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(60);
+    expect(decisions[0]).toMatchObject({ limit: 60, remaining: 59, resetS: 1 });
+    expect(decisions[60]).toMatchObject({ allowed: false, remaining: 0, retryAfterS: 1, resetS: 60 });
+  });
+
+  it('refills continuously at limit/60 per second', () => {
+    const policy = planPolicy('free');
+    let state: BucketState | undefined;
+    for (let i = 0; i < 10; i++) state = takeToken(state, 0, policy).state;
+    expect(takeToken(state, 5_000, policy).decision.allowed).toBe(false);
+    const later = takeToken(state, 6_000, policy);
+    expect(later.decision).toMatchObject({ allowed: true, remaining: 0 });
+    expect(takeToken(later.state, 6_000, policy).decision.retryAfterS).toBe(6);
+  });
+
+  it('writes the RateLimit triple and the draft structured fields', () => {
+    const { decision } = takeToken(undefined, 0, planPolicy('basic'));
+    expect(rateLimitHeaders(decision)).toEqual({
+      'ratelimit-limit': '60',
+      'ratelimit-remaining': '59',
+      'ratelimit-reset': '1',
+      'ratelimit-policy': '"per-key";q=60;w=60',
+      ratelimit: '"per-key";r=59;t=1',
+    });
+  });
+});
