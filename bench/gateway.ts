@@ -1,0 +1,366 @@
+/**
+ * Gateway figures (issue 5): the same wrk load, on loopback, against
+ *   (a) a tiny upstream answering a 300-byte JSON,
+ *   (b) a raw node:http keep-alive proxy in front of it,
+ *   (c) nginx as reverse proxy with upstream keep-alive,
+ *   (d) our gateway doing key check, plan gate and rate limit (memory buckets; d-redis: Redis),
+ * printing requests/s, p50/p99 and CPU µs per request of the measured process, the ratios d/b and
+ * d/c, key verifications per second from the cache, and the time a revocation takes to apply.
+ *
+ *   npx -y pnpm@10 exec tsx --conditions=source bench/gateway.ts
+ *
+ * Needs wrk and nginx (apt-get install -y wrk nginx-light), and the machine's PostgreSQL, NATS and
+ * Redis (the real identity service verifies the key). BENCH_SECONDS (10), BENCH_CONNECTIONS (50).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect } from 'nats';
+import pg from 'pg';
+import { createNatsBus, type Bus } from '@meridian/bus';
+import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
+import { start as startIdentity } from '@meridian/identity';
+import { identityCaches } from '../gateway/src/auth/identity.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SECRET = randomUUID() + randomUUID();
+const TICK_US = 1_000_000 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100);
+const PATH = '/v1/data/crypto/spot/reference_price?entity=BTC-USD';
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: string;
+  p99: string;
+  cpuUs: number;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function launch(args: string[], env: Record<string, string>, cmd = process.execPath): ChildProcess {
+  const child = spawn(cmd, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr?.on('data', (c: Buffer) => process.env.BENCH_VERBOSE && process.stderr.write(c));
+  return child;
+}
+
+const tsx = (entry: string) => ['--conditions=source', '--import', 'tsx', entry];
+
+async function waitHttp(
+  url: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (
+      await fetch(url, { headers }).then(
+        (r) => r.status < 500,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** utime + stime of the processes, in µs, from /proc. */
+function cpuUs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * TICK_US;
+}
+
+/** Asynchronous, so the identity service in this process keeps answering during the run. */
+async function wrk(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ rps: number; requests: number; p50: string; p99: string }> {
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${SECONDS}s`, '--latency'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  const child = spawn('wrk', [...args, url]);
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  await new Promise((resolve) => child.on('close', resolve));
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+  if (non2xx > 0) throw new Error(`${url}: ${non2xx} answers were not 2xx:\n${out}`);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    requests,
+    p50: /50%\s+(\S+)/.exec(out)?.[1] ?? '?',
+    p99: /99%\s+(\S+)/.exec(out)?.[1] ?? '?',
+  };
+}
+
+async function measure(
+  name: string,
+  url: string,
+  pids: number[],
+  headers: Record<string, string> = {},
+): Promise<Row> {
+  await fetch(url, { headers }); // the first call fills the key cache
+  await wrk(url, headers); // warm-up: JIT, keep-alive pools
+  const before = cpuUs(pids);
+  const run = await wrk(url, headers);
+  const used = cpuUs(pids) - before;
+  const row = { name, rps: run.rps, p50: run.p50, p99: run.p99, cpuUs: used / run.requests };
+  console.log(
+    `${name.padEnd(34)} ${row.rps.toFixed(0).padStart(8)} req/s  p50 ${row.p50.padStart(8)}  p99 ${row.p99.padStart(8)}  ${row.cpuUs.toFixed(1).padStart(6)} µs CPU/req`,
+  );
+  return row;
+}
+
+function nginxConf(dir: string, port: number, upstreamPort: number): string {
+  const conf = join(dir, 'nginx.conf');
+  writeFileSync(
+    conf,
+    `worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
+  upstream tiny { server 127.0.0.1:${upstreamPort}; keepalive 64; }
+  server {
+    listen 127.0.0.1:${port};
+    location / { proxy_pass http://tiny; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+`,
+  );
+  return conf;
+}
+
+function nginxPids(dir: string): number[] {
+  const master = Number(readFileSync(join(dir, 'nginx.pid'), 'utf8').trim());
+  const children = spawnSync('pgrep', ['-P', String(master)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean);
+  return [master, ...children.map(Number)];
+}
+
+/** A real account and key through the gateway: sign-up, the mailed token, sign-in, POST /v1/keys. */
+async function realKey(
+  gateway: string,
+  db: TestDatabase,
+): Promise<{ key: string; id: string; cookie: string }> {
+  const json = { 'content-type': 'application/json' };
+  const email = `bench${randomUUID().slice(0, 8)}@example.com`;
+  const password = 'correct horse battery staple';
+  await fetch(`${gateway}/auth/signup`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ email, password }),
+  });
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  const { rows } = await client.query<{ body: string }>(
+    'select body from identity.mail_outbox where recipient = $1',
+    [email],
+  );
+  await client.end();
+  const token = /token=([\w-]+)/.exec(rows[0]!.body)![1]!;
+  await fetch(`${gateway}/auth/verify-email`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ token }),
+  });
+  const login = await fetch(`${gateway}/auth/login`, {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ email, password }),
+  });
+  const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+  const created = await fetch(`${gateway}/v1/keys`, { method: 'POST', headers: { cookie } });
+  const { data } = (await created.json()) as { data: { key: string; id: string } };
+  return { ...data, cookie };
+}
+
+function cacheVerificationsPerSecond(bus: Bus, key: string): Promise<number> {
+  const caches = identityCaches(bus, {
+    KEY_CACHE_TTL_MS: 600_000,
+    KEY_CACHE_MAX: 100_000,
+    KEY_NEGATIVE_TTL_MS: 15_000,
+    KEY_NEGATIVE_MAX: 10_000,
+    SESSION_CACHE_TTL_MS: 30_000,
+    IDENTITY_MAX_IN_FLIGHT: 64,
+  });
+  return Promise.resolve(caches.keys.verify(key)).then(() => {
+    const n = 1_000_000;
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) caches.keys.verify(key);
+    return n / (Number(process.hrtime.bigint() - started) / 1e9);
+  });
+}
+
+async function revocationMs(
+  gateways: string[],
+  key: { key: string; id: string; cookie: string },
+): Promise<number> {
+  const revoked = await fetch(`${gateways[0]}/v1/keys/${key.id}/revoke`, {
+    method: 'POST',
+    headers: { cookie: key.cookie },
+  });
+  if (revoked.status !== 200) throw new Error(`revoke answered ${revoked.status}`);
+  const at = performance.now();
+  await Promise.all(
+    gateways.map(async (g) => {
+      while ((await fetch(`${g}${PATH}`, { headers: { 'x-api-key': key.key } })).status !== 401) {
+        if (performance.now() - at > 5000) throw new Error('revocation did not apply within 5 s');
+      }
+    }),
+  );
+  return performance.now() - at;
+}
+
+/** The JetStream streams identity created under the bench's namespace. */
+async function dropStreams(namespace: string): Promise<void> {
+  const nc = await connect({ servers: NATS_URL });
+  const jsm = await nc.jetstreamManager();
+  for await (const name of jsm.streams.names())
+    if (name.startsWith(`${namespace.toUpperCase()}_`)) await jsm.streams.delete(name);
+  await nc.close();
+}
+
+async function main(): Promise<void> {
+  for (const tool of ['wrk', 'nginx']) {
+    if (spawnSync('which', [tool]).status !== 0)
+      throw new Error(`${tool} is missing: apt-get install -y wrk nginx-light`);
+  }
+  const children: ChildProcess[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
+  const namespace = `bench${randomUUID().slice(0, 8)}`;
+  const db = await createTestDatabase('bench_gateway');
+  let identity: Awaited<ReturnType<typeof startIdentity>> | undefined;
+  let bus: Bus | undefined;
+  let nginxDir: string | undefined;
+  try {
+    const shared = {
+      DATABASE_URL: db.url,
+      NATS_URL,
+      BUS_NAMESPACE: namespace,
+      INTERNAL_AUTH_SECRET: SECRET,
+      LOG_LEVEL: 'warn',
+    };
+    identity = await startIdentity({ ...shared, PORT: '0', DATA_DIR: dir });
+    const upPort = await freePort();
+    const rawPort = await freePort();
+    const nginxPort = await freePort();
+    const gwPort = await freePort();
+    const gwRedisPort = await freePort();
+    const upstream = launch(tsx('bench/peers/upstream.ts'), { PORT: String(upPort) });
+    const raw = launch(tsx('bench/peers/raw-proxy.ts'), {
+      PORT: String(rawPort),
+      TARGET: `http://127.0.0.1:${upPort}`,
+    });
+    const gatewayEnv = {
+      ...shared,
+      IDENTITY_URL: identity.url,
+      DATA_URL: `http://127.0.0.1:${upPort}`,
+      // The limiter runs on every call but never refuses the load.
+      RATE_LIMITS: 'free=100000000',
+      RATE_LIMIT_PREFIX: `bench:${namespace}:`,
+      LOG_LEVEL: 'error',
+    };
+    const gateway = launch(tsx('gateway/src/main.ts'), { ...gatewayEnv, PORT: String(gwPort) });
+    const gatewayRedis = launch(tsx('gateway/src/main.ts'), {
+      ...gatewayEnv,
+      PORT: String(gwRedisPort),
+      REDIS_URL,
+    });
+    children.push(upstream, raw, gateway, gatewayRedis);
+    nginxDir = dir;
+    spawnSync('nginx', ['-c', nginxConf(dir, nginxPort, upPort)]);
+    const up = `http://127.0.0.1:${upPort}`;
+    await waitHttp(up);
+    await waitHttp(`http://127.0.0.1:${rawPort}`);
+    await waitHttp(`http://127.0.0.1:${nginxPort}`);
+    await waitHttp(`http://127.0.0.1:${gwPort}/health`);
+    await waitHttp(`http://127.0.0.1:${gwRedisPort}/health`);
+    const key = await realKey(`http://127.0.0.1:${gwPort}`, db);
+    const auth = { 'x-api-key': key.key };
+
+    console.log(
+      `\n${CONNECTIONS} connections, ${SECONDS} s per run, wrk -t1, loopback; CPU of the measured process only\n`,
+    );
+    const a = await measure('(a) upstream alone', `${up}${PATH}`, [upstream.pid!]);
+    const b = await measure('(b) raw node:http proxy', `http://127.0.0.1:${rawPort}${PATH}`, [raw.pid!]);
+    const c = await measure(
+      '(c) nginx, upstream keepalive',
+      `http://127.0.0.1:${nginxPort}${PATH}`,
+      nginxPids(dir),
+    );
+    const d = await measure(
+      '(d) gateway: key, gate, limit (mem)',
+      `http://127.0.0.1:${gwPort}${PATH}`,
+      [gateway.pid!],
+      auth,
+    );
+    const dr = await measure(
+      '(d) gateway: key, gate, limit (redis)',
+      `http://127.0.0.1:${gwRedisPort}${PATH}`,
+      [gatewayRedis.pid!],
+      auth,
+    );
+    const express = await measure(
+      '    gateway express path (public)',
+      `http://127.0.0.1:${gwPort}/v1/catalog`,
+      [gateway.pid!],
+    );
+    void a;
+    void express;
+    console.log(
+      `\nd/b throughput ${(d.rps / b.rps).toFixed(2)}, CPU ${(d.cpuUs / b.cpuUs).toFixed(2)};` +
+        ` d/c throughput ${(d.rps / c.rps).toFixed(2)}, CPU ${(d.cpuUs / c.cpuUs).toFixed(2)};` +
+        ` d(redis)/b throughput ${(dr.rps / b.rps).toFixed(2)}`,
+    );
+    console.log(
+      `target: (d) ≤ 165 µs CPU/req and ≥ 0.5 × (b) throughput → ${d.cpuUs <= 165 && d.rps >= b.rps / 2 ? 'met' : 'NOT met'}`,
+    );
+
+    bus = await createNatsBus({ url: NATS_URL, name: 'bench', namespace });
+    const perSecond = await cacheVerificationsPerSecond(bus, key.key);
+    console.log(
+      `key verifications from the cache: ${(perSecond / 1e6).toFixed(2)} M/s (one core, SHA-256 of the key included)`,
+    );
+    const ms = await revocationMs([`http://127.0.0.1:${gwPort}`, `http://127.0.0.1:${gwRedisPort}`], key);
+    console.log(
+      `revocation applied on both gateway replicas after ${ms.toFixed(0)} ms (outbox relay + NATS fan-out)`,
+    );
+  } finally {
+    if (nginxDir) spawnSync('nginx', ['-c', join(nginxDir, 'nginx.conf'), '-s', 'stop']);
+    for (const child of children) child.kill('SIGTERM');
+    await bus?.close();
+    await identity?.close();
+    await dropStreams(namespace).catch(() => {});
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Entry for `pnpm bench gateway` (bench/run.ts). */
+export const run = main;

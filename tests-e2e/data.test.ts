@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createNatsBus, type Bus } from '@meridian/bus';
+import { EVENTS, RPC, STREAMS } from '@meridian/contracts';
+import { newEvent } from '@meridian/bus';
+import { startSmtp } from '../services/identity/test/smtp.js';
+import { createKey, signedInAccount } from './src/accounts.js';
+import { startSystem, type System } from './src/system.js';
+
+interface Envelope {
+  data: { price: number; venues: { venue: string }[] } & Record<string, unknown>;
+  meta: Record<string, unknown>;
+  provenance: { method: string; sources: { venue: string }[] };
+}
+
+describe('data through the gateway, on the replay of recorded data', () => {
+  let system: System;
+  let bus: Bus;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  /** An ultra key: these tests are about the data, not the plan gate. */
+  let key: string;
+
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    system = await startSystem('e2e_data', { SMTP_URL: smtp.url });
+    bus = await createNatsBus({
+      url: system.env.NATS_URL!,
+      name: 'e2e-data',
+      namespace: system.env.BUS_NAMESPACE,
+    });
+    const account = await signedInAccount(system, smtp, 'data');
+    key = (await createKey(system, account.session)).key;
+    const me = (await (
+      await fetch(`${system.gatewayUrl}/v1/account`, {
+        headers: { authorization: `Bearer ${account.session}` },
+      })
+    ).json()) as { data: { account_id: string } };
+    // As billing announces a plan; identity applies it and tells the gateway.
+    await bus.ensureStream(STREAMS.billing);
+    await bus.publish(
+      newEvent('billing', EVENTS.billingPlanChanged, {
+        account_id: me.data.account_id,
+        plan: 'ultra',
+        changed_at: new Date().toISOString(),
+      }),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await bus?.close();
+    await system?.stop();
+    await smtp?.close();
+  });
+
+  async function getJson(path: string, until: (status: number) => boolean = (s) => s === 200) {
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${system.gatewayUrl}${path}`, { headers: { 'x-api-key': key } });
+      if (until(res.status) || i === 99) return { status: res.status, body: (await res.json()) as Envelope };
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error('unreachable');
+  }
+
+  it('answers the reference price from the replay and says it is a replay', async () => {
+    const { status, body } = await getJson('/v1/data/crypto/spot/reference_price?entity=BTC-USD');
+    expect(status).toBe(200);
+    expect(body.data.price).toBeGreaterThan(1000);
+    expect(body.meta.replay).toMatchObject({ live: false });
+    expect(body.provenance.method).toMatch(/^Replay of recorded data/);
+  });
+
+  it('answers a legacy single-metric route exactly as the generic route', async () => {
+    const generic = await getJson('/v1/data/crypto/spot/range_24h?entity=BTC-USD');
+    const legacy = await getJson('/v1/range_24h?entity=BTC-USD');
+    expect(legacy.status).toBe(200);
+    expect(legacy.body.data).toEqual(generic.body.data);
+    expect(legacy.body.provenance).toEqual(generic.body.provenance);
+  });
+
+  it('serves an ultra metric once billing announced the plan, through identity and the gateway', async () => {
+    const { status, body } = await getJson('/v1/data/crypto/options/chain?entity=BTC');
+    expect(status).toBe(200);
+    const chain = body.data as unknown as { underlying: string; options: { mark_iv: number }[] };
+    expect(chain.underlying).toBe('BTC');
+    expect(chain.options.length).toBeGreaterThan(10);
+    const basis = await getJson('/v1/data/crypto/futures/basis?entity=BTC-USD');
+    expect(basis.status).toBe(200);
+  });
+
+  it('carries the rate-limit headers of the (new) plan on every keyed answer', async () => {
+    const res = await fetch(`${system.gatewayUrl}/v1/data/crypto/spot/reference_price?entity=BTC-USD`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('ratelimit-limit')).toBe('1200');
+    expect(Number(res.headers.get('ratelimit-remaining'))).toBeLessThan(1200);
+    expect(res.headers.get('ratelimit-policy')).toMatch(/q=1200;w=60/);
+  });
+
+  it('refuses a free key on a pro metric, asks a keyless caller to pay, and tells planned from unknown', async () => {
+    const free = await createKey(system, (await signedInAccount(system, smtp, 'data-free')).session);
+    const forbidden = await fetch(`${system.gatewayUrl}/v1/data/crypto/options/chain?entity=BTC`, {
+      headers: { 'x-api-key': free.key },
+    });
+    expect(forbidden.status).toBe(403);
+    const problem = (await forbidden.json()) as { error_category: string; detail: string };
+    expect(problem.error_category).toBe('tier_forbidden');
+    expect(problem.detail).toMatch(/crypto\/options\/chain.*pro/);
+
+    const keyless = await fetch(`${system.gatewayUrl}/v1/data/crypto/spot/reference_price?entity=BTC-USD`);
+    expect(keyless.status).toBe(402);
+    const challenge = JSON.parse(Buffer.from(keyless.headers.get('payment-required')!, 'base64').toString());
+    expect(challenge).toEqual(await keyless.json());
+    expect(challenge).toMatchObject({ x402Version: 2, accepts: [{ scheme: 'exact', amount: '10000' }] });
+
+    const planned = await getJson('/v1/data/crypto/spot/spread?entity=BTC-USD', () => true);
+    expect(planned.status).toBe(404);
+    expect((planned.body as unknown as { error_category: string }).error_category).toBe('not_yet_available');
+    const unknown = await getJson('/v1/data/crypto/spot/nonsense', () => true);
+    expect(unknown.status).toBe(404);
+    expect((unknown.body as unknown as { error_category: string }).error_category).toBe('route_not_found');
+  });
+
+  it('stores a batch sent on rpc.data.ingest.v1 once, and serves it', async () => {
+    const ts = new Date(Math.floor(Date.now() / 60_000) * 60_000 - 60_000).toISOString();
+    const batch = {
+      kind: 'candles',
+      source: 'e2evenue',
+      symbol: 'BTC-EUR',
+      interval: '1m',
+      rows: [{ ts, open: 1, high: 2, low: 0.5, close: 1.5, volume: 3, trade_count: 4 }],
+    };
+    const first = await bus.request(RPC.dataIngest, batch);
+    expect(first).toEqual({
+      ok: true,
+      data: { kind: 'candles', received: 1, inserted: 1, updated: 0, unchanged: 0 },
+    });
+    const again = await bus.request(RPC.dataIngest, batch);
+    expect(again).toMatchObject({ ok: true, data: { inserted: 0, unchanged: 1 } });
+    const bad = await bus.request(RPC.dataIngest, { ...batch, symbol: 'nope' });
+    expect(bad).toMatchObject({ ok: false, problem: { status: 400, error_category: 'validation_failed' } });
+    const { status, body } = await getJson(
+      '/v1/data/crypto/spot/ohlcv?entity=BTC-EUR&source=e2evenue&interval=1m',
+      () => true,
+    );
+    // BTC-EUR is not a catalogue entity: the resolver is not reached.
+    expect(status).toBe(400);
+    expect((body as unknown as { error_category: string }).error_category).toBe('validation_failed');
+  });
+
+  it('serves the catalog and the demo snapshot without a key', async () => {
+    const catalog = await fetch(`${system.gatewayUrl}/v1/catalog`);
+    expect(catalog.status).toBe(200);
+    const demoKeyless = await fetch(`${system.gatewayUrl}/v1/demo`);
+    expect(demoKeyless.status).toBe(200);
+    await catalog.arrayBuffer();
+    await demoKeyless.arrayBuffer();
+  });
+
+  it('serves the catalog and the demo snapshot', async () => {
+    const catalog = await getJson('/v1/catalog');
+    expect(catalog.status).toBe(200);
+    const demo = await getJson('/v1/demo');
+    expect(demo.status).toBe(200);
+    expect(demo.body.meta.cache_ttl_s).toBe(60);
+    expect((demo.body.data as unknown as { crypto: { spot: unknown[] } }).crypto.spot).toHaveLength(1);
+  });
+});

@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startSmtp } from '../services/identity/test/smtp.js';
+import { createKey, postJson, pressConfirmButton, signedInAccount } from './src/accounts.js';
+import { startSystem, type System } from './src/system.js';
+
+/** Identity through the gateway, every service its own process; sessions and keys checked at the edge. */
+describe('identity through the gateway', () => {
+  let system: System;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    system = await startSystem('e2e_identity', {
+      SMTP_URL: smtp.url,
+      PUBLIC_BASE_URL: 'http://localhost:8080',
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await smtp?.close();
+  });
+
+  const post = (path: string, body: unknown) =>
+    fetch(`${system.gatewayUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+
+  it("signs up, confirms through the mailed link's page (a GET alone changes nothing), and signs in", async () => {
+    const email = `e2e.${Date.now()}@example.com`;
+    const password = 'marigold-telescope-quarry-61';
+    const signup = await post('/auth/signup', { email, password });
+    expect(signup.status).toBe(202);
+    expect((await post('/auth/login', { email, password })).status).toBe(403);
+
+    const deadline = Date.now() + 15_000;
+    while (!smtp.mails.some((m) => m.to === email) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    const mail = smtp.mails.find((m) => m.to === email)!;
+    const link = new URL(mail.text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/)![0]);
+    // Following the link (as a mail scanner does) changes nothing; its page's button confirms.
+    const page = await fetch(`${system.gatewayUrl}${link.pathname}${link.search}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect((await post('/auth/login', { email, password })).status).toBe(403);
+    const confirmed = await pressConfirmButton(system, link);
+    expect(confirmed.status).toBe(200);
+    expect(await confirmed.text()).toContain('Email address confirmed');
+    const json = await post('/auth/verify-email', { token: link.searchParams.get('token') });
+    expect(json.status).toBe(400);
+    expect(await json.json()).toMatchObject({ error_category: 'invalid_token' });
+
+    const login = await post('/auth/login', { email, password });
+    expect(login.status).toBe(200);
+    const body = (await login.json()) as { data: { token: string; two_factor_required: boolean } };
+    expect(body.data.two_factor_required).toBe(false);
+    expect(login.headers.getSetCookie()[0]).toContain(`meridian_session=${body.data.token}`);
+  });
+
+  it('lists the sign-in providers', async () => {
+    const res = await fetch(`${system.gatewayUrl}/auth/providers`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ data: { password: true, providers: [] } });
+  });
+
+  it('gates portal routes on the session, makes and revokes keys, and ends the session on logout', async () => {
+    const { session } = await signedInAccount(system, smtp, 'portal');
+    const bearer = { authorization: `Bearer ${session}` };
+    expect((await fetch(`${system.gatewayUrl}/v1/account`)).status).toBe(401);
+    const account = await fetch(`${system.gatewayUrl}/v1/account`, { headers: bearer });
+    expect(account.status).toBe(200);
+    expect(await account.json()).toMatchObject({ data: { plan: 'free', keys: [] } });
+
+    const key = await createKey(system, session);
+    const whoami = await fetch(`${system.gatewayUrl}/v1/agent/whoami`, { headers: { 'x-api-key': key.key } });
+    expect(await whoami.json()).toMatchObject({ data: { auth: 'api_key', key_id: key.id, plan: 'free' } });
+    const data = `${system.gatewayUrl}/v1/data/crypto/spot/reference_price?entity=BTC-USD`;
+    expect((await fetch(data, { headers: { 'x-api-key': key.key } })).status).not.toBe(401);
+
+    expect((await postJson(system, `/v1/keys/${key.id}/revoke`, {}, session)).status).toBe(200);
+    const revokedAt = Date.now();
+    let status = 0;
+    while (Date.now() - revokedAt < 1000) {
+      status = (await fetch(data, { headers: { 'x-api-key': key.key } })).status;
+      if (status === 401) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(status).toBe(401);
+
+    const listed = (await (await fetch(`${system.gatewayUrl}/v1/account`, { headers: bearer })).json()) as {
+      data: { keys: { id: string; revoked_at: string | null; key?: string }[] };
+    };
+    expect(listed.data.keys).toEqual([
+      expect.objectContaining({ id: key.id, revoked_at: expect.any(String) }),
+    ]);
+    expect(JSON.stringify(listed)).not.toContain(key.key);
+
+    expect((await postJson(system, '/auth/logout', {}, session)).status).toBe(200);
+    expect((await fetch(`${system.gatewayUrl}/v1/account`, { headers: bearer })).status).toBe(401);
+  });
+});

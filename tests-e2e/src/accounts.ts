@@ -1,0 +1,67 @@
+import type { System } from './system.js';
+
+export interface Mailbox {
+  mails: { to: string; text: string }[];
+}
+
+export interface SignedIn {
+  email: string;
+  password: string;
+  /** Session token: the cookie value, also accepted as a bearer token. */
+  session: string;
+}
+
+const PASSWORD = 'marigold-telescope-quarry-61';
+
+export async function postJson(system: System, path: string, body: unknown, token?: string) {
+  return fetch(`${system.gatewayUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Signs up through the gateway, confirms through the mailed link's page and signs in. */
+export async function signedInAccount(system: System, mailbox: Mailbox, label: string): Promise<SignedIn> {
+  const email = `${label}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
+  const signup = await postJson(system, '/auth/signup', { email, password: PASSWORD });
+  if (signup.status !== 202) throw new Error(`signup answered ${signup.status}`);
+  const deadline = Date.now() + 15_000;
+  while (!mailbox.mails.some((m) => m.to === email) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
+  const mail = mailbox.mails.find((m) => m.to === email);
+  const link = mail?.text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/)?.[0];
+  if (!link) throw new Error(`no confirmation mail for ${email}`);
+  const confirmed = await pressConfirmButton(system, new URL(link));
+  if (confirmed.status !== 200) throw new Error(`confirmation answered ${confirmed.status}`);
+  const login = await postJson(system, '/auth/login', { email, password: PASSWORD });
+  if (login.status !== 200) throw new Error(`login answered ${login.status}`);
+  const body = (await login.json()) as { data: { token: string } };
+  return { email, password: PASSWORD, session: body.data.token };
+}
+
+/**
+ * Opens the mailed confirmation link through the gateway (a page that changes nothing) and
+ * submits its form, as a browser does.
+ */
+export async function pressConfirmButton(system: System, link: URL): Promise<Response> {
+  const page = await fetch(`${system.gatewayUrl}${link.pathname}${link.search}`);
+  if (page.status !== 200) throw new Error(`the link answered ${page.status}`);
+  const form = (await page.text()).match(
+    /<form method="post" action="([^"]+)">.*name="token" value="([^"]+)"/s,
+  );
+  if (!form) throw new Error('no form on the confirmation page');
+  return fetch(`${system.gatewayUrl}${form[1]}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: form[2]! }),
+  });
+}
+
+/** Creates an API key for the signed-in account; the secret is shown once. */
+export async function createKey(system: System, session: string): Promise<{ id: string; key: string }> {
+  const res = await postJson(system, '/v1/keys', {}, session);
+  if (res.status !== 201) throw new Error(`POST /v1/keys answered ${res.status}`);
+  const body = (await res.json()) as { data: { id: string; key: string } };
+  return { id: body.data.id, key: body.data.key };
+}
