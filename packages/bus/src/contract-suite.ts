@@ -91,6 +91,7 @@ export function busContractSuite(name: string, makeBus: () => Promise<BusUnderTe
             status: 503,
             error_category: 'service_unavailable',
             retryable: true,
+            retry_after: 1,
           }),
         });
       });

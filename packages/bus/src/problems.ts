@@ -1,38 +1,15 @@
-import type { Problem } from '@meridian/contracts';
+import { problem, type Problem } from '@meridian/contracts';
 
-const ERRORS = 'https://meridian.example/errors';
-
-/** No server answered: the caller may retry later. */
+/** No server answered: the caller may retry in a second. */
 export function serviceUnavailable(subject: string, reason: string): Problem {
-  return {
-    type: `${ERRORS}/service_unavailable`,
-    title: 'Service unavailable',
-    status: 503,
-    detail: `No answer on ${subject}: ${reason}`,
-    error_category: 'service_unavailable',
-    retryable: true,
-  };
+  return problem('service_unavailable', `No answer on ${subject}: ${reason}`, { retryAfter: 1 });
 }
 
 /** The handler failed; its message stays in the server's log, never in the reply. */
 export function internalError(): Problem {
-  return {
-    type: `${ERRORS}/internal`,
-    title: 'Internal error',
-    status: 500,
-    detail: 'The service could not handle the request',
-    error_category: 'internal',
-    retryable: false,
-  };
+  return problem('internal', 'The service could not handle the request');
 }
 
 export function badRequest(detail: string): Problem {
-  return {
-    type: `${ERRORS}/validation`,
-    title: 'Bad request',
-    status: 400,
-    detail,
-    error_category: 'validation',
-    retryable: false,
-  };
+  return problem('validation_failed', detail);
 }

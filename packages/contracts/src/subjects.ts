@@ -3,8 +3,6 @@
  * is never written as a string literal inside a service. Frozen: a breaking change adds `.v2`.
  */
 export const RPC = {
-  /** Used by the chassis tests and by /ready probes of the bus. */
-  systemPing: 'rpc.system.ping.v1',
   /** Gateway → identity: who owns this API key (on a cache miss). */
   identityKeyVerify: 'rpc.identity.key.verify.v1',
   /** Gateway → identity: who holds this session token. */
@@ -20,7 +18,6 @@ export const EVENTS = {
   identityKeyRevoked: 'identity.key.revoked.v1',
   identitySessionRevoked: 'identity.session.revoked.v1',
   billingPlanChanged: 'billing.plan.changed.v1',
-  dataObservationsIngested: 'data.observations.ingested.v1',
 } as const;
 
 /** Durable consumer names: `<consumer-service>__<handler>`. */
