@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { INTERNAL_ASSERTION_HEADER, type Caller } from '@meridian/contracts';
 import { ASSERTION_TTL_S, signCallerAssertion } from '@meridian/http-kit';
+import { outgoingTraceHeaders } from '@meridian/observability';
 
 export const ANONYMOUS: Caller = {
   account_id: null,
@@ -32,11 +33,15 @@ export class AssertionSigner {
   }
 }
 
-/** Express step: whatever a client sent under the assertion header is dropped, then replaced. */
+/**
+ * Express step: whatever a client sent under the assertion header is dropped, then replaced; the
+ * gateway's request id and span go along, so the service's log lines join the gateway's.
+ */
 export function callerAssertion(signer: AssertionSigner) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     delete req.headers[INTERNAL_ASSERTION_HEADER];
     const caller: Caller = (res.locals.caller as Caller | undefined) ?? ANONYMOUS;
+    Object.assign(req.headers, outgoingTraceHeaders());
     req.headers[INTERNAL_ASSERTION_HEADER] = await signer.tokenFor(caller);
     next();
   };

@@ -21,6 +21,8 @@ async function fakeOwner(): Promise<RunningServer> {
       ip: req.ip,
       cookie: req.header('cookie') ?? null,
       authorization: req.header('authorization') ?? null,
+      requestId: req.header('x-request-id') ?? null,
+      traceparent: req.header('traceparent') ?? null,
     });
   });
   routes.get('/v1/demo', async () => {
@@ -86,6 +88,18 @@ describe('gateway proxy', () => {
     expect(body.ip).toBe('203.0.113.50');
     expect(body.cookie).toBeNull();
     expect(body.authorization).toBeNull();
+  });
+
+  it("carries the gateway's request id and trace to the service, the gateway's span as parent", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const res = await fetch(`${gateway.url}/v1/catalog`, {
+      headers: { 'x-request-id': 'trace-me-1', traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    const body = (await res.json()) as { requestId: string; traceparent: string };
+    expect(body.requestId).toBe('trace-me-1');
+    const [, sentTrace, parentSpan] = body.traceparent.split('-');
+    expect(sentTrace).toBe(traceId);
+    expect(parentSpan).not.toBe('00f067aa0ba902b7');
   });
 
   it('proxies an owned path with a signed assertion and drops a client-sent one', async () => {
