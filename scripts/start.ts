@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createMemoryBus } from '@meridian/bus';
 import { openPGlite } from '@meridian/db';
+import { createLogger, createMetrics } from '@meridian/observability';
 import { start as startGateway } from '@meridian/gateway';
 import { start as startAnalysis } from '@meridian/analysis';
 import { start as startBilling } from '@meridian/billing';
@@ -42,8 +43,12 @@ async function main(): Promise<void> {
     closers.push(() => pglite.close());
   }
   if (!env.NATS_URL) {
-    const bus = createMemoryBus({ name: 'all-in-one' });
+    // Failed handlers and dead letters are logged, and counted on the gateway's /metrics.
+    const metrics = createMetrics('gateway');
+    const logger = createLogger('bus', { level: env.LOG_LEVEL ?? 'info' });
+    const bus = createMemoryBus({ name: 'all-in-one', metrics, logger });
     shared.bus = bus;
+    shared.gatewayMetrics = metrics;
     closers.push(() => bus.close());
   }
   const urls: Record<string, string> = {};

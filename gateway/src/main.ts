@@ -10,7 +10,7 @@ export async function start(env: Record<string, string | undefined>, shared: Sha
   const config = parseConfig(env);
   setErrorsBase(config.ERRORS_BASE);
   const logger = createLogger('gateway', { level: config.LOG_LEVEL });
-  const metrics = createMetrics('gateway');
+  const metrics = shared.gatewayMetrics ?? createMetrics('gateway');
   const closers: Array<() => Promise<void>> = [];
   let bus: Bus;
   if (config.NATS_URL) {

@@ -36,6 +36,11 @@ import { probeRouter } from './probes.js';
 export interface SharedInfra {
   pglite?: PGlite;
   bus?: Bus;
+  /**
+   * The registry the shared in-process bus counts into; the gateway serves it on its /metrics so
+   * the bus of the all-in-one process is scraped once, not lost.
+   */
+  gatewayMetrics?: Metrics;
 }
 
 export interface ServiceDeps<DB, C extends BaseConfig = BaseConfig> {
