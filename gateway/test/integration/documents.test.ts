@@ -84,13 +84,39 @@ describe('public documents', () => {
     });
   });
 
-  it('serves the agent descriptor with the install command and a contact', async () => {
+  it('serves an agent descriptor that names no MCP endpoint or package before the server exists', async () => {
     const res = await request(gateway.handler).get('/.well-known/mcp.json');
     expect(res.body).toMatchObject({
-      install: { command: expect.stringContaining('npx') },
+      status: 'not_yet_available',
+      transports: [],
+      install: { status: 'not_yet_available', command: null },
+      tools: { status: 'not_yet_available', planned: expect.arrayContaining(['get_metric']) },
       contact: expect.stringContaining('@'),
       catalog: { metrics: allMetrics().filter((h) => h.metric.status === 'live').length },
     });
+    expect(res.text).not.toContain('/mcp"');
+    expect(res.text).not.toContain('npx');
+    const mcp = await request(gateway.handler).get('/mcp');
+    expect(mcp.status).toBe(404);
+  });
+
+  it('gives the install command once one is configured', async () => {
+    const withCommand = await createGateway({
+      config: parseConfig({
+        INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+        AGENT_INSTALL_COMMAND: 'npx -y meridian-mcp@1',
+      }),
+      logger: createLogger('test', { level: 'silent' }),
+      metrics: createMetrics('gateway', { defaultMetrics: false }),
+      assertionKey: testAssertionKey,
+      bus,
+    });
+    try {
+      const res = await request(withCommand.handler).get('/.well-known/mcp.json');
+      expect(res.body.install).toEqual({ status: 'available', command: 'npx -y meridian-mcp@1' });
+    } finally {
+      await withCommand.close();
+    }
   });
 
   it('answers a CORS preflight and exposes the payment and rate-limit headers', async () => {
