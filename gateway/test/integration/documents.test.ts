@@ -3,11 +3,12 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import request from 'supertest';
 import { createMemoryBus, type Bus } from '@meridian/bus';
-import { allMetrics, CATALOG } from '@meridian/contracts';
+import { allMetrics, CATALOG, LEGACY_ROUTES } from '@meridian/contracts';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { createGateway, type Gateway } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
+import { dataTarget, isPriced } from '../../src/domain/data-route.js';
 
 describe('public documents', () => {
   let bus: Bus;
@@ -70,8 +71,6 @@ describe('public documents', () => {
     expect(llms.text).toContain('crypto/options [pro]');
     expect(llms.text).toContain('trades (series, USD) [basic]');
     const manifest = await request(gateway.handler).get('/.well-known/x402');
-    const live = allMetrics().filter((h) => h.metric.status === 'live');
-    expect(manifest.body.resources).toHaveLength(live.length);
     expect(manifest.body).toMatchObject({
       network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
       payTo: 'PayTo1111',
@@ -82,6 +81,33 @@ describe('public documents', () => {
       inputSchema: { type: 'object' },
       outputSchema: { type: 'object' },
     });
+  });
+
+  it('lists in the x402 manifest exactly the paths the edge prices, legacy aliases included', async () => {
+    const manifest = await request(gateway.handler).get('/.well-known/x402');
+    const resources = manifest.body.resources as Array<{
+      resource: string;
+      alias_of?: string;
+      price: { read: string };
+    }>;
+    const listed = resources.map((r) => new URL(r.resource).pathname);
+    const candidates = [
+      ...allMetrics().map((h) => `/v1/data/${h.product.category}/${h.product.product}/${h.metric.metric}`),
+      ...Object.keys(LEGACY_ROUTES),
+    ];
+    expect(listed.sort()).toEqual(candidates.filter((path) => isPriced(dataTarget(path))).sort());
+    expect(resources).toContainEqual(
+      expect.objectContaining({
+        resource: 'https://api.meridian.example/v1/range_24h',
+        alias_of: 'https://api.meridian.example/v1/data/crypto/spot/range_24h',
+      }),
+    );
+    expect(listed).not.toContain('/v1/spread');
+    // What the manifest quotes is what a keyless call is asked to pay.
+    for (const r of resources.filter((x) => x.alias_of)) {
+      const res = await request(gateway.handler).get(new URL(r.resource).pathname);
+      expect([res.status, res.body.accepts?.[0]?.amount]).toEqual([402, r.price.read]);
+    }
   });
 
   it('serves an agent descriptor that names no MCP endpoint or package before the server exists', async () => {
