@@ -1,28 +1,7 @@
-import {
-  LEGACY_ROUTES,
-  SOLANA_MAINNET,
-  USDC_MINT,
-  X402_MAX_TIMEOUT_S,
-  X402_VERSION,
-  type CatalogHit,
-} from '@meridian/contracts';
+import { SOLANA_MAINNET, USDC_MINT, X402_MAX_TIMEOUT_S, X402_VERSION } from '@meridian/contracts';
 import { dataQuerySchema, envelopeSchema, jsonSchemaOf } from '../domain/data-schemas.js';
 import { priceOf, type X402Settings } from '../domain/payment-required.js';
-import { baseOf, liveMetrics, pathOf } from './catalog-facts.js';
-
-/**
- * Every priced path: the generic route of each live metric, then each legacy alias of a live
- * metric, which the edge prices exactly as the route it aliases.
- */
-export function pricedPaths(): Array<{ path: string; hit: CatalogHit; aliasOf?: string }> {
-  const live = liveMetrics();
-  const byKey = new Map(live.map((hit) => [pathOf(hit), hit]));
-  const legacy = Object.entries(LEGACY_ROUTES).flatMap(([path, key]) => {
-    const hit = byKey.get(`/v1/data/${key}`);
-    return hit ? [{ path, hit, aliasOf: pathOf(hit) }] : [];
-  });
-  return [...live.map((hit) => ({ path: pathOf(hit), hit })), ...legacy];
-}
+import { baseOf, pricedPaths } from './catalog-facts.js';
 
 /**
  * GET /.well-known/x402: every priced endpoint with its input and output schema, price and

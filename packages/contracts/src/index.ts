@@ -9,3 +9,4 @@ export * from './streams.js';
 export * from './subjects.js';
 export * from './x402.js';
 export * from './prices.js';
+export * from './portal.js';
