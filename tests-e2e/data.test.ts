@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createNatsBus, type Bus } from '@meridian/bus';
-import { EVENTS, RPC, STREAMS } from '@meridian/contracts';
+import { EVENTS, RPC, STREAMS, pricesSchema } from '@meridian/contracts';
 import { newEvent } from '@meridian/bus';
 import { startSmtp } from '../services/identity/test/smtp.js';
 import { createKey, signedInAccount } from './src/accounts.js';
@@ -154,6 +154,21 @@ describe('data through the gateway, on the replay of recorded data', () => {
     expect(demoKeyless.status).toBe(200);
     await catalog.arrayBuffer();
     await demoKeyless.arrayBuffer();
+  });
+
+  it('serves the price list from billing without a key, with the limit the gateway enforces', async () => {
+    const res = await fetch(`${system.gatewayUrl}/v1/billing/prices`);
+    expect(res.status).toBe(200);
+    const prices = pricesSchema.parse(((await res.json()) as { data: unknown }).data);
+    // The options chain answers once the ultra plan has reached the gateway.
+    expect((await getJson('/v1/data/crypto/options/chain?entity=BTC')).status).toBe(200);
+    const keyed = await fetch(`${system.gatewayUrl}/v1/data/crypto/spot/reference_price?entity=BTC-USD`, {
+      headers: { 'x-api-key': key },
+    });
+    await keyed.arrayBuffer();
+    const ultra = prices.plans.find((p) => p.plan === 'ultra')!;
+    expect(keyed.headers.get('ratelimit-limit')).toBe(String(ultra.rate_limit_per_minute));
+    expect(prices.pay_per_call.prices.map((p) => p.amount_atomic)).toEqual([10_000, 20_000]);
   });
 
   it('serves the catalog and the demo snapshot', async () => {

@@ -52,7 +52,8 @@ export const configSchema = baseConfigSchema
     PUBLIC_BASE_URL: url.optional(),
     /** '*' (any origin, no credentials) or a comma-separated list of origins that may send cookies. */
     CORS_ORIGINS: z.string().default('*'),
-    AGENT_INSTALL_COMMAND: z.string().default('npx -y @meridian/mcp'),
+    /** Unset until the MCP server of data-api-interface 4.6 ships: the descriptor then says so. */
+    AGENT_INSTALL_COMMAND: z.string().min(1).optional(),
     CONTACT: z.string().default('mailto:support@meridian.example'),
   });
 

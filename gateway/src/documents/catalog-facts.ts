@@ -1,8 +1,4 @@
-import { CATALOG, allMetrics, type CatalogHit } from '@meridian/contracts';
-
-export const categories = (): string[] => [...new Set(CATALOG.map((p) => p.category))];
-export const products = (): string[] => [...new Set(CATALOG.map((p) => p.product))];
-export const metrics = (): string[] => [...new Set(allMetrics().map((h) => h.metric.metric))];
+import { LEGACY_ROUTES, allMetrics, type CatalogHit } from '@meridian/contracts';
 
 export function pathOf(hit: CatalogHit): string {
   return `/v1/data/${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
@@ -10,6 +6,28 @@ export function pathOf(hit: CatalogHit): string {
 
 export function liveMetrics(): CatalogHit[] {
   return allMetrics().filter((h) => h.metric.status === 'live');
+}
+
+export interface PricedPath {
+  path: string;
+  hit: CatalogHit;
+  /** The generic path a legacy alias answers for. */
+  aliasOf?: string;
+}
+
+/**
+ * Every priced path: the generic route of each live metric, then each legacy alias of a live
+ * metric, which the edge prices and gates exactly as the route it aliases. The OpenAPI document
+ * and the x402 manifest both list these.
+ */
+export function pricedPaths(): PricedPath[] {
+  const live = liveMetrics();
+  const byPath = new Map(live.map((hit) => [pathOf(hit), hit]));
+  const legacy = Object.entries(LEGACY_ROUTES).flatMap(([path, key]) => {
+    const hit = byPath.get(`/v1/data/${key}`);
+    return hit ? [{ path, hit, aliasOf: pathOf(hit) }] : [];
+  });
+  return [...live.map((hit) => ({ path: pathOf(hit), hit })), ...legacy];
 }
 
 /** Where the documents say the API lives; '' keeps links relative when no public address is set. */

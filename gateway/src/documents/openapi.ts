@@ -1,9 +1,15 @@
-import { SESSION_COOKIE, paymentRequiredSchema, problemSchema } from '@meridian/contracts';
-import { LEGACY_ROUTES } from '../domain/data-route.js';
+import type { z } from 'zod';
+import {
+  SESSION_COOKIE,
+  paymentRequiredSchema,
+  pricesSchema,
+  problemSchema,
+  type CatalogHit,
+} from '@meridian/contracts';
 import { dataQuerySchema, envelopeSchema, jsonSchemaOf } from '../domain/data-schemas.js';
 import { accessOf } from '../route-table.js';
-import { baseOf, categories, liveMetrics, metrics, pathOf, products } from './catalog-facts.js';
-import { PORTAL_ROUTES } from './portal-routes.js';
+import { baseOf, pricedPaths } from './catalog-facts.js';
+import { PORTAL_ROUTES, type PortalRoute } from './portal-routes.js';
 
 const problemRef = { $ref: '#/components/schemas/Problem' };
 const problemContent = { 'application/problem+json': { schema: problemRef } };
@@ -27,6 +33,7 @@ function components() {
       Envelope: jsonSchemaOf(envelopeSchema),
       Problem: jsonSchemaOf(problemSchema),
       PaymentRequired: jsonSchemaOf(paymentRequiredSchema),
+      Prices: jsonSchemaOf(pricesSchema),
     },
     securitySchemes: {
       bearerAuth: {
@@ -56,6 +63,10 @@ function components() {
       },
     },
     responses: {
+      BadRequest: {
+        description: 'validation_failed: a parameter or the body is malformed or out of range',
+        content: problemContent,
+      },
       Unauthorized: {
         description: 'Missing or invalid credential (retryable false)',
         content: problemContent,
@@ -76,7 +87,7 @@ function components() {
         content: problemContent,
       },
       NotFound: {
-        description: 'route_not_found, or not_yet_available for a planned metric',
+        description: 'not_found (no data for this request right now), or not_yet_available',
         content: problemContent,
       },
       RateLimited: {
@@ -91,34 +102,77 @@ function components() {
   };
 }
 
-function dataOperation(summary: string, pathParams: object[]) {
-  const query = jsonSchemaOf(dataQuerySchema, 'input') as {
-    properties: Record<string, { description?: string }>;
+interface Parameter {
+  name: string;
+  in: 'query' | 'path';
+  required: boolean;
+  description?: string;
+  schema: Record<string, unknown>;
+}
+
+/** One query parameter per property of a zod object, with its bounds, default and description. */
+function queryParameters(schema: z.ZodObject): Parameter[] {
+  const json = jsonSchemaOf(schema, 'input') as {
+    properties: Record<string, { description?: string } & Record<string, unknown>>;
+    required?: string[];
   };
+  return Object.entries(json.properties).map(([name, { description, ...rest }]) => ({
+    name,
+    in: 'query',
+    required: json.required?.includes(name) ?? false,
+    ...(description ? { description } : {}),
+    schema: rest,
+  }));
+}
+
+/** Paging and shaping parameters that only a series answer takes (data-api-interface 4.1). */
+const SERIES_ONLY = new Set(['fields', 'format', 'cursor', 'max_response_tokens']);
+
+/**
+ * The query parameters one metric takes: its product's entities and venues as enums, interval
+ * for OHLCV only, the series-shaping parameters for series-shaped metrics only.
+ */
+function metricParameters(hit: CatalogHit): Parameter[] {
+  const { entities, sources } = hit.product;
+  return queryParameters(dataQuerySchema).flatMap((p): Parameter[] => {
+    if (p.name === 'entity')
+      return entities.length ? [{ ...p, schema: { type: 'string', enum: entities } }] : [];
+    if (p.name === 'source')
+      return sources.length > 1 ? [{ ...p, schema: { type: 'string', enum: sources } }] : [];
+    if (p.name === 'interval') return hit.metric.metric === 'ohlcv' ? [p] : [];
+    if (SERIES_ONLY.has(p.name)) return hit.metric.value_shape === 'series' ? [p] : [];
+    return [p];
+  });
+}
+
+const operationIdOf = (path: string) => path.replace(/^\/v1\//, '').replace(/[^A-Za-z0-9]+/g, '_');
+
+/** The GET of one live metric, at its generic path or at a legacy alias of it. */
+function metricOperation(hit: CatalogHit, path: string, aliasOf?: string) {
+  const key = `${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
+  const gated = hit.gate !== 'free';
   return {
     get: {
-      summary,
+      summary: aliasOf ? `${key} (legacy route; same resolver, same answer)` : key,
+      description: `${hit.metric.description}. Unit ${hit.metric.unit}; ${hit.metric.value_shape}; ${hit.metric.cadence}. Needs the ${hit.gate} plan or higher, or a payment per call.`,
+      operationId: aliasOf ? `legacy_${operationIdOf(path)}` : operationIdOf(path),
       tags: ['data'],
       security: KEY_SECURITY,
-      parameters: [
-        ...pathParams,
-        ...Object.entries(query.properties).map(([name, { description, ...schema }]) => ({
-          name,
-          in: 'query',
-          required: false,
-          description,
-          schema,
-        })),
-      ],
+      parameters: metricParameters(hit),
+      'x-min-plan': hit.gate,
+      'x-value-shape': hit.metric.value_shape,
+      'x-unit': hit.metric.unit,
+      ...(aliasOf ? { 'x-alias-of': aliasOf } : {}),
       responses: {
         200: {
           description: 'The envelope',
           headers: rateHeaders,
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Envelope' } } },
         },
+        400: { $ref: '#/components/responses/BadRequest' },
         401: { $ref: '#/components/responses/Unauthorized' },
         402: { $ref: '#/components/responses/PaymentRequired' },
-        403: { $ref: '#/components/responses/TierForbidden' },
+        ...(gated ? { 403: { $ref: '#/components/responses/TierForbidden' } } : {}),
         404: { $ref: '#/components/responses/NotFound' },
         429: { $ref: '#/components/responses/RateLimited' },
       },
@@ -126,50 +180,100 @@ function dataOperation(summary: string, pathParams: object[]) {
   };
 }
 
-function enumParam(name: string, values: string[]) {
-  return { name, in: 'path', required: true, schema: { type: 'string', enum: values } };
+/** One path per live metric, then each legacy alias of one (data-api-interface 4.1, 4.2). */
+function dataPaths(): Record<string, unknown> {
+  return Object.fromEntries(
+    pricedPaths().map(({ path, hit, aliasOf }) => [path, metricOperation(hit, path, aliasOf)]),
+  );
+}
+
+const problemResponse = (description: string) => ({ description, content: problemContent });
+
+/** An envelope whose `data` has the given schema. */
+function envelopeOf(data: object) {
+  return {
+    allOf: [{ $ref: '#/components/schemas/Envelope' }, { type: 'object', properties: { data } }],
+  };
+}
+
+/** The success answer of a portal route, with its schema when the portal document gives one. */
+function portalAnswer(route: PortalRoute) {
+  if (route.status === 302)
+    return { description: 'Redirect', headers: { Location: { schema: { type: 'string' } } } };
+  if (!route.answer)
+    return { description: 'The answer (the envelope, or the plain body the portal document gives)' };
+  const schema = jsonSchemaOf(route.answer.schema);
+  return route.answer.plain
+    ? { description: 'The plain body the portal document gives', content: { 'application/json': { schema } } }
+    : { description: 'The envelope', content: { 'application/json': { schema: envelopeOf(schema) } } };
+}
+
+function portalOperation(route: PortalRoute) {
+  const access = accessOf(route.path.replaceAll('{id}', 'x'));
+  const open = access === 'anonymous' || access === 'public';
+  const parameters = [
+    ...(route.path.includes('{id}')
+      ? [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }]
+      : []),
+    ...(route.query ? queryParameters(route.query) : []),
+  ];
+  const errors = Object.entries(route.errors ?? {}).map(([status, why]) => [status, problemResponse(why)]);
+  return {
+    summary: route.summary,
+    tags: [route.path.startsWith('/auth') ? 'sign-in' : 'portal'],
+    ...(route.deprecated ? { deprecated: true } : {}),
+    security: open
+      ? [{}]
+      : access === 'session_or_key'
+        ? [...SESSION_SECURITY, ...KEY_SECURITY.slice(0, 2)]
+        : SESSION_SECURITY,
+    ...(parameters.length ? { parameters } : {}),
+    ...(route.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchemaOf(route.body, 'input') } },
+          },
+        }
+      : {}),
+    responses: Object.fromEntries(
+      [
+        [String(route.status ?? 200), portalAnswer(route)],
+        ...errors,
+        ...(open ? [] : [['401', { $ref: '#/components/responses/Unauthorized' }]]),
+      ].sort(([a], [b]) => Number(a) - Number(b)),
+    ),
+  };
 }
 
 function portalPaths(): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const [method, path, summary] of PORTAL_ROUTES) {
-    const access = accessOf(path.replaceAll('{id}', 'x'));
-    const open = access === 'anonymous' || access === 'public';
-    paths[path] ??= {};
-    paths[path][method] = {
-      summary,
-      tags: [path.startsWith('/auth') ? 'sign-in' : 'portal'],
-      security: open
-        ? [{}]
-        : access === 'session_or_key'
-          ? [...SESSION_SECURITY, ...KEY_SECURITY.slice(0, 2)]
-          : SESSION_SECURITY,
-      ...(path.includes('{id}')
-        ? { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }] }
-        : {}),
-      responses: {
-        200: { description: 'The answer (envelope, or the plain body the portal document gives)' },
-        ...(open ? {} : { 401: { $ref: '#/components/responses/Unauthorized' } }),
-      },
-    };
+  for (const route of PORTAL_ROUTES) {
+    paths[route.path] ??= {};
+    paths[route.path]![route.method] = portalOperation(route);
   }
   return paths;
 }
 
 function publicPaths(): Record<string, Record<string, unknown>> {
-  const doc = (summary: string, type = 'application/json') => ({
+  const doc = (summary: string, type = 'application/json', schema: object = {}) => ({
     get: {
       summary,
       tags: ['public'],
       security: [{}],
-      responses: { 200: { description: summary, content: { [type]: { schema: {} } } } },
+      responses: { 200: { description: summary, content: { [type]: { schema } } } },
     },
   });
+  const prices = envelopeOf({ $ref: '#/components/schemas/Prices' });
   return {
     '/health': doc('Liveness'),
     '/v1/demo': doc('Public multi-category live snapshot, cached 60 s'),
     '/v1/catalog': doc('Every category, product and metric, live or planned'),
-    '/v1/billing/prices': doc('Prices'),
+    '/v1/billing/prices': doc(
+      'Plans with their limits and prices; x402 per-call prices',
+      'application/json',
+      prices,
+    ),
     '/openapi.json': doc('This document'),
     '/llms.txt': doc('Plain-text orientation for language-model agents', 'text/plain'),
     '/.well-known/x402': doc('Manifest of every priced endpoint'),
@@ -179,35 +283,18 @@ function publicPaths(): Record<string, Record<string, unknown>> {
 
 /** GET /openapi.json: OpenAPI 3.1, generated from the catalogue and the zod schemas. */
 export function openApiDocument(publicBaseUrl?: string) {
-  const legacy = Object.entries(LEGACY_ROUTES).map(([path, metric]) => [
-    path,
-    dataOperation(`Legacy route of /v1/data/${metric} (same resolver, same answer)`, []),
-  ]);
   return {
     openapi: '3.1.0',
     info: {
       title: 'Meridian data API and audit portal',
       version: '2026-09',
       description:
-        'Metric data with provenance (data-api-interface) and the audit portal (audit-portal-interface). Data calls take an API key or pay per call over x402 v2.',
+        'Metric data with provenance (data-api-interface) and the audit portal (audit-portal-interface). Data calls take an API key or pay per call over x402 v2. Each live metric has its own path (GET /v1/data/{category}/{product}/{metric} spelled out), with x-min-plan, the plan a key needs.',
     },
     servers: [{ url: baseOf(publicBaseUrl) || '/' }],
     tags: [{ name: 'data' }, { name: 'public' }, { name: 'sign-in' }, { name: 'portal' }],
     paths: {
-      '/v1/data/{category}/{product}/{metric}': {
-        ...dataOperation('Read a metric', [
-          enumParam('category', categories()),
-          enumParam('product', products()),
-          enumParam('metric', metrics()),
-        ]),
-        'x-metrics': liveMetrics().map((h) => ({
-          path: pathOf(h),
-          value_shape: h.metric.value_shape,
-          unit: h.metric.unit,
-          min_plan: h.gate,
-        })),
-      },
-      ...Object.fromEntries(legacy),
+      ...dataPaths(),
       ...publicPaths(),
       ...portalPaths(),
     },

@@ -1,54 +1,115 @@
-/** Every route of audit-portal-interface 4, for the OpenAPI document: [method, path, summary]. */
-export const PORTAL_ROUTES: ReadonlyArray<readonly [string, string, string]> = [
-  ['post', '/auth/signup', 'Create an account; email confirmation required before sign-in'],
-  ['post', '/auth/verify-email', 'Confirm an email address from the mailed link'],
-  ['post', '/auth/verify-email/resend', 'Resend the confirmation email'],
-  ['post', '/auth/login', 'Sign in with email and password; may answer a TOTP challenge'],
-  ['post', '/auth/2fa/verify', 'Answer a TOTP challenge issued by login'],
-  ['post', '/auth/logout', 'End the session'],
-  ['get', '/auth/providers', 'Configured sign-in providers'],
-  ['get', '/auth/oauth/idp', 'Begin sign-in through an identity provider (302)'],
-  ['get', '/auth/oauth/idp/callback', 'Return leg of the identity-provider sign-in'],
-  ['post', '/auth/password/forgot', 'Start a password reset'],
-  ['post', '/auth/password/reset', 'Finish a password reset'],
-  ['get', '/v1/account', 'The signed-in account: email, plan, entitlements, keys'],
-  ['get', '/v1/account/2fa', 'Second-factor status'],
-  ['post', '/v1/account/2fa/enrol', 'Begin TOTP enrolment'],
-  ['post', '/v1/account/2fa/activate', 'Activate TOTP with a first code'],
-  ['post', '/v1/account/2fa/disable', 'Disable TOTP'],
-  ['post', '/v1/account/2fa/{id}', 'Second-factor operation by id'],
-  ['put', '/v1/account/nickname', 'Set the public nickname'],
-  ['get', '/v1/agent/whoami', 'Agent-auth introspection (session or API key)'],
-  ['post', '/v1/keys', 'Create an API key (shown once)'],
-  ['post', '/v1/keys/{id}/revoke', 'Revoke an API key'],
-  ['get', '/v1/analysis/domains', "List the account's domains"],
-  ['post', '/v1/analysis/domains', 'Add a domain for verification'],
-  ['get', '/v1/analysis/verify', 'Check DNS TXT ownership verification'],
-  ['get', '/v1/analysis/dns-provider', 'Detect the DNS provider'],
-  ['get', '/v1/analysis/entitlement', 'What a run of each tier costs this account now'],
-  ['post', '/v1/analysis/run', 'Commission an analysis run'],
-  ['get', '/v1/analysis/reports', 'Runs and their status for a domain'],
-  ['get', '/v1/analysis/report/{id}', 'Finished report body (owner-gated)'],
-  ['get', '/v1/analysis/report/{id}/pdf', 'Report PDF (owner-gated)'],
-  ['get', '/v1/analysis/report/{id}/trace', 'Live pipeline trace'],
-  ['post', '/v1/analysis/report/{id}/share', 'Mint the share link'],
-  ['delete', '/v1/analysis/report/{id}/share', 'Revoke the share link'],
-  ['get', '/v1/analysis/shared/{id}', 'Shared report body; the share token is the credential'],
-  ['get', '/v1/analysis/shared/{id}/pdf', 'Shared report PDF'],
-  ['post', '/v1/analysis/auto-rescan', 'Toggle the weekly automatic re-scan'],
-  ['get', '/v1/analysis/credentials', 'Sign-in credentials for authenticated audits'],
-  ['post', '/v1/analysis/credentials', 'Store a sign-in credential'],
-  ['delete', '/v1/analysis/credentials', 'Delete a sign-in credential'],
-  ['post', '/v1/audit/authorize', 'Authorize active testing of a verified domain'],
-  ['get', '/v1/audit/authorization', 'The active-testing authorization, if any'],
-  ['post', '/v1/audit/authorization/revoke', 'Revoke the active-testing authorization'],
-  ['post', '/v1/audit/subscribe', 'Buy a monthly audit subscription from credit'],
-  ['get', '/v1/audit/subscription', 'Current subscription'],
-  ['get', '/v1/credits', 'Credit balance, ledger page and top-up instructions'],
-  ['get', '/v1/account/billing/history', 'Billing history'],
-  ['get', '/v1/billing/account', 'Deprecated legacy deposit rail'],
-  ['get', '/v1/consulting/bookings', 'List consulting bookings'],
-  ['post', '/v1/consulting/bookings', 'Create a consulting booking'],
-  ['get', '/v1/consulting/slots', 'Booked consulting slots in a window'],
-  ['post', '/v1/requests', 'Record a service request'],
+import type { z } from 'zod';
+import {
+  billingHistoryQuerySchema,
+  billingHistoryRowSchema,
+  creditsAnswerSchema,
+  creditsQuerySchema,
+  serviceRequestAnswerSchema,
+  serviceRequestSchema,
+} from '@meridian/contracts';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
+
+/** What the portal document says of one route, beyond its method, path and purpose. */
+export interface PortalRouteDetail {
+  /** The success status when it is not 200 (201 created, 202 accepted, 302 redirect). */
+  status?: number;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  /** The answer: a plain body, or the `data` of the envelope. */
+  answer?: { schema: z.ZodType; plain: boolean };
+  /** Problem statuses the route declares besides 401 (audit-portal-interface 7), and when. */
+  errors?: Record<number, string>;
+  deprecated?: boolean;
+}
+
+export interface PortalRoute extends PortalRouteDetail {
+  method: HttpMethod;
+  path: string;
+  summary: string;
+}
+
+const route = (method: HttpMethod, path: string, summary: string, detail: PortalRouteDetail = {}) => ({
+  method,
+  path,
+  summary,
+  ...detail,
+});
+
+/** Every route of audit-portal-interface 4, for the OpenAPI document. */
+export const PORTAL_ROUTES: readonly PortalRoute[] = [
+  route('post', '/auth/signup', 'Create an account; email confirmation required before sign-in', {
+    status: 202,
+  }),
+  route('post', '/auth/verify-email', 'Confirm an email address from the mailed link'),
+  route('post', '/auth/verify-email/resend', 'Resend the confirmation email', { status: 202 }),
+  route('post', '/auth/login', 'Sign in with email and password; may answer a TOTP challenge'),
+  route('post', '/auth/2fa/verify', 'Answer a TOTP challenge issued by login'),
+  route('post', '/auth/logout', 'End the session'),
+  route('get', '/auth/providers', 'Configured sign-in providers'),
+  route('get', '/auth/oauth/idp', 'Begin sign-in through an identity provider', { status: 302 }),
+  route('get', '/auth/oauth/idp/callback', 'Return leg of the identity-provider sign-in', { status: 302 }),
+  route('post', '/auth/password/forgot', 'Start a password reset', { status: 202 }),
+  route('post', '/auth/password/reset', 'Finish a password reset'),
+  route('get', '/v1/account', 'The signed-in account: email, plan, entitlements, keys'),
+  route('get', '/v1/account/2fa', 'Second-factor status'),
+  route('post', '/v1/account/2fa/enrol', 'Begin TOTP enrolment'),
+  route('post', '/v1/account/2fa/activate', 'Activate TOTP with a first code'),
+  route('post', '/v1/account/2fa/disable', 'Disable TOTP'),
+  route('post', '/v1/account/2fa/{id}', 'Second-factor operation by id'),
+  route('put', '/v1/account/nickname', 'Set the public nickname'),
+  route('get', '/v1/agent/whoami', 'Agent-auth introspection (session or API key)'),
+  route('post', '/v1/keys', 'Create an API key (shown once)', { status: 201 }),
+  route('post', '/v1/keys/{id}/revoke', 'Revoke an API key'),
+  route('get', '/v1/analysis/domains', "List the account's domains"),
+  route('post', '/v1/analysis/domains', 'Add a domain for verification'),
+  route('get', '/v1/analysis/verify', 'Check DNS TXT ownership verification'),
+  route('get', '/v1/analysis/dns-provider', 'Detect the DNS provider'),
+  route('get', '/v1/analysis/entitlement', 'What a run of each tier costs this account now'),
+  route('post', '/v1/analysis/run', 'Commission an analysis run'),
+  route('get', '/v1/analysis/reports', 'Runs and their status for a domain'),
+  route('get', '/v1/analysis/report/{id}', 'Finished report body (owner-gated)'),
+  route('get', '/v1/analysis/report/{id}/pdf', 'Report PDF (owner-gated)'),
+  route('get', '/v1/analysis/report/{id}/trace', 'Live pipeline trace'),
+  route('post', '/v1/analysis/report/{id}/share', 'Mint the share link'),
+  route('delete', '/v1/analysis/report/{id}/share', 'Revoke the share link'),
+  route('get', '/v1/analysis/shared/{id}', 'Shared report body; the share token is the credential'),
+  route('get', '/v1/analysis/shared/{id}/pdf', 'Shared report PDF'),
+  route('post', '/v1/analysis/auto-rescan', 'Toggle the weekly automatic re-scan'),
+  route('get', '/v1/analysis/credentials', 'Sign-in credentials for authenticated audits'),
+  route('post', '/v1/analysis/credentials', 'Store a sign-in credential'),
+  route('delete', '/v1/analysis/credentials', 'Delete a sign-in credential'),
+  route('post', '/v1/audit/authorize', 'Authorize active testing of a verified domain', {
+    status: 201,
+    errors: { 400: 'The domain is not verified, or the ownership attestation is missing' },
+  }),
+  route('get', '/v1/audit/authorization', 'The active-testing authorization, if any'),
+  route('post', '/v1/audit/authorization/revoke', 'Revoke the active-testing authorization', {
+    errors: { 404: 'No authorization is active' },
+  }),
+  route('post', '/v1/audit/subscribe', 'Buy a monthly audit subscription from credit', {
+    errors: { 402: 'Insufficient credit' },
+  }),
+  route('get', '/v1/audit/subscription', 'Current subscription'),
+  route('get', '/v1/credits', 'Credit balance, ledger page and top-up instructions', {
+    query: creditsQuerySchema,
+    answer: { schema: creditsAnswerSchema, plain: true },
+    errors: { 400: 'Invalid limit or before' },
+  }),
+  route('get', '/v1/account/billing/history', 'Billing history, newest first', {
+    query: billingHistoryQuerySchema,
+    answer: { schema: billingHistoryRowSchema.array(), plain: false },
+    errors: { 400: 'Invalid limit, max_response_tokens or cursor' },
+  }),
+  route('get', '/v1/billing/account', 'Legacy deposit rail; use GET /v1/credits for topping up', {
+    deprecated: true,
+  }),
+  route('get', '/v1/consulting/bookings', 'List consulting bookings'),
+  route('post', '/v1/consulting/bookings', 'Create a consulting booking'),
+  route('get', '/v1/consulting/slots', 'Booked consulting slots in a window'),
+  route('post', '/v1/requests', 'Record a service request; it starts no scan', {
+    body: serviceRequestSchema,
+    answer: { schema: serviceRequestAnswerSchema, plain: true },
+    errors: { 400: 'Unknown kind or malformed body' },
+  }),
 ];

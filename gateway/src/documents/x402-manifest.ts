@@ -1,7 +1,7 @@
 import { SOLANA_MAINNET, USDC_MINT, X402_MAX_TIMEOUT_S, X402_VERSION } from '@meridian/contracts';
 import { dataQuerySchema, envelopeSchema, jsonSchemaOf } from '../domain/data-schemas.js';
 import { priceOf, type X402Settings } from '../domain/payment-required.js';
-import { baseOf, liveMetrics, pathOf } from './catalog-facts.js';
+import { baseOf, pricedPaths } from './catalog-facts.js';
 
 /**
  * GET /.well-known/x402: every priced endpoint with its input and output schema, price and
@@ -23,8 +23,9 @@ export function x402Manifest(settings: X402Settings, publicBaseUrl?: string) {
       challenge: 'PAYMENT-REQUIRED',
       receipt: 'PAYMENT-RESPONSE',
     },
-    resources: liveMetrics().map((hit) => ({
-      resource: `${base}${pathOf(hit)}`,
+    resources: pricedPaths().map(({ path, hit, aliasOf }) => ({
+      resource: `${base}${path}`,
+      ...(aliasOf ? { alias_of: `${base}${aliasOf}` } : {}),
       method: 'GET',
       description: hit.metric.description,
       mimeType: 'application/json',

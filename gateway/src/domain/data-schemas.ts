@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import type { CatalogHit } from '@meridian/contracts';
 
-/** Query parameters of the data endpoint (data-api-interface 4.1), as documented to callers. */
+/**
+ * Query parameters of the data endpoint (data-api-interface 4.1), as documented to callers. The
+ * bounds are the data service's (services/data/src/routes/query.ts), which parses them.
+ */
 export const dataQuerySchema = z.object({
   entity: z.string().optional().describe('Instrument, market, league, city or topic; depends on the product'),
   source: z.string().optional().describe('Restrict to one venue; omit for the combined cross-venue value'),
@@ -11,12 +14,16 @@ export const dataQuerySchema = z.object({
     .optional()
     .describe('OHLCV only: 1s and 1m native, the others rolled up at query time'),
   fields: z.string().optional().describe('Series only: comma-separated allowlist of columns'),
-  format: z.enum(['table']).optional().describe('Series only: columnar {columns, rows}'),
+  format: z
+    .enum(['table', 'json'])
+    .optional()
+    .describe('Series only: table answers columnar {columns, rows}; json (default) an array of objects'),
   cursor: z.string().optional().describe('Series only: opaque cursor from meta.next_cursor'),
   max_response_tokens: z.coerce
     .number()
     .int()
-    .positive()
+    .min(200)
+    .max(100_000)
     .optional()
     .describe('Series only: truncate to whole rows'),
 });

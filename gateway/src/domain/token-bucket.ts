@@ -1,7 +1,7 @@
-import type { Plan } from '@meridian/contracts';
+import { PLAN_RATE_LIMITS, type Plan } from '@meridian/contracts';
 
-/** Requests per minute per key (data-api-interface 8). */
-export const PLAN_LIMITS: Record<Plan, number> = { free: 10, basic: 60, pro: 300, ultra: 1200 };
+/** Requests per minute per key (data-api-interface 8): the contracts' table, which billing publishes. */
+export const PLAN_LIMITS: Readonly<Record<Plan, number>> = PLAN_RATE_LIMITS;
 
 /**
  * The bucket holds at most one minute's budget (capacity = the per-minute limit, so the burst is

@@ -3,11 +3,12 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import request from 'supertest';
 import { createMemoryBus, type Bus } from '@meridian/bus';
-import { allMetrics, CATALOG } from '@meridian/contracts';
+import { allMetrics, findMetric, LEGACY_ROUTES } from '@meridian/contracts';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { createGateway, type Gateway } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
+import { dataTarget, isPriced } from '../../src/domain/data-route.js';
 
 describe('public documents', () => {
   let bus: Bus;
@@ -44,24 +45,96 @@ describe('public documents', () => {
     expect(result.valid).toBe(true);
   });
 
-  it('documents every data route, both key schemes and the problem shapes', async () => {
+  it('documents each live metric at its own path with its entities, parameters and plan', async () => {
     const doc = (await request(gateway.handler).get('/openapi.json')).body as OpenAPIV3_1.Document;
-    const data = doc.paths!['/v1/data/{category}/{product}/{metric}']!.get!;
-    const params = data.parameters as OpenAPIV3_1.ParameterObject[];
-    const categoryEnum = (params.find((p) => p.name === 'category')!.schema as { enum: string[] }).enum;
-    expect(categoryEnum.sort()).toEqual([...new Set(CATALOG.map((p) => p.category))].sort());
-    expect(params.map((p) => p.name)).toEqual(
-      expect.arrayContaining(['entity', 'series', 'max_response_tokens']),
+    const paths = doc.paths!;
+    expect(paths).not.toHaveProperty(['/v1/data/{category}/{product}/{metric}']);
+    for (const hit of allMetrics()) {
+      const path = `/v1/data/${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
+      if (hit.metric.status === 'planned') {
+        expect(paths).not.toHaveProperty([path]);
+        continue;
+      }
+      const op = paths[path]!.get as OpenAPIV3_1.OperationObject & Record<string, unknown>;
+      expect(op['x-min-plan']).toBe(hit.gate);
+      const params = op.parameters as OpenAPIV3_1.ParameterObject[];
+      const entity = params.find((p) => p.name === 'entity');
+      if (hit.product.entities.length)
+        expect(entity!.schema).toEqual({ type: 'string', enum: hit.product.entities });
+      else expect(entity).toBeUndefined();
+      expect(params.some((p) => p.name === 'interval')).toBe(hit.metric.metric === 'ohlcv');
+      expect(params.some((p) => p.name === 'cursor')).toBe(hit.metric.value_shape === 'series');
+      expect(Object.keys(op.responses!)).toEqual(
+        hit.gate === 'free'
+          ? ['200', '400', '401', '402', '404', '429']
+          : ['200', '400', '401', '402', '403', '404', '429'],
+      );
+    }
+    const chain = paths['/v1/data/crypto/options/chain']!.get as Record<string, unknown>;
+    expect(chain['x-min-plan']).toBe('pro');
+    expect(paths['/v1/data/crypto/spot/trades']!.get).toMatchObject({ 'x-min-plan': 'basic' });
+    for (const [legacy, key] of Object.entries(LEGACY_ROUTES)) {
+      const live = findMetric(...(key.split('/') as [string, string, string]))!.metric.status === 'live';
+      if (!live) expect(paths).not.toHaveProperty([legacy]);
+      else expect(paths[legacy]!.get).toMatchObject({ 'x-alias-of': `/v1/data/${key}` });
+    }
+    const ids = Object.values(paths).flatMap((item) =>
+      Object.values(item as Record<string, { operationId?: string }>).flatMap((op) => op.operationId ?? []),
     );
-    expect(Object.keys(data.responses!)).toEqual(['200', '401', '402', '403', '404', '429']);
+    expect(new Set(ids).size).toBe(ids.length);
     expect(doc.components!.securitySchemes).toMatchObject({
       bearerAuth: { type: 'http', scheme: 'bearer' },
       apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
     });
     expect(doc.components!.schemas).toHaveProperty('Envelope');
     expect(doc.components!.schemas).toHaveProperty('Problem');
-    expect(doc.paths!['/v1/credits']!.get!.responses).toHaveProperty('401');
-    expect(doc.paths!['/auth/login']!.post!.responses).not.toHaveProperty('401');
+  });
+
+  it('documents the portal query parameters, request bodies and error statuses of the portal document', async () => {
+    const paths = ((await request(gateway.handler).get('/openapi.json')).body as OpenAPIV3_1.Document).paths!;
+    const query = (path: string) =>
+      Object.fromEntries(
+        (paths[path]!.get!.parameters as OpenAPIV3_1.ParameterObject[]).map((p) => [p.name, p.schema]),
+      );
+    expect(query('/v1/credits')).toMatchObject({
+      limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+      before: { type: 'integer', minimum: 1 },
+    });
+    expect(query('/v1/account/billing/history')).toMatchObject({
+      cursor: { type: 'string' },
+      limit: { type: 'integer', minimum: 1, maximum: 100, default: 25 },
+      max_response_tokens: { type: 'integer', minimum: 500, maximum: 16000, default: 4000 },
+    });
+    const requests = paths['/v1/requests']!.post!;
+    expect(requests.requestBody).toMatchObject({
+      content: {
+        'application/json': {
+          schema: {
+            properties: { kind: { enum: ['pentest', 'pentest_discussion', 'consultancy'] } },
+            required: ['kind'],
+          },
+        },
+      },
+    });
+    expect(requests.responses!['200']).toMatchObject({
+      content: { 'application/json': { schema: { properties: { ok: {}, count: {} } } } },
+    });
+    const statuses = (path: string, method: 'get' | 'post') => Object.keys(paths[path]![method]!.responses!);
+    expect(statuses('/v1/requests', 'post')).toEqual(['200', '400', '401']);
+    expect(statuses('/v1/account/billing/history', 'get')).toEqual(['200', '400', '401']);
+    expect(statuses('/v1/audit/authorize', 'post')).toEqual(['201', '400', '401']);
+    expect(statuses('/v1/audit/subscribe', 'post')).toEqual(['200', '401', '402']);
+    expect(statuses('/v1/audit/authorization/revoke', 'post')).toEqual(['200', '401', '404']);
+    expect(statuses('/v1/keys', 'post')).toEqual(['201', '401']);
+    expect(statuses('/auth/login', 'post')).toEqual(['200']);
+    expect(statuses('/auth/oauth/idp', 'get')).toEqual(['302']);
+    expect(paths['/v1/audit/subscribe']!.post!.responses!['402']).toMatchObject({
+      content: { 'application/problem+json': {} },
+    });
+    expect(paths['/v1/billing/account']!.get!.deprecated).toBe(true);
+    expect(paths['/v1/billing/prices']!.get!.responses!['200']).toMatchObject({
+      content: { 'application/json': { schema: { allOf: expect.any(Array) } } },
+    });
   });
 
   it('serves llms.txt and the x402 manifest from the catalogue', async () => {
@@ -70,8 +143,6 @@ describe('public documents', () => {
     expect(llms.text).toContain('crypto/options [pro]');
     expect(llms.text).toContain('trades (series, USD) [basic]');
     const manifest = await request(gateway.handler).get('/.well-known/x402');
-    const live = allMetrics().filter((h) => h.metric.status === 'live');
-    expect(manifest.body.resources).toHaveLength(live.length);
     expect(manifest.body).toMatchObject({
       network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
       payTo: 'PayTo1111',
@@ -84,13 +155,66 @@ describe('public documents', () => {
     });
   });
 
-  it('serves the agent descriptor with the install command and a contact', async () => {
+  it('lists in the x402 manifest exactly the paths the edge prices, legacy aliases included', async () => {
+    const manifest = await request(gateway.handler).get('/.well-known/x402');
+    const resources = manifest.body.resources as Array<{
+      resource: string;
+      alias_of?: string;
+      price: { read: string };
+    }>;
+    const listed = resources.map((r) => new URL(r.resource).pathname);
+    const candidates = [
+      ...allMetrics().map((h) => `/v1/data/${h.product.category}/${h.product.product}/${h.metric.metric}`),
+      ...Object.keys(LEGACY_ROUTES),
+    ];
+    expect(listed.sort()).toEqual(candidates.filter((path) => isPriced(dataTarget(path))).sort());
+    expect(resources).toContainEqual(
+      expect.objectContaining({
+        resource: 'https://api.meridian.example/v1/range_24h',
+        alias_of: 'https://api.meridian.example/v1/data/crypto/spot/range_24h',
+      }),
+    );
+    expect(listed).not.toContain('/v1/spread');
+    // What the manifest quotes is what a keyless call is asked to pay.
+    for (const r of resources.filter((x) => x.alias_of)) {
+      const res = await request(gateway.handler).get(new URL(r.resource).pathname);
+      expect([res.status, res.body.accepts?.[0]?.amount]).toEqual([402, r.price.read]);
+    }
+  });
+
+  it('serves an agent descriptor that names no MCP endpoint or package before the server exists', async () => {
     const res = await request(gateway.handler).get('/.well-known/mcp.json');
     expect(res.body).toMatchObject({
-      install: { command: expect.stringContaining('npx') },
+      status: 'not_yet_available',
+      transports: [],
+      install: { status: 'not_yet_available', command: null },
+      tools: { status: 'not_yet_available', planned: expect.arrayContaining(['get_metric']) },
       contact: expect.stringContaining('@'),
       catalog: { metrics: allMetrics().filter((h) => h.metric.status === 'live').length },
     });
+    expect(res.text).not.toContain('/mcp"');
+    expect(res.text).not.toContain('npx');
+    const mcp = await request(gateway.handler).get('/mcp');
+    expect(mcp.status).toBe(404);
+  });
+
+  it('gives the install command once one is configured', async () => {
+    const withCommand = await createGateway({
+      config: parseConfig({
+        INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+        AGENT_INSTALL_COMMAND: 'npx -y meridian-mcp@1',
+      }),
+      logger: createLogger('test', { level: 'silent' }),
+      metrics: createMetrics('gateway', { defaultMetrics: false }),
+      assertionKey: testAssertionKey,
+      bus,
+    });
+    try {
+      const res = await request(withCommand.handler).get('/.well-known/mcp.json');
+      expect(res.body.install).toEqual({ status: 'available', command: 'npx -y meridian-mcp@1' });
+    } finally {
+      await withCommand.close();
+    }
   });
 
   it('answers a CORS preflight and exposes the payment and rate-limit headers', async () => {

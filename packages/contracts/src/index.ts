@@ -8,3 +8,5 @@ export * from './problem.js';
 export * from './streams.js';
 export * from './subjects.js';
 export * from './x402.js';
+export * from './prices.js';
+export * from './portal.js';

@@ -2,14 +2,17 @@ import { Router } from 'express';
 import { buildServiceApp, type ServiceDeps } from '@meridian/runtime';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { priceRoutes } from './routes/prices.js';
 
 export const SERVICE = 'billing';
 
 export type Deps = ServiceDeps<Database, Config>;
 
 /** The routes of this service, behind the gateway's caller assertion. */
-export function routes(_deps: Deps): Router {
-  return Router();
+export function routes(deps: Deps): Router {
+  const router = Router();
+  router.use(priceRoutes(deps));
+  return router;
 }
 
 /** The whole express app without listen(), for supertest. */

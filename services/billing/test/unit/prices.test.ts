@@ -1,0 +1,89 @@
+import { describe, expect, it } from '@jest/globals';
+import { PLAN_RATE_LIMITS, X402_PRICES, allMetrics, findMetric, pricesSchema } from '@meridian/contracts';
+import { parseConfig } from '../../src/config.js';
+import { priceList } from '../../src/domain/prices.js';
+
+const live = allMetrics().filter((h) => h.metric.status === 'live');
+
+describe('the price list', () => {
+  it('has the shape of the contract, each plan with the limit the gateway enforces', () => {
+    const prices = pricesSchema.parse(priceList({}));
+    expect(prices.plans.map((p) => [p.plan, p.rate_limit_per_minute])).toEqual([
+      ['free', 10],
+      ['basic', 60],
+      ['pro', 300],
+      ['ultra', 1200],
+    ]);
+    for (const p of prices.plans) expect(p.rate_limit_per_minute).toBe(PLAN_RATE_LIMITS[p.plan]);
+  });
+
+  it('says what each plan adds from the catalogue gates, ultra reading every live metric', () => {
+    const [free, basic, pro, ultra] = priceList({}).plans;
+    expect(basic!.adds).toEqual(
+      expect.arrayContaining([
+        'crypto/spot/trades',
+        'sports/basketball/box_score',
+        'sports/tennis/live_score',
+      ]),
+    );
+    expect(basic!.adds).not.toContain('crypto/spot/reference_price');
+    expect(pro!.adds).toEqual([
+      'crypto/options/chain',
+      'crypto/options/implied_vol_index',
+      'crypto/options/put_call_oi_ratio',
+      'crypto/options/open_interest',
+    ]);
+    expect(ultra!.adds).toEqual([
+      'crypto/futures/funding',
+      'crypto/futures/mark_price',
+      'crypto/futures/basis',
+    ]);
+    expect(free!.adds).toContain('crypto/spot/reference_price');
+    expect(free!.live_metrics).toBe(free!.adds.length);
+    expect(ultra!.live_metrics).toBe(live.length);
+    const added = [free, basic, pro, ultra].flatMap((p) => p!.adds);
+    expect(new Set(added).size).toBe(live.length);
+    expect(added).not.toContain('crypto/spot/spread');
+  });
+
+  it('charges the x402 prices of the contracts, series-shaped metrics always at the series price', () => {
+    const { pay_per_call } = priceList({});
+    expect(pay_per_call.prices).toEqual([
+      expect.objectContaining({ kind: 'read', amount_atomic: X402_PRICES.read, usd: 0.01 }),
+      expect.objectContaining({ kind: 'series', amount_atomic: X402_PRICES.series, usd: 0.02 }),
+    ]);
+    expect(pay_per_call.series_metrics).toEqual(['crypto/spot/ohlcv', 'crypto/spot/trades']);
+    expect(findMetric('crypto', 'spot', 'ohlcv')!.metric.value_shape).toBe('series');
+  });
+
+  it('shows the free plan at 0, a paid plan at its published price and null when none is published', () => {
+    const plans = priceList({ basic: 29_000_000 }).plans;
+    expect(plans.map((p) => [p.plan, p.monthly_price_atomic, p.monthly_price_usd])).toEqual([
+      ['free', 0, 0],
+      ['basic', 29_000_000, 29],
+      ['pro', null, null],
+      ['ultra', null, null],
+    ]);
+  });
+});
+
+describe('PLAN_MONTHLY_PRICES', () => {
+  const config = (value?: string) =>
+    parseConfig({
+      INTERNAL_AUTH_SECRET: 'x'.repeat(32),
+      ...(value === undefined ? {} : { PLAN_MONTHLY_PRICES: value }),
+    });
+
+  it('reads paid plans in atomic USDC and publishes nothing by default', () => {
+    expect(config().PLAN_MONTHLY_PRICES).toEqual({});
+    expect(config('basic=29000000, ultra=499000000').PLAN_MONTHLY_PRICES).toEqual({
+      basic: 29_000_000,
+      ultra: 499_000_000,
+    });
+  });
+
+  it('refuses a price for the free plan, an unknown plan and amounts that are not whole atomic units', () => {
+    for (const bad of ['free=0', 'gold=1', 'basic=29.5', 'basic=-1', 'basic=', 'basic'])
+      expect(() => config(bad)).toThrow(/PLAN_MONTHLY_PRICES: bad entry/);
+  });
+});
