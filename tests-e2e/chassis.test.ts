@@ -1,7 +1,36 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { INTERNAL_ASSERTION_HEADER } from '@meridian/contracts';
 import { startSmtp } from '../services/identity/test/smtp.js';
 import { signedInAccount, type SignedIn } from './src/accounts.js';
-import { startSystem, type System } from './src/system.js';
+import { startSystem, type ServiceName, type System } from './src/system.js';
+
+/** A path each service owns behind the gateway (x402 serves no route yet: every path is gated). */
+const OWNED_PATHS: Record<ServiceName, string> = {
+  identity: '/v1/account',
+  billing: '/v1/credits',
+  analysis: '/v1/analysis/domains',
+  data: '/v1/data/crypto/spot/reference_price?entity=BTC-USD',
+  x402: '/v1/x402/verify',
+  requests: '/v1/requests',
+};
+
+const NOT_FROM_GATEWAY = 'This request did not come through the gateway.';
+const b64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** An assertion of an anonymous caller (the gateway's own shape), unsigned or signed with `secret`. */
+function assertion(secret: string | undefined): string {
+  const now = Math.floor(Date.now() / 1000);
+  const claims = b64url({
+    iss: 'meridian-gateway',
+    iat: now,
+    exp: now + 60,
+    caller: { account_id: null, plan: null, auth: 'anonymous', key_id: null, session_id: null },
+  });
+  if (secret === undefined) return `${b64url({ alg: 'none' })}.${claims}.`;
+  const signed = `${b64url({ alg: 'HS256' })}.${claims}`;
+  return `${signed}.${createHmac('sha256', secret).update(signed).digest('base64url')}`;
+}
 
 describe('the whole system, each service its own process', () => {
   let system: System;
@@ -28,17 +57,25 @@ describe('the whole system, each service its own process', () => {
     }
   });
 
-  it('refuses a request sent straight to any service port without the gateway assertion', async () => {
-    for (const [service, url] of Object.entries(system.serviceUrls)) {
-      const res = await fetch(`${url}/v1/account`, {
-        headers: { 'x-account-id': 'a1', 'x-plan': 'ultra', 'x-internal-assertion': 'forged' },
+  it('refuses a request with forged caller headers sent straight to any service port', async () => {
+    const forgeries = [
+      {},
+      { [INTERNAL_ASSERTION_HEADER]: assertion(undefined) },
+      { [INTERNAL_ASSERTION_HEADER]: assertion(randomBytes(32).toString('hex')) },
+    ];
+    for (const [name, url] of Object.entries(system.serviceUrls) as [ServiceName, string][]) {
+      for (const headers of forgeries) {
+        const res = await fetch(`${url}${OWNED_PATHS[name]}`, {
+          headers: { 'x-account-id': 'a1', ...headers },
+        });
+        expect({ name, headers, status: res.status }).toEqual({ name, headers, status: 401 });
+        expect(await res.json()).toMatchObject({ error_category: 'unauthorized', detail: NOT_FROM_GATEWAY });
+      }
+      // Signed with the system's secret the same request gets past that check to the service's own rules.
+      const genuine = await fetch(`${url}${OWNED_PATHS[name]}`, {
+        headers: { [INTERNAL_ASSERTION_HEADER]: assertion(system.env.INTERNAL_AUTH_SECRET!) },
       });
-      const body = (await res.json()) as { error_category: string };
-      expect({ service, status: res.status, category: body.error_category }).toEqual({
-        service,
-        status: 401,
-        category: 'unauthorized',
-      });
+      expect(((await genuine.json()) as { detail: string }).detail).not.toBe(NOT_FROM_GATEWAY);
     }
   });
 
@@ -50,7 +87,7 @@ describe('the whole system, each service its own process', () => {
 
   // Each path is owned by one service; with a session the gateway forwards it, so any answer but 503
   // (today often the service's own 404 for a route its issue has not built yet) proves it got there.
-  const OWNED_PATHS = {
+  const PORTAL_PATHS = {
     identity: '/v1/account',
     billing: '/v1/credits',
     analysis: '/v1/analysis/domains',
@@ -60,7 +97,7 @@ describe('the whole system, each service its own process', () => {
 
   async function statuses(session: SignedIn['session']): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
-    for (const [service, path] of Object.entries(OWNED_PATHS)) {
+    for (const [service, path] of Object.entries(PORTAL_PATHS)) {
       const res = await fetch(`${system.gatewayUrl}${path}`, {
         headers: { authorization: `Bearer ${session}` },
       });

@@ -13,6 +13,7 @@ import { corsHeaders, corsPolicy, isPreflight, type CorsPolicy } from './domain/
 import { isDataPath } from './domain/data-route.js';
 import { keyFormatValid } from './domain/key-format.js';
 import type { X402Settings } from './domain/payment-required.js';
+import { planPolicies } from './domain/token-bucket.js';
 import { portalAuth } from './portal-auth.js';
 import { serviceProxy } from './proxy.js';
 import { MemoryRateLimiter, type RateLimiter } from './rate-limit/limiter.js';
@@ -100,30 +101,35 @@ export function createApp(parts: AppParts): Express {
 function rateLimiter(deps: Deps): RateLimiter {
   const { config } = deps;
   return config.REDIS_URL
-    ? new RedisRateLimiter(config.REDIS_URL, config.RATE_LIMIT_PREFIX, deps.logger, config.RATE_LIMITS)
-    : new MemoryRateLimiter(config.RATE_LIMITS);
+    ? new RedisRateLimiter(config.REDIS_URL, config.RATE_LIMIT_PREFIX, deps.logger, deps.metrics.registry)
+    : new MemoryRateLimiter();
 }
 
 /**
  * The edge: data calls take the lean path of data-edge.ts, everything else the express app.
  * Subscribes to identity's events before it answers, so its caches are never behind.
+ * Ready when the bus answers: without it no key or session can be verified. Redis is not part of
+ * readiness, since the limiter falls back to per-replica buckets when it is gone.
  */
 export async function createGateway(deps: Deps): Promise<Gateway> {
   const { config } = deps;
   const signer = new AssertionSigner(deps.assertionKey);
-  const caches = identityCaches(deps.bus, config);
-  const subscriptions: Closable[] = await followIdentityEvents(deps.bus, caches, deps.logger);
   const limiter = rateLimiter(deps);
-  const ready = async () => {
-    await deps.bus.ping();
-    if (limiter instanceof RedisRateLimiter) await limiter.ready();
-  };
+  const caches = identityCaches(deps.bus, config, limiter);
+  const subscriptions: Closable[] = await followIdentityEvents(deps.bus, caches, deps.logger).catch(
+    async (err: unknown) => {
+      await limiter.close();
+      throw err;
+    },
+  );
+  const ready = () => deps.bus.ping();
   const app = createApp({ ...deps, signer, caches, ready });
   const edge = dataEdge({
     target: config.DATA_URL,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     keys: caches.keys,
     limiter,
+    plans: planPolicies(config.RATE_LIMITS),
     signer,
     x402: x402Settings(config),
     publicBaseUrl: config.PUBLIC_BASE_URL,

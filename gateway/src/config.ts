@@ -44,7 +44,10 @@ export const configSchema = baseConfigSchema
     KEY_NEGATIVE_TTL_MS: ms(15_000),
     KEY_NEGATIVE_MAX: z.coerce.number().int().min(1).default(10_000),
     SESSION_CACHE_TTL_MS: ms(30_000),
+    SESSION_NEGATIVE_TTL_MS: ms(15_000),
     IDENTITY_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(256),
+    /** Unknown or revoked keys (and, apart, session tokens) one client address may present a minute. */
+    FAILED_VERIFICATIONS_PER_MIN: z.coerce.number().int().min(1).default(30),
     /** Recipient and fee payer of the x402 challenge; the defaults are not valid addresses on purpose. */
     X402_PAY_TO: z.string().min(1).default('UNCONFIGURED'),
     X402_FEE_PAYER: z.string().min(1).default('UNCONFIGURED'),

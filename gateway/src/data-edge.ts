@@ -11,6 +11,7 @@ import {
   X402_HEADERS,
   type Caller,
   type KeyVerifyReply,
+  type Plan,
   type Problem,
 } from '@meridian/contracts';
 import { answerTrace, problem } from '@meridian/http-kit';
@@ -19,10 +20,10 @@ import { formatTraceparent, type Logger, type Metrics } from '@meridian/observab
 import { ANONYMOUS, type AssertionSigner } from './assertion.js';
 import type { VerifiedCache, Verification } from './auth/verified-cache.js';
 import { corsHeaders, isPreflight, type CorsPolicy } from './domain/cors.js';
-import { hasPaymentHeader, presentedKey } from './domain/credentials.js';
+import { bearerChallenge, hasPaymentHeader, presentedKey } from './domain/credentials.js';
 import { dataTarget, gateRefusal, isPriced, isSeriesRead, type DataTarget } from './domain/data-route.js';
 import { PAYMENT_NOT_ENABLED, paymentRequired, type X402Settings } from './domain/payment-required.js';
-import { rateLimitHeaders, type RateDecision } from './domain/token-bucket.js';
+import { rateLimitHeaders, type BucketPolicy, type RateDecision } from './domain/token-bucket.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
 
 export interface DataEdgeOptions {
@@ -31,6 +32,8 @@ export interface DataEdgeOptions {
   timeoutMs: number;
   keys: VerifiedCache<KeyVerifyReply>;
   limiter: RateLimiter;
+  /** The bucket of each plan (data-api-interface 8, or RATE_LIMITS). */
+  plans: Record<Plan, BucketPolicy>;
   signer: AssertionSigner;
   x402: X402Settings;
   /** Base of the resource URL in the x402 challenge; unset: the Host of the request. */
@@ -72,6 +75,14 @@ export function dataEdge(options: DataEdgeOptions) {
   const trusted = proxyaddr.compile(options.trustProxy.split(',').map((t) => t.trim()));
   const agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 256 });
   const duration = options.metrics.httpDuration;
+
+  /** A refused key: 401 with the bearer challenge (RFC 9110 requires one on every 401). */
+  function refuseKey(res: ServerResponse, presented: boolean, extra: Extra): void {
+    sendProblem(res, problem('unauthorized', 'The API key is not valid.'), {
+      ...extra,
+      'www-authenticate': bearerChallenge(presented),
+    });
+  }
 
   function sendProblem(res: ServerResponse, body: Problem, extra: Extra): void {
     const headers: OutgoingHttpHeaders = { ...extra, 'content-type': 'application/problem+json' };
@@ -208,12 +219,11 @@ export function dataEdge(options: DataEdgeOptions) {
     extra: Extra,
   ): void {
     if (!result.ok) {
-      const body =
-        result.problem.status === 401 ? problem('unauthorized', 'The API key is not valid.') : result.problem;
-      return sendProblem(res, body, extra);
+      if (result.problem.status === 401) return refuseKey(res, true, extra);
+      return sendProblem(res, result.problem, extra);
     }
     const key = result.value;
-    const decision = options.limiter.take(key.key_id, key.plan);
+    const decision = options.limiter.take(key.key_id, options.plans[key.plan]);
     if (decision instanceof Promise) {
       decision.then(
         (d) => admitted(req, res, target, key, d, extra),
@@ -247,10 +257,9 @@ export function dataEdge(options: DataEdgeOptions) {
       if (isPriced(target)) return challenge(req, res, target, q < 0 ? '' : url.slice(q + 1), extra);
       return withAssertion(req, res, ANONYMOUS, extra);
     }
-    if (presented.kind === 'malformed' || !options.keyFormatValid(presented.key)) {
-      return sendProblem(res, problem('unauthorized', 'The API key is not valid.'), extra);
-    }
-    const result = options.keys.verify(presented.key);
+    if (presented.kind === 'malformed') return refuseKey(res, false, extra);
+    if (!options.keyFormatValid(presented.key)) return refuseKey(res, true, extra);
+    const result = options.keys.verify(presented.key, () => proxyaddr(req, trusted));
     if (result instanceof Promise) {
       result.then(
         (r) => verified(req, res, target, r, extra),

@@ -5,10 +5,11 @@ import {
   type KeyVerifyReply,
   type SessionVerifyReply,
 } from '@meridian/contracts';
+import type { Problem } from '@meridian/contracts';
 import { HttpProblem, httpProblem } from '@meridian/http-kit';
 import type { IdentityCaches } from './auth/identity.js';
 import type { Verification } from './auth/verified-cache.js';
-import { bearerToken, cookieValue } from './domain/credentials.js';
+import { bearerChallenge, bearerToken, cookieValue } from './domain/credentials.js';
 import { keyFormatValid, looksLikeApiKey } from './domain/key-format.js';
 import { accessOf, routeOwner } from './route-table.js';
 
@@ -28,6 +29,23 @@ function sessionToken(req: Request): string | undefined {
 
 async function settle<T>(v: Verification<T> | Promise<Verification<T>>): Promise<Verification<T>> {
   return v;
+}
+
+/** The address whose budget of failed verifications a miss spends (TRUST_PROXY applied). */
+function clientOf(req: Request): () => string {
+  return () => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+function answer(problem: Problem): HttpProblem {
+  const headers: Record<string, string> = {};
+  if (problem.retry_after !== undefined) headers['retry-after'] = String(problem.retry_after);
+  return new HttpProblem(problem, headers);
+}
+
+/** The 401 of the audit portal, with the bearer challenge RFC 9110 requires on every 401. */
+function noSession(presented: boolean): HttpProblem {
+  const refusal = httpProblem('unauthorized', 'A valid session is required (sign in first).');
+  return new HttpProblem(refusal.body, { 'www-authenticate': bearerChallenge(presented) });
 }
 
 const LOGOUT_PATH = '/auth/logout';
@@ -52,27 +70,30 @@ export function portalAuth(caches: IdentityCaches) {
     const access = accessOf(req.path);
     if (access === 'public') return next();
     const token = sessionToken(req);
-    const session = token ? await settle(caches.sessions.verify(token)) : undefined;
+    const session = token ? await settle(caches.sessions.verify(token, clientOf(req))) : undefined;
     if (session?.ok) {
       res.locals.caller = sessionCaller(session.value);
       if (req.method === 'POST' && req.path === LOGOUT_PATH)
         forgetOnLogout(res, caches, session.value.session_id);
       return next();
     }
-    if (session && !session.ok && session.problem.status !== 401) {
-      return next(
-        new HttpProblem(session.problem, session.problem.retry_after ? { 'retry-after': '1' } : {}),
-      );
-    }
+    // Past its budget of failed verifications an address is not verified; an anonymous route
+    // still serves it as anonymous, so a flood from a shared address does not block sign-in.
+    if (access === 'anonymous' && session?.problem.status === 429) return next();
+    if (session && session.problem.status !== 401) return next(answer(session.problem));
     if (access === 'anonymous') return next();
+    let presented = token !== undefined;
     if (access === 'session_or_key') {
       const key = req.header('x-api-key') ?? bearerToken(req.headers);
-      const verified = key && keyFormatValid(key) ? await settle(caches.keys.verify(key)) : undefined;
+      const verified =
+        key && keyFormatValid(key) ? await settle(caches.keys.verify(key, clientOf(req))) : undefined;
       if (verified?.ok) {
         res.locals.caller = keyCaller(verified.value);
         return next();
       }
+      if (verified && verified.problem.status !== 401) return next(answer(verified.problem));
+      presented ||= key !== undefined;
     }
-    next(httpProblem('unauthorized', 'A valid session is required (sign in first).'));
+    next(noSession(presented));
   };
 }

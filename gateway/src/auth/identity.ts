@@ -11,6 +11,9 @@ import {
   type SessionVerifyReply,
 } from '@meridian/contracts';
 import type { Logger } from '@meridian/observability';
+import { perMinute } from '../domain/token-bucket.js';
+import type { RateLimiter } from '../rate-limit/limiter.js';
+import { FailureBudget } from './failure-budget.js';
 import { VerifiedCache } from './verified-cache.js';
 
 export interface IdentityCacheSettings {
@@ -19,7 +22,9 @@ export interface IdentityCacheSettings {
   KEY_NEGATIVE_TTL_MS: number;
   KEY_NEGATIVE_MAX: number;
   SESSION_CACHE_TTL_MS: number;
+  SESSION_NEGATIVE_TTL_MS: number;
   IDENTITY_MAX_IN_FLIGHT: number;
+  FAILED_VERIFICATIONS_PER_MIN: number;
 }
 
 export interface IdentityCaches {
@@ -27,7 +32,17 @@ export interface IdentityCaches {
   sessions: VerifiedCache<SessionVerifyReply>;
 }
 
-export function identityCaches(bus: Bus, settings: IdentityCacheSettings): IdentityCaches {
+/**
+ * The key and session caches. With a limiter, each client address may fail
+ * FAILED_VERIFICATIONS_PER_MIN verifications a minute per kind before identity is asked again.
+ */
+export function identityCaches(
+  bus: Bus,
+  settings: IdentityCacheSettings,
+  limiter?: RateLimiter,
+): IdentityCaches {
+  const budget = (name: string) =>
+    limiter && new FailureBudget(limiter, name, perMinute(settings.FAILED_VERIFICATIONS_PER_MIN));
   return {
     keys: new VerifiedCache<KeyVerifyReply>({
       bus,
@@ -40,6 +55,7 @@ export function identityCaches(bus: Bus, settings: IdentityCacheSettings): Ident
       negativeTtlMs: settings.KEY_NEGATIVE_TTL_MS,
       maxNegative: settings.KEY_NEGATIVE_MAX,
       maxInFlight: settings.IDENTITY_MAX_IN_FLIGHT,
+      budget: budget('unknown-key'),
     }),
     sessions: new VerifiedCache<SessionVerifyReply>({
       bus,
@@ -49,17 +65,21 @@ export function identityCaches(bus: Bus, settings: IdentityCacheSettings): Ident
       parse: (data) => sessionVerifyReplySchema.safeParse(data).data,
       ttlMs: settings.SESSION_CACHE_TTL_MS,
       maxEntries: settings.KEY_CACHE_MAX,
-      // A session token is never guessed into existence; refusals are not worth remembering.
-      negativeTtlMs: 0,
-      maxNegative: 0,
+      // A session token never becomes valid after it was refused (identity mints a new one at
+      // each sign-in), so remembering refusals is exact; a browser's stale cookie costs one ask.
+      negativeTtlMs: settings.SESSION_NEGATIVE_TTL_MS,
+      maxNegative: settings.KEY_NEGATIVE_MAX,
       maxInFlight: settings.IDENTITY_MAX_IN_FLIGHT,
+      budget: budget('unknown-session'),
     }),
   };
 }
 
 /**
  * Fan-out subscriptions (every replica gets every event) that keep the caches true: a revoked key
- * or session is evicted, a changed plan is applied in place.
+ * or session is evicted, a changed plan is applied in place. Core NATS keeps nothing for a
+ * subscriber that was away, so after a reconnection both caches are emptied: whatever was revoked
+ * or changed plan during the gap is verified again by identity on its next use.
  */
 export async function followIdentityEvents(
   bus: Bus,
@@ -68,7 +88,12 @@ export async function followIdentityEvents(
 ): Promise<Closable[]> {
   const ignored = (subject: string) =>
     logger.warn({ subject }, 'ignored an identity event that does not parse');
-  return Promise.all([
+  const reconnected = bus.onReconnect(() => {
+    logger.warn('bus reconnected: identity events may have been missed; key and session caches emptied');
+    caches.keys.clear();
+    caches.sessions.clear();
+  });
+  const subscriptions = await Promise.all([
     bus.subscribe(EVENTS.identityKeyRevoked, (event) => {
       const data = keyRevokedSchema.safeParse(event.data).data;
       if (data) caches.keys.revoke(data.key_id);
@@ -86,4 +111,5 @@ export async function followIdentityEvents(
       caches.sessions.planChanged(data.account_id, data.plan);
     }),
   ]);
+  return [reconnected, ...subscriptions];
 }

@@ -3,6 +3,7 @@ import type { Bus } from '@meridian/bus';
 import type { Plan, Problem } from '@meridian/contracts';
 import { problem } from '@meridian/http-kit';
 import { TtlLru } from '../domain/ttl-lru.js';
+import type { FailureBudget } from './failure-budget.js';
 
 /** What identity vouches for a key or a session. */
 export interface Verified {
@@ -28,8 +29,17 @@ export interface VerifiedCacheOptions<T extends Verified> {
   maxNegative: number;
   /** Misses allowed in flight at once to identity; beyond them a miss answers 503 at once. */
   maxInFlight: number;
+  /** Failed verifications allowed per client address; a miss over it answers 429 without asking identity. */
+  budget?: FailureBudget;
   rpcTimeoutMs?: number;
   now?: () => number;
+}
+
+function tooManyAtOnce(): { ok: false; problem: Problem } {
+  return {
+    ok: false,
+    problem: problem('service_unavailable', 'Too many verifications at once; retry.', { retryAfter: 1 }),
+  };
 }
 
 /** The cache key: a hash, so no raw key or token is held as a map key or reaches a log. */
@@ -40,7 +50,9 @@ export function credentialHash(credential: string): string {
 /**
  * Verification at the edge: answers from memory while identity's events keep it true, asks
  * identity over NATS on a miss, and remembers refusals briefly so a repeated bad credential
- * costs identity nothing. Concurrent misses of one credential share one request.
+ * costs identity nothing. Concurrent misses of one credential share one request; a miss spends
+ * the client address's budget of failed verifications first, so distinct bad credentials do not
+ * reach identity faster than that budget.
  */
 export class VerifiedCache<T extends Verified> {
   private readonly good: TtlLru<T>;
@@ -50,6 +62,8 @@ export class VerifiedCache<T extends Verified> {
   private readonly revoked: TtlLru<true>;
   private readonly inFlight = new Map<string, Promise<Verification<T>>>();
   private readonly now: () => number;
+  /** Bumped by clear(): an answer asked for before it is not cached. */
+  private generation = 0;
   misses = 0;
 
   constructor(private readonly options: VerifiedCacheOptions<T>) {
@@ -59,32 +73,56 @@ export class VerifiedCache<T extends Verified> {
     this.revoked = new TtlLru(10_000, Math.max(options.ttlMs, 60_000));
   }
 
-  /** Synchronous when the answer is in memory, so the hot path pays no promise for a hit. */
-  verify(credential: string): Verification<T> | Promise<Verification<T>> {
+  /**
+   * Synchronous when the answer is in memory, so the hot path pays no promise for a hit.
+   * `client` gives the caller's address, whose budget a miss spends (asked for on a miss only, as
+   * working it out costs the hot path); without it none is spent.
+   */
+  verify(credential: string, client?: () => string): Verification<T> | Promise<Verification<T>> {
     const hash = credentialHash(credential);
     const now = this.now();
     const value = this.good.get(hash, now);
     if (value) return { ok: true, value };
     const refused = this.bad?.get(hash, now);
     if (refused) return { ok: false, problem: refused };
-    let pending = this.inFlight.get(hash);
-    if (!pending) {
-      if (this.inFlight.size >= this.options.maxInFlight) {
-        return {
-          ok: false,
-          problem: problem('service_unavailable', 'Too many verifications at once; retry.', {
-            retryAfter: 1,
-          }),
-        };
-      }
-      pending = this.ask(credential, hash).finally(() => this.inFlight.delete(hash));
-      this.inFlight.set(hash, pending);
+    const pending = this.inFlight.get(hash);
+    if (pending) return pending;
+    if (this.inFlight.size >= this.options.maxInFlight) return tooManyAtOnce();
+    const budget = this.options.budget;
+    if (!budget || client === undefined) return this.share(credential, hash);
+    return this.spend(budget, client(), credential, hash);
+  }
+
+  private async spend(
+    budget: FailureBudget,
+    client: string,
+    credential: string,
+    hash: string,
+  ): Promise<Verification<T>> {
+    const decision = await budget.take(client);
+    if (!decision.allowed) return { ok: false, problem: budget.refusal(decision) };
+    const joined = this.inFlight.get(hash);
+    if (joined || this.inFlight.size >= this.options.maxInFlight) {
+      // Identity is not asked on this caller's behalf: the try is not spent.
+      budget.giveBack(client);
+      return joined ?? tooManyAtOnce();
     }
+    const result = await this.share(credential, hash);
+    // Only what identity refused counts against the address.
+    if (result.ok) budget.giveBack(client);
+    return result;
+  }
+
+  /** One request to identity per credential, whoever else asks for it meanwhile. */
+  private share(credential: string, hash: string): Promise<Verification<T>> {
+    const pending = this.ask(credential, hash).finally(() => this.inFlight.delete(hash));
+    this.inFlight.set(hash, pending);
     return pending;
   }
 
   private async ask(credential: string, hash: string): Promise<Verification<T>> {
     this.misses++;
+    const generation = this.generation;
     const reply = await this.options.bus.request<unknown>(
       this.options.subject,
       this.options.request(credential),
@@ -104,6 +142,8 @@ export class VerifiedCache<T extends Verified> {
     if (this.revoked.get(id)) {
       return { ok: false, problem: problem('unauthorized', 'The credential was revoked.') };
     }
+    // Asked before a clear(): identity may have answered from before the gap; ask again next time.
+    if (generation !== this.generation) return { ok: true, value };
     this.good.set(hash, value, this.now());
     this.hashById.set(id, hash);
     if (this.hashById.size > this.options.maxEntries * 2) this.compactIndex();
@@ -116,6 +156,16 @@ export class VerifiedCache<T extends Verified> {
     const hash = this.hashById.get(id);
     if (hash) this.good.delete(hash);
     this.hashById.delete(id);
+  }
+
+  /**
+   * Forgets every credential vouched for, when events may have been missed (the bus reconnected):
+   * each is verified again on its next use. Refusals stay remembered; nothing revoked is in them.
+   */
+  clear(): void {
+    this.generation++;
+    this.good.clear();
+    this.hashById.clear();
   }
 
   /** An account's plan changed: every cached credential of it carries the new plan. */

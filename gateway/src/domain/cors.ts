@@ -1,4 +1,4 @@
-/** Headers a browser client may read from our answers (payment and rate-limit fields). */
+/** Headers a browser client may read from our answers (payment, rate-limit and 401 challenge fields). */
 export const EXPOSED_HEADERS = [
   'PAYMENT-REQUIRED',
   'PAYMENT-RESPONSE',
@@ -8,6 +8,7 @@ export const EXPOSED_HEADERS = [
   'RateLimit-Policy',
   'RateLimit',
   'Retry-After',
+  'WWW-Authenticate',
   'X-Request-Id',
 ].join(', ');
 

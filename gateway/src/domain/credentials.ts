@@ -16,6 +16,14 @@ export function presentedKey(headers: IncomingHttpHeaders): PresentedKey {
   return match ? { kind: 'key', key: match[1]! } : { kind: 'malformed' };
 }
 
+/**
+ * The WWW-Authenticate challenge of a 401 (RFC 9110 11.6.1, RFC 6750 3): a bearer scheme, and
+ * `invalid_token` when a credential was presented and refused.
+ */
+export function bearerChallenge(presented: boolean): string {
+  return presented ? 'Bearer realm="meridian", error="invalid_token"' : 'Bearer realm="meridian"';
+}
+
 /** The bearer token of a portal call, if any. */
 export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
   const authorization = headers.authorization;

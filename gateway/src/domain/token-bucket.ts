@@ -12,9 +12,23 @@ export interface BucketPolicy {
   refillPerMs: number;
 }
 
-export function planPolicy(plan: Plan, limits: Record<Plan, number> = PLAN_LIMITS): BucketPolicy {
-  const limit = limits[plan];
+/** A budget of `limit` per minute, all of it available as a burst. */
+export function perMinute(limit: number): BucketPolicy {
   return { capacity: limit, refillPerMs: limit / 60_000 };
+}
+
+export function planPolicy(plan: Plan, limits: Record<Plan, number> = PLAN_LIMITS): BucketPolicy {
+  return perMinute(limits[plan]);
+}
+
+/** The policy of every plan, computed once rather than on every call of the hot path. */
+export function planPolicies(limits: Record<Plan, number> = PLAN_LIMITS): Record<Plan, BucketPolicy> {
+  return {
+    free: planPolicy('free', limits),
+    basic: planPolicy('basic', limits),
+    pro: planPolicy('pro', limits),
+    ultra: planPolicy('ultra', limits),
+  };
 }
 
 export interface BucketState {
@@ -47,6 +61,17 @@ export function takeToken(
   const allowed = tokens >= 1;
   if (allowed) tokens -= 1;
   return { state: { tokens, updatedAt: now }, decision: decide(allowed, tokens, policy) };
+}
+
+/**
+ * Puts back a token taken for work that turned out not to count (a credential identity vouched
+ * for does not spend the budget of failed verifications). Never above capacity.
+ */
+export function returnToken(state: BucketState | undefined, now: number, policy: BucketPolicy): BucketState {
+  if (!state) return { tokens: policy.capacity, updatedAt: now };
+  const elapsed = Math.max(0, now - state.updatedAt);
+  const tokens = Math.min(policy.capacity, state.tokens + elapsed * policy.refillPerMs + 1);
+  return { tokens, updatedAt: now };
 }
 
 export function decide(allowed: boolean, tokens: number, policy: BucketPolicy): RateDecision {

@@ -1,15 +1,11 @@
 import { Redis } from 'ioredis';
-import type { Plan } from '@meridian/contracts';
+import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@meridian/observability';
-import { decide, planPolicy, type RateDecision } from '../domain/token-bucket.js';
+import { decide, type BucketPolicy, type RateDecision } from '../domain/token-bucket.js';
 import { MemoryRateLimiter, type RateLimiter } from './limiter.js';
 
-/**
- * The token bucket of domain/token-bucket.ts as one atomic script: read, refill, take, write and
- * expire in a single round trip, on Redis's clock so replicas with skewed clocks agree.
- * Returns {allowed, tokens as a string} because Redis truncates Lua numbers to integers.
- */
-const TAKE_SCRIPT = `
+/** Refill on Redis's clock, so replicas with skewed clocks agree. Shared head of both scripts. */
+const REFILL = `
 local capacity = tonumber(ARGV[1])
 local per_ms = tonumber(ARGV[2])
 local t = redis.call('TIME')
@@ -22,50 +18,86 @@ if tokens == nil or ts == nil then
 else
   tokens = math.min(capacity, tokens + math.max(0, now - ts) * per_ms)
 end
+`;
+
+const STORE = `
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / per_ms) + 1000)
+`;
+
+/**
+ * The token bucket of domain/token-bucket.ts as one atomic script: read, refill, take, write and
+ * expire in a single round trip. Returns {allowed, tokens as a string} because Redis truncates
+ * Lua numbers to integers.
+ */
+const TAKE_SCRIPT = `${REFILL}
 local allowed = 0
 if tokens >= 1 then
   tokens = tokens - 1
   allowed = 1
 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / per_ms) + 1000)
+${STORE}
 return {allowed, tostring(tokens)}
 `;
 
-type TakeCommand = (key: string, capacity: number, perMs: number) => Promise<[number, string]>;
+/** returnToken of domain/token-bucket.ts. */
+const GIVE_BACK_SCRIPT = `${REFILL}
+tokens = math.min(capacity, tokens + 1)
+${STORE}
+return 1
+`;
+
+type BucketCommand<R> = (key: string, capacity: number, perMs: number) => Promise<R>;
 
 /**
- * Buckets shared by every replica. ioredis sends the script by EVALSHA (EVAL once if Redis
- * does not know it yet). When Redis fails, each replica falls back to its own buckets rather than
- * refusing paying callers: the limit is then per replica until Redis answers again.
+ * Buckets shared by every replica. ioredis sends each script by EVALSHA (EVAL once if Redis does
+ * not know it yet). While Redis is not connected, or when a call fails, each replica uses its own
+ * buckets rather than refusing paying callers or waiting for a reconnection: the limit is then
+ * per replica until Redis answers again. Readiness does not depend on Redis for that reason; the
+ * state is the gauge gateway_rate_limit_redis_up and a log line at each change.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly kind = 'redis';
   private readonly redis: Redis;
-  private readonly fallback: MemoryRateLimiter;
-  private readonly takeCommand: TakeCommand;
+  private readonly fallback = new MemoryRateLimiter();
+  private readonly takeCommand: BucketCommand<[number, string]>;
+  private readonly giveBackCommand: BucketCommand<number>;
+  /** undefined until the first connection attempt ends either way. */
+  private up: boolean | undefined;
 
   constructor(
     url: string,
     private readonly prefix: string,
     private readonly logger: Logger,
-    private readonly limits?: Record<Plan, number>,
+    registry?: Registry,
   ) {
     this.redis = new Redis(url, {
-      lazyConnect: false,
-      enableOfflineQueue: true,
+      // A call never waits in a queue for a reconnection: it goes to the fallback at once.
+      enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: 500,
     });
-    this.redis.on('error', (err: Error) => this.logger.warn({ err: err.message }, 'redis error'));
+    this.redis.on('ready', () => this.changed(true));
+    this.redis.on('error', () => this.changed(this.shared));
+    this.redis.on('close', () => this.changed(false));
     this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_SCRIPT });
-    this.fallback = new MemoryRateLimiter(limits);
-    const command = (this.redis as unknown as { takeToken: TakeCommand }).takeToken;
-    this.takeCommand = command.bind(this.redis);
+    this.redis.defineCommand('giveBackToken', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
+    const commands = this.redis as unknown as {
+      takeToken: BucketCommand<[number, string]>;
+      giveBackToken: BucketCommand<number>;
+    };
+    this.takeCommand = commands.takeToken.bind(this.redis);
+    this.giveBackCommand = commands.giveBackToken.bind(this.redis);
+    if (registry) this.gauge(registry);
   }
 
-  async take(bucket: string, plan: Plan): Promise<RateDecision> {
-    const policy = planPolicy(plan, this.limits);
+  /** Whether the buckets are the shared ones right now. */
+  get shared(): boolean {
+    return this.redis.status === 'ready';
+  }
+
+  async take(bucket: string, policy: BucketPolicy): Promise<RateDecision> {
+    if (!this.shared) return this.fallback.take(bucket, policy);
     try {
       const [allowed, tokens] = await this.takeCommand(
         `${this.prefix}${bucket}`,
@@ -75,15 +107,36 @@ export class RedisRateLimiter implements RateLimiter {
       return decide(allowed === 1, Number(tokens), policy);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'rate limit falls back to this replica');
-      return this.fallback.take(bucket, plan);
+      return this.fallback.take(bucket, policy);
     }
   }
 
-  async ready(): Promise<void> {
-    await this.redis.ping();
+  giveBack(bucket: string, policy: BucketPolicy): void {
+    if (!this.shared) return this.fallback.giveBack(bucket, policy);
+    this.giveBackCommand(`${this.prefix}${bucket}`, policy.capacity, policy.refillPerMs).catch(
+      (err: unknown) => this.logger.warn({ err: (err as Error).message }, 'giving a token back failed'),
+    );
   }
 
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  /** Logs each change once, not each failed reconnection attempt. */
+  private changed(up: boolean): void {
+    if (this.up === up) return;
+    const first = this.up === undefined;
+    this.up = up;
+    if (!up) this.logger.warn('Redis unreachable: each replica limits rates with its own buckets');
+    else if (!first) this.logger.info('Redis answers again: rate limits are shared by the replicas');
+  }
+
+  private gauge(registry: Registry): void {
+    const gauge: Gauge = new Gauge({
+      name: 'gateway_rate_limit_redis_up',
+      help: '1 while the rate-limit buckets are shared through Redis, 0 while each replica uses its own',
+      registers: [registry],
+      collect: () => gauge.set(this.shared ? 1 : 0),
+    });
   }
 }

@@ -1,18 +1,23 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import pg from 'pg';
-import { deleteNatsNamespace, waitFor } from '@meridian/bus/testing';
+import { cuttableLink, deleteNatsNamespace, waitFor, type CuttableLink } from '@meridian/bus/testing';
+import { formatApiKey } from '@meridian/contracts';
 import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
 import { createHttpApp, finishApp, requireCaller, startServer, type RunningServer } from '@meridian/http-kit';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
 import { start as startIdentity } from '@meridian/identity';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { PORTAL_ROUTES } from '../../src/documents/portal-routes.js';
+import { isDataPath } from '../../src/domain/data-route.js';
 import { start as startGateway } from '../../src/main.js';
+import { ROUTE_TABLE, accessOf } from '../../src/route-table.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -20,6 +25,38 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const base62 = (n: number) =>
   Array.from({ length: 6 }, (_, i) => BASE62[Math.floor(n / 62 ** (5 - i)) % 62]).join('');
 type Started = Awaited<ReturnType<typeof startGateway>>;
+const DATA = '/v1/data/crypto/spot/reference_price';
+const CHALLENGE = 'Bearer realm="meridian"';
+const INVALID_TOKEN = 'Bearer realm="meridian", error="invalid_token"';
+const base62Text = (n: number) =>
+  randomBytes(n)
+    .toString('base64')
+    .replace(/[^0-9A-Za-z]/g, 'x')
+    .slice(0, n);
+/** A key of identity's format with a valid checksum that identity never issued. */
+const unissuedKey = () => formatApiKey(base62Text(12), base62Text(32));
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The concrete paths every session-gated portal route of the spec and of the route table is called by. */
+function sessionGatedRoutes(): Array<[string, string]> {
+  const concrete = (path: string) => path.replaceAll('{id}', randomUUID());
+  const spec = PORTAL_ROUTES.map(
+    ({ method, path }) => [method.toUpperCase(), concrete(path)] as [string, string],
+  );
+  const prefixes = ROUTE_TABLE.filter((r) => !isDataPath(r.prefix)).map(
+    (r) => ['GET', r.prefix] as [string, string],
+  );
+  return [...spec, ...prefixes].filter(([, path]) => ['session', 'session_or_key'].includes(accessOf(path)));
+}
 
 /** The data service's place: answers who the gateway vouched for (a real assertion check). */
 async function dataUpstream(): Promise<RunningServer> {
@@ -60,6 +97,16 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
     INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
     LOG_LEVEL: 'silent',
     PORT: '0',
+  });
+
+  const gatewayEnv = () => ({
+    ...env(),
+    IDENTITY_URL: identity.url,
+    DATA_URL: upstream.url,
+    REDIS_URL,
+    RATE_LIMIT_PREFIX: `test:${namespace}:`,
+    X402_PAY_TO: 'PayToAddress1111',
+    X402_FEE_PAYER: 'FeePayerAddress1111',
   });
 
   async function mailToken(email: string): Promise<string> {
@@ -111,17 +158,8 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
     db = await createTestDatabase('gw_edge');
     upstream = await dataUpstream();
     identity = await startIdentity({ ...env(), DATA_DIR: dataDir, BCRYPT_COST: '12' });
-    const gatewayEnv = {
-      ...env(),
-      IDENTITY_URL: identity.url,
-      DATA_URL: upstream.url,
-      REDIS_URL,
-      RATE_LIMIT_PREFIX: `test:${namespace}:`,
-      X402_PAY_TO: 'PayToAddress1111',
-      X402_FEE_PAYER: 'FeePayerAddress1111',
-    };
-    a = await startGateway(gatewayEnv);
-    b = await startGateway(gatewayEnv);
+    a = await startGateway(gatewayEnv());
+    b = await startGateway(gatewayEnv());
     ({ cookie, token: sessionToken } = await signIn(`u${namespace}@example.com`));
   }, 60_000);
 
@@ -146,15 +184,32 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
         expect(res.status).toBe(401);
         expect(await res.json()).toMatchObject({ error_category: 'unauthorized', retryable: false });
       }
-      for (const path of ['/v1/credits', '/v1/analysis/domains', '/v1/requests', '/v1/keys']) {
-        expect((await fetch(`${a.url}${path}`)).status).toBe(401);
-      }
       const byCookie = await fetch(`${a.url}/v1/account`, { headers: { cookie } });
       expect(byCookie.status).toBe(200);
       const byBearer = await fetch(`${b.url}/v1/account`, {
         headers: { authorization: `Bearer ${sessionToken}` },
       });
       expect(byBearer.status).toBe(200);
+    });
+
+    it('answers 401 with a bearer challenge on every session-gated portal route', async () => {
+      const routes = sessionGatedRoutes();
+      expect(routes.length).toBeGreaterThan(45);
+      const forged = `forged-${randomUUID()}`;
+      const before = a.gateway.caches.sessions.misses;
+      for (const [method, path] of routes) {
+        for (const [headers, challenge] of [
+          [{}, CHALLENGE],
+          [{ authorization: `Bearer ${forged}` }, INVALID_TOKEN],
+        ] as const) {
+          const res = await fetch(`${a.url}${path}`, { method, headers });
+          expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 });
+          expect(res.headers.get('www-authenticate')).toBe(challenge);
+          expect(await res.json()).toMatchObject({ error_category: 'unauthorized', retryable: false });
+        }
+      }
+      // The forged token was asked about once and then remembered, like an unknown key.
+      expect(a.gateway.caches.sessions.misses).toBe(before + 1);
     });
 
     it('lets anonymous routes through without a session', async () => {
@@ -228,7 +283,11 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
         headers: { 'x-api-key': 'garbage-key-xyz' },
       });
       expect(junk.status).toBe(401);
+      expect(junk.headers.get('www-authenticate')).toBe(INVALID_TOKEN);
       expect(await junk.json()).toMatchObject({ error_category: 'unauthorized', retryable: false });
+      const basic = await fetch(`${a.url}${DATA}`, { headers: { authorization: 'Basic dTpw' } });
+      expect(basic.status).toBe(401);
+      expect(basic.headers.get('www-authenticate')).toBe(CHALLENGE);
       const { key } = await newKey();
       const forged = `${key.slice(0, 8)}ZZZZZZZZZZZZ${key.slice(20)}`;
       const before = a.gateway.caches.keys.misses;
@@ -246,6 +305,7 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
           headers: { 'x-api-key': unknown },
         });
         expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toBe(INVALID_TOKEN);
       }
       expect(b.gateway.caches.keys.misses).toBe(missesBefore + 1);
     });
@@ -336,5 +396,164 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
           .status,
       ).toBe(401);
     });
+  });
+
+  describe('failed verifications per client address', () => {
+    type Answer = { status: number; retryAfter: string | null; body: { error_category?: string } };
+    const answer = async (r: Response): Promise<Answer> => ({
+      status: r.status,
+      retryAfter: r.headers.get('retry-after'),
+      body: (await r.json()) as Answer['body'],
+    });
+    /** The default budget (30 a minute), plus what refilled while the flood ran. */
+    const budgetAfter = (startedAt: number) => 30 + Math.ceil(((Date.now() - startedAt) / 60_000) * 30);
+
+    it('asks identity about no more unknown keys from one address than its budget, on every replica', async () => {
+      const flood = '203.0.113.77';
+      const before = a.gateway.caches.keys.misses;
+      const startedAt = Date.now();
+      const answers = await Promise.all(
+        Array.from({ length: 45 }, () =>
+          fetch(`${a.url}${DATA}`, {
+            headers: { 'x-api-key': unissuedKey(), 'x-forwarded-for': flood },
+          }).then(answer),
+        ),
+      );
+      const asked = a.gateway.caches.keys.misses - before;
+      expect(asked).toBeGreaterThanOrEqual(30);
+      expect(asked).toBeLessThanOrEqual(budgetAfter(startedAt));
+      expect(answers.filter((r) => r.status === 401)).toHaveLength(asked);
+      const limited = answers.filter((r) => r.status === 429);
+      expect(limited).toHaveLength(45 - asked);
+      expect(limited[0]!.body).toMatchObject({ error_category: 'rate_limit', retryable: true });
+      expect(Number(limited[0]!.retryAfter)).toBeGreaterThanOrEqual(1);
+      // The budget lives in Redis: the other replica refuses the same address without asking.
+      const otherBefore = b.gateway.caches.keys.misses;
+      const elsewhere = await fetch(`${b.url}${DATA}`, {
+        headers: { 'x-api-key': unissuedKey(), 'x-forwarded-for': flood },
+      });
+      expect(elsewhere.status).toBe(429);
+      expect(b.gateway.caches.keys.misses).toBe(otherBefore);
+      // A real key from another address is served.
+      const { key } = await newKey();
+      const real = await fetch(`${a.url}${DATA}`, {
+        headers: { 'x-api-key': key, 'x-forwarded-for': '198.51.100.23' },
+      });
+      expect(real.status).toBe(200);
+    });
+
+    it('asks identity about no more unknown session tokens from one address than its budget', async () => {
+      const flood = '203.0.113.78';
+      const before = a.gateway.caches.sessions.misses;
+      const startedAt = Date.now();
+      const answers = await Promise.all(
+        Array.from({ length: 45 }, () =>
+          fetch(`${a.url}/v1/account`, {
+            headers: { authorization: `Bearer sess-${randomUUID()}`, 'x-forwarded-for': flood },
+          }).then(answer),
+        ),
+      );
+      const asked = a.gateway.caches.sessions.misses - before;
+      expect(asked).toBeGreaterThanOrEqual(30);
+      expect(asked).toBeLessThanOrEqual(budgetAfter(startedAt));
+      expect(answers.filter((r) => r.status === 401)).toHaveLength(asked);
+      const limited = answers.filter((r) => r.status === 429);
+      expect(limited).toHaveLength(45 - asked);
+      expect(limited[0]!.body).toMatchObject({ error_category: 'rate_limit', retryable: true });
+      expect(Number(limited[0]!.retryAfter)).toBeGreaterThanOrEqual(1);
+      // Sign-in stays open to that address: an anonymous route serves it as anonymous.
+      const providers = await fetch(`${a.url}/auth/providers`, {
+        headers: { cookie: `meridian_session=stale-${randomUUID()}`, 'x-forwarded-for': flood },
+      });
+      expect(providers.status).toBe(200);
+      const real = await fetch(`${a.url}/v1/account`, {
+        headers: { cookie, 'x-forwarded-for': '198.51.100.24' },
+      });
+      expect(real.status).toBe(200);
+    });
+  });
+
+  describe('with Redis unreachable', () => {
+    let lonely: Started;
+
+    beforeAll(async () => {
+      lonely = await startGateway({ ...gatewayEnv(), REDIS_URL: `redis://127.0.0.1:${await closedPort()}` });
+    });
+
+    afterAll(async () => {
+      await lonely?.close();
+    });
+
+    const redisUp = async (g: Started) =>
+      /^gateway_rate_limit_redis_up\{[^}]*\} (\d)$/m.exec(
+        await (await fetch(`${g.url}/metrics`)).text(),
+      )?.[1];
+
+    it('stays ready, reports Redis down, and limits each key with its own buckets', async () => {
+      expect((await fetch(`${lonely.url}/ready`)).status).toBe(200);
+      expect(await redisUp(lonely)).toBe('0');
+      expect(await redisUp(a)).toBe('1');
+      const { key } = await newKey();
+      const answers = [];
+      for (let i = 0; i < 13; i++) {
+        const res = await fetch(`${lonely.url}${DATA}`, { headers: { 'x-api-key': key } });
+        answers.push({ status: res.status, limit: res.headers.get('ratelimit-limit') });
+        await res.arrayBuffer();
+      }
+      const admitted = answers.filter((r) => r.status === 200).length;
+      // Capacity 10 plus at most one token refilled (10/min) during the calls.
+      expect(admitted).toBeGreaterThanOrEqual(10);
+      expect(admitted).toBeLessThanOrEqual(11);
+      expect(answers.filter((r) => r.status === 429).length).toBe(13 - admitted);
+      expect(answers.every((r) => r.limit === '10')).toBe(true);
+    });
+  });
+
+  describe('after the bus reconnects', () => {
+    let link: CuttableLink;
+    let relayed: Started;
+
+    beforeAll(async () => {
+      link = await cuttableLink(NATS_URL);
+      relayed = await startGateway({ ...gatewayEnv(), NATS_URL: link.url });
+    });
+
+    afterAll(async () => {
+      await relayed?.close();
+      await link?.close();
+    });
+
+    it('verifies again every key and session, so one revoked while it was away is refused', async () => {
+      const { key, id } = await newKey();
+      const other = await signIn(`w${namespace}@example.com`);
+      const keyStatus = async (g: Started) =>
+        (await fetch(`${g.url}${DATA}`, { headers: { 'x-api-key': key } })).status;
+      const sessionStatus = async (g: Started) =>
+        (await fetch(`${g.url}/v1/account`, { headers: { cookie: other.cookie } })).status;
+      expect(await keyStatus(relayed)).toBe(200);
+      expect(await sessionStatus(relayed)).toBe(200);
+
+      link.cut();
+      const revoked = await fetch(`${a.url}/v1/keys/${id}/revoke`, { method: 'POST', headers: { cookie } });
+      expect(revoked.status).toBe(200);
+      const out = await fetch(`${a.url}/auth/logout`, { method: 'POST', headers: { cookie: other.cookie } });
+      expect(out.status).toBe(200);
+      await waitFor(async () => (await keyStatus(b)) === 401 && (await sessionStatus(b)) === 401, {
+        what: 'the revocations to reach the connected replica',
+      });
+      // The events went out while the link was down: this replica still vouches for both.
+      expect(relayed.gateway.caches.keys.verify(key)).toMatchObject({ ok: true });
+      expect(relayed.gateway.caches.sessions.verify(other.token)).toMatchObject({ ok: true });
+
+      link.restore();
+      await waitFor(
+        async () => (await keyStatus(relayed)) === 401 && (await sessionStatus(relayed)) === 401,
+        {
+          timeoutMs: 15_000,
+          intervalMs: 100,
+          what: 'the replica to verify again after its bus reconnected',
+        },
+      );
+    }, 30_000);
   });
 });

@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { crc32 } from 'node:zlib';
 import { paymentRequiredSchema, USDC_MINT } from '@meridian/contracts';
 import { corsHeaders, corsPolicy } from '../../src/domain/cors.js';
-import { cookieValue, presentedKey } from '../../src/domain/credentials.js';
+import { addressBucket } from '../../src/domain/client-address.js';
+import { bearerChallenge, cookieValue, presentedKey } from '../../src/domain/credentials.js';
 import { dataTarget, gateRefusal, isDataPath, isPriced } from '../../src/domain/data-route.js';
 import { keyFormatValid } from '../../src/domain/key-format.js';
 import { PAYMENT_NOT_ENABLED, paymentRequired } from '../../src/domain/payment-required.js';
@@ -21,6 +22,34 @@ describe('presented credentials', () => {
   it('reads one cookie out of a Cookie header', () => {
     expect(cookieValue('a=1; meridian_session=tok%3D; b=2', 'meridian_session')).toBe('tok=');
     expect(cookieValue('a=1', 'meridian_session')).toBeUndefined();
+  });
+});
+
+describe('401 challenge', () => {
+  it('names the bearer scheme, and invalid_token only when a credential was refused', () => {
+    expect(bearerChallenge(false)).toBe('Bearer realm="meridian"');
+    expect(bearerChallenge(true)).toBe('Bearer realm="meridian", error="invalid_token"');
+  });
+});
+
+describe('client address buckets', () => {
+  it.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['::ffff:203.0.113.7', '203.0.113.7'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:0db8:0001:0002:ffff::1', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['64:ff9b::198.51.100.1', '64:ff9b:0:0::/64'],
+    ['not-an-address', 'not-an-address'],
+  ])('%s counts under %s', (address, bucket) => {
+    expect(addressBucket(address)).toBe(bucket);
+  });
+
+  it('puts every address of one /64 in one bucket', () => {
+    expect(addressBucket('2001:db8:aa:bb::1')).toBe(addressBucket('2001:db8:aa:bb:ffff:ffff:ffff:ffff'));
+    expect(addressBucket('2001:db8:aa:bb::1')).not.toBe(addressBucket('2001:db8:aa:bc::1'));
   });
 });
 
@@ -111,6 +140,7 @@ describe('CORS', () => {
     expect(h['access-control-allow-origin']).toBe('*');
     expect(h['access-control-expose-headers']).toContain('PAYMENT-REQUIRED');
     expect(h['access-control-expose-headers']).toContain('RateLimit-Remaining');
+    expect(h['access-control-expose-headers']).toContain('WWW-Authenticate');
   });
 
   it('gives credentials only to a listed origin', () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { planPolicy, rateLimitHeaders, takeToken, type BucketState } from '../../src/domain/token-bucket.js';
+import {
+  perMinute,
+  planPolicy,
+  rateLimitHeaders,
+  returnToken,
+  takeToken,
+  type BucketState,
+} from '../../src/domain/token-bucket.js';
 
 describe('token bucket', () => {
   it('admits a whole minute as a burst, then refuses with the wait for one token', () => {
@@ -35,5 +42,17 @@ describe('token bucket', () => {
       'ratelimit-policy': '"per-key";q=60;w=60',
       ratelimit: '"per-key";r=59;t=1',
     });
+  });
+
+  it('takes a token back, never above the capacity', () => {
+    const policy = perMinute(2);
+    const first = takeToken(undefined, 0, policy);
+    const second = takeToken(first.state, 0, policy);
+    expect(takeToken(second.state, 0, policy).decision.allowed).toBe(false);
+    const back = returnToken(second.state, 0, policy);
+    expect(back.tokens).toBe(1);
+    expect(takeToken(back, 0, policy).decision.allowed).toBe(true);
+    expect(returnToken(first.state, 60_000, policy).tokens).toBe(2);
+    expect(returnToken(undefined, 0, policy).tokens).toBe(2);
   });
 });

@@ -180,6 +180,11 @@ class MemoryBus implements Bus, StreamHost {
     });
   }
 
+  /** In process there is no connection to lose. */
+  onReconnect(): Closable {
+    return { close: async () => {} };
+  }
+
   async ping(): Promise<void> {
     this.assertOpen();
   }

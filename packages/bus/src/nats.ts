@@ -56,6 +56,7 @@ class NatsBus implements Bus {
   private readonly metrics: Metrics | undefined;
   private readonly open = new Set<Closable>();
   private readonly inflight = new Set<Promise<void>>();
+  private readonly reconnectListeners = new Set<() => void>();
   private deadLetterStream: Promise<void> | undefined;
 
   constructor(
@@ -198,6 +199,11 @@ class NatsBus implements Bus {
     }
   }
 
+  onReconnect(listener: () => void): Closable {
+    this.reconnectListeners.add(listener);
+    return { close: async () => void this.reconnectListeners.delete(listener) };
+  }
+
   async ping(): Promise<void> {
     if (this.nc.isClosed() || this.nc.isDraining()) throw new Error('NATS connection is closed');
     await withTimeout(this.nc.flush(), PING_TIMEOUT_MS, 'NATS did not answer a ping');
@@ -232,11 +238,24 @@ class NatsBus implements Bus {
     this.metrics?.busMessages.inc({ direction, subject, outcome });
   }
 
+  /** After the server has the resent subscriptions (a flush is a round trip), so no event falls between. */
+  private async reconnected(): Promise<void> {
+    await this.nc.flush().catch(() => undefined);
+    for (const listener of this.reconnectListeners) {
+      try {
+        listener();
+      } catch (err) {
+        this.logger?.error({ err }, 'reconnect listener failed');
+      }
+    }
+  }
+
   private async watchStatus(): Promise<void> {
     for await (const status of this.nc.status()) {
       if (status.type === 'disconnect' || status.type === 'reconnect') {
         this.logger?.warn({ status: status.type, server: status.data }, 'NATS connection status');
       }
+      if (status.type === 'reconnect') await this.reconnected();
     }
   }
 }

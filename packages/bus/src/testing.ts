@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect as netConnect, createServer, type AddressInfo, type Socket } from 'node:net';
 import type { Metrics } from '@meridian/observability';
 import { connect } from 'nats';
 import { sleep } from './codec.js';
@@ -41,4 +42,52 @@ export async function deleteNatsNamespace(url: string, namespace: string): Promi
   } finally {
     await nc.close();
   }
+}
+
+/** A loopback TCP relay in front of a server whose link a test can cut and restore. */
+export interface CuttableLink {
+  /** `nats://127.0.0.1:<port>` of the relay. */
+  url: string;
+  /** Drops every relayed connection and refuses new ones until restore(). */
+  cut(): void;
+  restore(): void;
+  close(): Promise<void>;
+}
+
+/** Relays to the server of `url` (nats://host:port), so a client's connection can be lost on demand. */
+export async function cuttableLink(url: string): Promise<CuttableLink> {
+  const target = new URL(url);
+  const host = target.hostname;
+  const port = Number(target.port || 4222);
+  const sockets = new Set<Socket>();
+  let open = true;
+  const server = createServer((client) => {
+    if (!open) return void client.destroy();
+    const upstream = netConnect({ host, port });
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port: listening } = server.address() as AddressInfo;
+  return {
+    url: `nats://127.0.0.1:${listening}`,
+    cut: () => {
+      open = false;
+      for (const s of sockets) s.destroy();
+    },
+    restore: () => {
+      open = true;
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

@@ -63,6 +63,12 @@ export interface Bus {
   consume<T>(spec: ConsumerSpec<T>): Promise<Closable>;
   /** Non-durable fan-out to every subscriber of every replica (cache invalidation and the like). */
   subscribe<T>(subject: string, handler: EventHandler<T>): Promise<Closable>;
+  /**
+   * Called each time the connection comes back after it was lost. Subscriptions resume, but what
+   * was published to them during the gap is gone (core NATS keeps nothing), so a cache fed by
+   * them must assume it missed something. The in-process bus never reconnects.
+   */
+  onReconnect(listener: () => void): Closable;
   /** Throws when the bus is not usable (for /ready). */
   ping(): Promise<void>;
   /** Stops consumers and subscriptions after the work in flight, then disconnects. */

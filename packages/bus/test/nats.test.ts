@@ -4,7 +4,7 @@ import { deadLetterSubject, type CloudEvent } from '@meridian/contracts';
 import { createMetrics } from '@meridian/observability';
 import { AckPolicy, connect, nanos, type NatsConnection } from 'nats';
 import { createNatsBus, DEAD_LETTER_HEADERS, newEvent, type Bus, type ConsumeContext } from '../src/index.js';
-import { deleteNatsNamespace, uniqueName, waitFor } from '../src/testing.js';
+import { cuttableLink, deleteNatsNamespace, uniqueName, waitFor } from '../src/testing.js';
 
 // What only the NATS implementation has: names on the server, raw payloads, consumer settings.
 const url = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -163,4 +163,30 @@ describe('NATS bus specifics', () => {
     const reply = await other.request('rpc.any.thing.v1', {});
     expect(reply.ok).toBe(false);
   });
+
+  it('tells its listeners when the connection came back, after events of the gap were lost', async () => {
+    const link = await cuttableLink(url);
+    const other = await createNatsBus({ url: link.url, name: 'bus-nats-test-reconnect', namespace });
+    try {
+      const subject = `${uniqueName('rc')}.changed.v1`;
+      await bus.ensureStream({ name: subject.split('.')[0]!.toUpperCase(), subjects: [subject] });
+      const seen: string[] = [];
+      await other.subscribe(subject, (event) => void seen.push(event.id));
+      let reconnects = 0;
+      const listener = other.onReconnect(() => void reconnects++);
+      link.cut();
+      const missed = newEvent('x', subject, {});
+      await bus.publish(missed);
+      link.restore();
+      await waitFor(() => reconnects === 1, { timeoutMs: 15_000, what: 'the reconnect' });
+      const after = newEvent('x', subject, {});
+      await bus.publish(after);
+      await waitFor(() => seen.includes(after.id), { what: 'the event published after the reconnect' });
+      expect(seen).not.toContain(missed.id);
+      await listener.close();
+    } finally {
+      await other.close();
+      await link.close();
+    }
+  }, 30_000);
 });
