@@ -332,6 +332,37 @@ describe('API keys', () => {
       });
   });
 
+  it('refuses account management to a caller who came with an API key (401: no valid session)', async () => {
+    const { id } = (await request(h.app).post('/v1/keys').set(owner.headers).send({})).body.data;
+    const keysBefore = (await request(h.app).get('/v1/account').set(owner.headers)).body.data.keys;
+    const byKey = await callerHeaders({
+      account_id: owner.account_id,
+      plan: 'free',
+      auth: 'api_key',
+      key_id: id,
+    });
+    const attempts = [
+      request(h.app).get('/v1/account'),
+      request(h.app).put('/v1/account/nickname').send({ nickname: 'KeyHolder' }),
+      request(h.app).get('/v1/account/2fa'),
+      request(h.app).post('/v1/account/2fa/enrol'),
+      request(h.app).post('/v1/account/2fa/activate').send({ code: '123456' }),
+      request(h.app).post('/v1/account/2fa/disable').send({ code: '123456' }),
+      request(h.app).post('/v1/account/2fa/recovery-codes').send({ code: '123456' }),
+      request(h.app).post('/v1/keys').send({}),
+      request(h.app).post(`/v1/keys/${id}/revoke`),
+    ];
+    for (const attempt of attempts) {
+      const res = await attempt.set(byKey);
+      expect(res.status).toBe(401);
+      expect(res.body.error_category).toBe('unauthorized');
+    }
+    // Nothing changed: no nickname, no second factor, the same keys (this one still live).
+    const account = await request(h.app).get('/v1/account').set(owner.headers);
+    expect(account.body.data).toMatchObject({ nickname: null, two_factor: 'off', keys: keysBefore });
+    expect(keysBefore).toContainEqual(expect.objectContaining({ id, revoked_at: null }));
+  });
+
   it('answers 401 to key routes without a signed-in account', async () => {
     expect(
       (
