@@ -28,12 +28,11 @@ import {
 } from '../flows/sessions.js';
 import { findSessionByTokenHash } from '../db/repositories/sessions.js';
 import {
-  assertNotThrottled,
+  claimLoginAttempt,
   claimMinuteSlot,
   loginEmailScope,
   loginScopes,
-  recordFailure,
-  recordSuccess,
+  passwordAccepted,
 } from '../flows/throttle.js';
 import { startChallenge, completeChallenge } from '../flows/two-factor.js';
 import { queueMail } from '../mail/mailer.js';
@@ -161,26 +160,27 @@ async function resend(deps: IdentityDeps, email: string) {
 async function login(deps: IdentityDeps, req: Request, res: Response): Promise<void> {
   const { email, password } = parseInput(credentials, req.body);
   const scopes = loginScopes(email, req);
-  await assertNotThrottled(deps, scopes);
+  await claimLoginAttempt(deps, scopes);
   const account = await findAccountByEmail(deps.db, email);
   if (!(await passwordMatches(password, account?.password_hash, deps.config.BCRYPT_COST)) || !account) {
-    await recordFailure(deps, scopes);
+    // The failure was counted before the check.
     deps.logger.info({ account_id: account?.id ?? null }, 'sign-in refused: wrong credentials');
     throw httpProblem('unauthorized', 'The email or the password is wrong.', {
       category: 'invalid_credentials',
     });
   }
+  // With TOTP on, the email's failure count stays until the second factor passes (completeChallenge).
+  const complete = account.email_confirmed_at !== null && account.totp_state !== 'active';
+  await passwordAccepted(deps, scopes, complete);
   if (!account.email_confirmed_at)
     throw httpProblem('forbidden', 'Confirm your email address before signing in.', {
       category: 'email_unconfirmed',
     });
   if (account.totp_state === 'active') {
-    // The email's failure count stays until the second factor passes too (completeChallenge).
     const challenge = await startChallenge(deps.db, account.id, 'password');
     res.json(envelope({ two_factor_required: true, ...challenge }));
     return;
   }
-  await recordSuccess(deps, scopes);
   const session = await deps.db
     .transaction()
     .execute((trx) => startSession(trx, deps, account.id, 'password'));
