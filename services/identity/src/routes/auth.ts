@@ -104,18 +104,23 @@ function policyChecked(password: string, email: string): void {
 }
 
 /**
- * New and existing emails answer alike: the same 202 body, the same bcrypt work, one mail
- * queued either way (a confirmation, or a notice to the owner), and SMTP off the answer's path.
+ * New and existing emails answer alike: the same 202 body, the same bcrypt work, the same slot
+ * claim and transaction, and SMTP off the answer's path. A new account is mailed its confirmation;
+ * the owner of an existing one a notice, at most once a minute, so repeated signups cannot flood
+ * the owner's mailbox.
  */
 async function signup(deps: IdentityDeps, body: unknown) {
   const { email, password } = parseInput(credentials, body);
   policyChecked(password, email);
   const hash = await hashPassword(password, deps.config.BCRYPT_COST);
   // The resend limit starts now for every address, so a resend's 429 tells nothing either.
-  await claimMinuteSlot(deps, `resend:${email}`);
+  const slotTaken = (await claimMinuteSlot(deps, `resend:${email}`)) > 0;
   await deps.db.transaction().execute(async (trx) => {
     const id = await createAccount(trx, { email, password_hash: hash, email_confirmed_at: null });
-    if (!id) return queueMail(trx, existingAccountMail(email, deps.config.PUBLIC_BASE_URL));
+    if (!id) {
+      if (!slotTaken) await queueMail(trx, existingAccountMail(email, deps.config.PUBLIC_BASE_URL));
+      return;
+    }
     const token = await issueEmailToken(trx, id, 'confirm');
     await queueMail(trx, confirmationMail(email, deps.config.PUBLIC_BASE_URL, token));
   });
