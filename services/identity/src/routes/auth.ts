@@ -1,6 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { envelope, httpProblem, parseInput } from '@meridian/http-kit';
+import { envelope, HttpProblem, httpProblem, parseInput } from '@meridian/http-kit';
 import {
   confirmEmail,
   findAccountByEmail,
@@ -37,7 +37,13 @@ import {
 import { startChallenge, completeChallenge } from '../flows/two-factor.js';
 import { queueMail } from '../mail/mailer.js';
 import { confirmationMail, existingAccountMail, resetMail } from '../mail/templates.js';
-import { confirmEmailPage, emailConfirmedPage, invalidLinkPage } from './pages.js';
+import {
+  confirmEmailPage,
+  emailConfirmedPage,
+  invalidLinkPage,
+  passwordResetPage,
+  resetPasswordPage,
+} from './pages.js';
 
 /** Generous upper bound before the policy check, so a huge body never reaches zxcvbn or bcrypt. */
 const passwordInput = z.string().max(PASSWORD_MAX * 4);
@@ -45,6 +51,8 @@ const credentials = z.object({ email: emailSchema, password: passwordInput });
 const tokenInput = z.object({ token: z.string().min(20).max(128) });
 /** The confirmation page's form post; only on that route, and small: it carries one token. */
 const tokenForm = express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 4 });
+/** The reset page's form post: a token and a password of up to 256 characters, percent-encoded. */
+const resetForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 4 });
 const emailInput = z.object({ email: emailSchema });
 
 const MAILED = {
@@ -68,7 +76,7 @@ export function authRoutes(deps: IdentityDeps): Router {
     res
       .status(confirmed ? 200 : 400)
       .type('html')
-      .send(confirmed ? emailConfirmedPage() : invalidLinkPage());
+      .send(confirmed ? emailConfirmedPage() : invalidLinkPage('confirmation'));
   });
   // The mailed link itself. A GET changes nothing (mail scanners follow links): it answers a page
   // whose button posts the token.
@@ -91,7 +99,19 @@ export function authRoutes(deps: IdentityDeps): Router {
   router.post('/auth/password/forgot', async (req, res) => {
     res.status(202).json(envelope(await forgot(deps, parseInput(emailInput, req.body).email)));
   });
-  router.post('/auth/password/reset', async (req, res) => res.json(envelope(await reset(deps, req.body))));
+  router.post('/auth/password/reset', resetForm, async (req, res) => {
+    if (!req.is('application/x-www-form-urlencoded')) {
+      res.json(envelope(await reset(deps, req.body)));
+      return;
+    }
+    const answer = await resetByForm(deps, req.body);
+    res.status(answer.status).type('html').send(answer.html);
+  });
+  // The mailed link itself: like the confirmation link, a GET only answers the page whose form posts.
+  router.get('/auth/password/reset', (req, res) => {
+    const { token } = parseInput(tokenInput, req.query, 'query');
+    res.type('html').send(resetPasswordPage(token));
+  });
   return router;
 }
 
@@ -248,4 +268,21 @@ async function reset(deps: IdentityDeps, body: unknown) {
   });
   if (done.email) await clearThrottle(deps.db, loginEmailScope(done.email));
   return { password_reset: true, sessions_revoked: done.revoked };
+}
+
+/**
+ * The reset page's form post, answered with a page: done, a dead link, or the form again with the
+ * reason a password was refused (the link stays usable then).
+ */
+async function resetByForm(deps: IdentityDeps, body: unknown): Promise<{ status: number; html: string }> {
+  const token = tokenInput.safeParse(body);
+  if (!token.success) return { status: 400, html: invalidLinkPage('reset') };
+  try {
+    await reset(deps, body);
+    return { status: 200, html: passwordResetPage() };
+  } catch (err) {
+    if (!(err instanceof HttpProblem) || err.body.status !== 400) throw err;
+    if (err.body.error_category === 'invalid_token') return { status: 400, html: invalidLinkPage('reset') };
+    return { status: 400, html: resetPasswordPage(token.data.token, err.body.detail) };
+  }
 }

@@ -5,7 +5,14 @@ import { waitFor } from '@meridian/bus/testing';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { queueMail } from '../../src/mail/mailer.js';
 import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
-import { anonymous, pressConfirmButton, signIn, signUpConfirmed } from './flows.js';
+import {
+  anonymous,
+  pressConfirmButton,
+  signIn,
+  signUpConfirmed,
+  submitResetForm,
+  submitResetFormOf,
+} from './flows.js';
 
 let h: Harness;
 
@@ -227,7 +234,7 @@ describe('sessions', () => {
 });
 
 describe('password reset', () => {
-  it('answers forgot alike for known and unknown emails, and reset revokes every session', async () => {
+  it('answers forgot alike for known and unknown emails; the mailed link sets a new password and revokes every session', async () => {
     const email = freshEmail();
     await signUpConfirmed(h, email);
     const one = await signIn(h, email);
@@ -240,20 +247,52 @@ describe('password reset', () => {
 
     const link = linkIn(await h.mailTo(email, 2));
     expect(link.pathname).toBe('/auth/password/reset');
-    const token = link.searchParams.get('token')!;
-    const weak = await post('/auth/password/reset', { token, password: 'password1234' });
+    const page = await request(h.app)
+      .get(`${link.pathname}${link.search}`)
+      .set(await anonymous());
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).not.toMatch(/<script/i);
+    // Following the link changed nothing.
+    expect((await sessionCheck(one.token)).ok).toBe(true);
+
+    const weak = await submitResetForm(h, link, 'password1234');
     expect(weak.status).toBe(400);
+    expect(weak.text).toContain('too common');
     const newPassword = 'saffron-lighthouse-cobble-93';
-    const done = await post('/auth/password/reset', { token, password: newPassword });
+    // The refusal answers the form again; the link still works.
+    const done = await submitResetFormOf(h, weak.text, newPassword);
     expect(done.status).toBe(200);
-    expect(done.body.data).toEqual({ password_reset: true, sessions_revoked: 2 });
+    expect(done.headers['content-type']).toMatch(/^text\/html/);
+    expect(done.text).toContain('Password changed');
     expect((await sessionCheck(one.token)).ok).toBe(false);
     expect((await sessionCheck(two.token)).ok).toBe(false);
-    expect(
-      (await post('/auth/password/reset', { token, password: 'another-fine-passphrase-12' })).status,
-    ).toBe(400);
+
+    const again = await submitResetForm(h, link, 'another-fine-passphrase-12');
+    expect(again.status).toBe(400);
+    expect(again.text).toContain('unknown, used or expired');
+    const json = await post('/auth/password/reset', {
+      token: link.searchParams.get('token'),
+      password: 'another-fine-passphrase-12',
+    });
+    expect(json.status).toBe(400);
+    expect(json.body.error_category).toBe('invalid_token');
     expect((await post('/auth/login', { email, password: STRONG_PASSWORD })).status).toBe(401);
     expect((await post('/auth/login', { email, password: newPassword })).status).toBe(200);
+  });
+
+  it('resets with JSON for a program, answering how many sessions ended', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    await signIn(h, email);
+    await post('/auth/password/forgot', { email });
+    const token = linkIn(await h.mailTo(email, 2)).searchParams.get('token')!;
+    const weak = await post('/auth/password/reset', { token, password: 'password1234' });
+    expect(weak.status).toBe(400);
+    expect(weak.body.errors[0].path).toBe('body.password');
+    const done = await post('/auth/password/reset', { token, password: 'saffron-lighthouse-cobble-93' });
+    expect(done.status).toBe(200);
+    expect(done.body.data).toEqual({ password_reset: true, sessions_revoked: 1 });
   });
 });
 
