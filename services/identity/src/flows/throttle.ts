@@ -101,18 +101,21 @@ export async function passwordAccepted(
  * itself reveals nothing. Answers 0 when claimed, else the seconds still to wait.
  */
 export async function claimMinuteSlot(deps: IdentityDeps, scope: string): Promise<number> {
-  return deps.db.transaction().execute(async (trx) => {
-    const now = new Date();
-    const state = await lockThrottle(trx, scope, now);
-    const decision = checkThrottle(state, now);
-    if (!decision.allowed) return decision.retryAfterSeconds;
-    await writeThrottle(trx, scope, {
-      failures: 1,
-      lastFailureAt: now,
-      blockedUntil: new Date(now.getTime() + 60_000),
-    });
-    return 0;
+  return deps.db.transaction().execute(async (trx) => claimMinuteSlotIn(trx, scope));
+}
+
+/** claimMinuteSlot inside the caller's transaction: the claim commits or rolls back with it. */
+export async function claimMinuteSlotIn(trx: Kysely<Database>, scope: string): Promise<number> {
+  const now = new Date();
+  const state = await lockThrottle(trx, scope, now);
+  const decision = checkThrottle(state, now);
+  if (!decision.allowed) return decision.retryAfterSeconds;
+  await writeThrottle(trx, scope, {
+    failures: 1,
+    lastFailureAt: now,
+    blockedUntil: new Date(now.getTime() + 60_000),
   });
+  return 0;
 }
 
 /**

@@ -13,7 +13,7 @@ import { emailSchema } from '../domain/account.js';
 import { checkPassword, PASSWORD_MAX } from '../domain/password.js';
 import { hashToken } from '../domain/secrets.js';
 import type { IdentityDeps } from '../deps.js';
-import { createAccount, issueEmailToken } from '../flows/accounts.js';
+import { createAccount, disownUnproven, issueEmailToken } from '../flows/accounts.js';
 import { hashPassword, passwordMatches } from '../flows/passwords.js';
 import {
   CHALLENGE_COOKIE,
@@ -248,8 +248,9 @@ async function forgot(deps: IdentityDeps, email: string) {
 const resetInput = z.object({ token: z.string().min(20).max(128), password: passwordInput });
 
 /**
- * Sets the password, confirms the address (the mail was read), signs out every session. One
- * transaction: a password the policy refuses leaves the link usable.
+ * Sets the password, confirms the address (the mail was read), signs out every session; an
+ * account never confirmed is disowned first (flows/accounts.ts). One transaction: a password the
+ * policy refuses leaves the link usable.
  */
 async function reset(deps: IdentityDeps, body: unknown) {
   const { token, password } = parseInput(resetInput, body);
@@ -262,9 +263,12 @@ async function reset(deps: IdentityDeps, body: unknown) {
         category: 'invalid_token',
       });
     policyChecked(password, account.email ?? '');
+    const revoked = await endEverySession(trx, account.id);
+    // The mail's reader is the address's proven owner; whoever made the account may not be.
+    if (!account.email_confirmed_at) await disownUnproven(trx, account.id);
     await setPasswordHash(trx, account.id, hash);
     await confirmEmail(trx, account.id, new Date());
-    return { email: account.email, revoked: await endEverySession(trx, account.id) };
+    return { email: account.email, revoked };
   });
   if (done.email) await clearThrottle(deps.db, loginEmailScope(done.email));
   return { password_reset: true, sessions_revoked: done.revoked };

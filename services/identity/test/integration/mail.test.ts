@@ -28,7 +28,7 @@ describe('mail relay', () => {
   it('delivers each mail once when two replicas relay from one database', async () => {
     // A second replica: its own pool, its own relay, the same database and SMTP server.
     const replica = openDatabase<Database>(
-      { kind: 'pg', url: h.deps.config.DATABASE_URL, poolSize: 5 },
+      { kind: 'pg', url: h.deps.config.DATABASE_URL!, poolSize: 5 },
       'identity',
     );
     const signal = new MailSignal();
