@@ -251,10 +251,21 @@ async function reachable(provider: OidcProvider): Promise<client.Configuration> 
 const refused = (why: string) =>
   httpProblem('bad_request', `The provider sign-in was refused: ${why}.`, { category: 'oidc_refused' });
 
-/** openid-client's reason: the innermost error message (it names the claim, e.g. "nonce"). */
+/**
+ * openid-client's reason: the provider's OAuth error when it answered one (e.g. `invalid_grant`
+ * for a code already used), else the innermost error message (it names the claim, e.g. "nonce").
+ */
 function whyRefused(err: unknown): string {
-  let reason = err as { message?: unknown; cause?: unknown } | undefined;
-  while (typeof reason?.cause === 'object' && reason.cause !== null && 'message' in reason.cause)
-    reason = reason.cause as { message?: unknown; cause?: unknown };
+  type Reason = { message?: unknown; cause?: unknown; error?: unknown; error_description?: unknown };
+  let reason = err as Reason | undefined;
+  for (;;) {
+    if (typeof reason?.error === 'string') {
+      const description =
+        typeof reason.error_description === 'string' ? `: ${reason.error_description.slice(0, 200)}` : '';
+      return `${reason.error}${description}`;
+    }
+    if (typeof reason?.cause !== 'object' || reason.cause === null || !('message' in reason.cause)) break;
+    reason = reason.cause as Reason;
+  }
   return typeof reason?.message === 'string' ? reason.message : 'unknown';
 }

@@ -4,7 +4,15 @@ import { RPC, SESSION_COOKIE } from '@meridian/contracts';
 import { waitFor } from '@meridian/bus/testing';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { queueMail } from '../../src/mail/mailer.js';
-import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
+import { hashToken } from '../../src/domain/secrets.js';
+import {
+  freshEmail,
+  linkIn,
+  startHarness,
+  STRONG_PASSWORD,
+  type Harness,
+  type ReceivedMail,
+} from './harness.js';
 import {
   anonymous,
   pressConfirmButton,
@@ -293,6 +301,51 @@ describe('password reset', () => {
     const done = await post('/auth/password/reset', { token, password: 'saffron-lighthouse-cobble-93' });
     expect(done.status).toBe(200);
     expect(done.body.data).toEqual({ password_reset: true, sessions_revoked: 1 });
+  });
+});
+
+describe('link lifetimes', () => {
+  const tokenOf = (mail: ReceivedMail) => linkIn(mail).searchParams.get('token')!;
+  const lifetimeOf = async (token: string) => {
+    const row = await h.deps.db
+      .selectFrom('email_tokens')
+      .select(['created_at', 'expires_at'])
+      .where('token_hash', '=', hashToken(token))
+      .executeTakeFirstOrThrow();
+    return row.expires_at.getTime() - row.created_at.getTime();
+  };
+  /** Stands in for the lifetime running out: the expiry moved a second into the past. */
+  const expire = async (token: string) =>
+    h.deps.db
+      .updateTable('email_tokens')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('token_hash', '=', hashToken(token))
+      .execute();
+
+  it('a confirmation link lives 24 hours and a reset link 30 minutes; after that, 400 invalid_token', async () => {
+    const email = freshEmail();
+    await post('/auth/signup', { email, password: STRONG_PASSWORD });
+    const confirmation = tokenOf(await h.mailTo(email));
+    // Set by the service's clock, stamped by the database's: seconds apart at most.
+    expect(Math.abs((await lifetimeOf(confirmation)) - 24 * 3600_000)).toBeLessThan(5000);
+    await expire(confirmation);
+    const confirm = await post('/auth/verify-email', { token: confirmation });
+    expect(confirm.status).toBe(400);
+    expect(confirm.body.error_category).toBe('invalid_token');
+    expect((await post('/auth/login', { email, password: STRONG_PASSWORD })).status).toBe(403);
+
+    await post('/auth/password/forgot', { email });
+    const reset = tokenOf(await h.mailTo(email, 2));
+    expect(Math.abs((await lifetimeOf(reset)) - 30 * 60_000)).toBeLessThan(5000);
+    await expire(reset);
+    const done = await post('/auth/password/reset', {
+      token: reset,
+      password: 'saffron-lighthouse-cobble-93',
+    });
+    expect(done.status).toBe(400);
+    expect(done.body.error_category).toBe('invalid_token');
+    // Nothing changed: the old password still answers, the address is still unconfirmed.
+    expect((await post('/auth/login', { email, password: STRONG_PASSWORD })).status).toBe(403);
   });
 });
 

@@ -5,6 +5,8 @@ import { EVENTS, RPC, SESSION_COOKIE, type CloudEvent } from '@meridian/contract
 import { insertApiKey } from '../../src/db/repositories/api-keys.js';
 import { replaceRecoveryCodes, setTwoFactor } from '../../src/db/repositories/two-factor.js';
 import { newApiKey } from '../../src/domain/api-key.js';
+import { hashToken } from '../../src/domain/secrets.js';
+import { FLOW_COOKIE } from '../../src/routes/oauth.js';
 import { startSession } from '../../src/flows/sessions.js';
 import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
 import { anonymous, pressConfirmButton, signIn, signUpConfirmed, submitResetForm } from './flows.js';
@@ -356,18 +358,26 @@ describe('OpenID Connect sign-in', () => {
     const started = await begin();
     const back = await idp.authorize(started.authorizeUrl, 'erin-sub');
     expect((await callback(back, started.flowCookie)).status).toBe(302);
-    expect((await callback(back, started.flowCookie)).status).toBe(400);
-    // The same code under a fresh flow of this browser: the provider refuses it as used.
-    const fresh = await begin();
-    const replay = new URL(back);
-    replay.searchParams.set('state', fresh.authorizeUrl.searchParams.get('state')!);
-    const res = await callback(replay, fresh.flowCookie);
-    expect(res.status).toBe(400);
-    expect(res.body.error_category).toBe('oidc_refused');
+    const used = await callback(back, started.flowCookie);
+    expect(used.status).toBe(400);
+    expect(used.body.detail).toMatch(/no sign-in was started from this browser/);
+    // The same flow again (state, nonce, PKCE verifier made usable by hand), so that the code's
+    // reuse is the only thing wrong: the provider refuses the code it already redeemed.
+    const browser = started.flowCookie.slice(`${FLOW_COOKIE}=`.length);
+    await h.deps.db
+      .updateTable('oidc_flows')
+      .set({ used_at: null })
+      .where('browser_hash', '=', hashToken(decodeURIComponent(browser)))
+      .execute();
+    const replay = await callback(back, started.flowCookie);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error_category).toBe('oidc_refused');
+    expect(replay.body.detail).toMatch(/invalid_grant/);
     const stranger = await request(h.app)
       .get(`/auth/oauth/idp/callback${back.search}`)
       .set(await anonymous());
     expect(stranger.status).toBe(400);
+    expect(stranger.body.detail).toMatch(/no sign-in was started from this browser/);
   });
 
   it('answers 404 for an unknown provider', async () => {
