@@ -13,6 +13,9 @@ describe('identity through the gateway', () => {
     system = await startSystem('e2e_identity', {
       SMTP_URL: smtp.url,
       PUBLIC_BASE_URL: 'http://localhost:8080',
+      // Far beyond any deadline below: a revoked session must be refused because of the
+      // revocation event, never because its cached verification ran out.
+      SESSION_CACHE_TTL_MS: String(10 * 60_000),
     });
   }, 120_000);
 
@@ -57,6 +60,52 @@ describe('identity through the gateway', () => {
     const body = (await login.json()) as { data: { token: string; two_factor_required: boolean } };
     expect(body.data.two_factor_required).toBe(false);
     expect(login.headers.getSetCookie()[0]).toContain(`meridian_session=${body.data.token}`);
+  });
+
+  /** The nth mail to an address, waiting for it. */
+  async function mailTo(email: string, nth: number): Promise<string> {
+    const deadline = Date.now() + 15_000;
+    const mails = () => smtp.mails.filter((m) => m.to === email);
+    while (mails().length < nth && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const mail = mails()[nth - 1];
+    if (!mail) throw new Error(`mail ${nth} to ${email} never came`);
+    return mail.text;
+  }
+
+  it('resets the password through the mailed link at the gateway; the old session is refused there soon after', async () => {
+    const { email, session } = await signedInAccount(system, smtp, 'reset');
+    const account = () =>
+      fetch(`${system.gatewayUrl}/v1/account`, { headers: { authorization: `Bearer ${session}` } });
+    // The gateway now holds this session's verification in its cache.
+    expect((await account()).status).toBe(200);
+
+    expect((await post('/auth/password/forgot', { email })).status).toBe(202);
+    const link = new URL((await mailTo(email, 2)).match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/)![0]);
+    expect(link.pathname).toBe('/auth/password/reset');
+    // The link's page, anonymous through the gateway; its form posts the token and a new password.
+    const page = await fetch(`${system.gatewayUrl}${link.pathname}${link.search}`);
+    expect(page.status).toBe(200);
+    const form = (await page.text()).match(
+      /<form method="post" action="([^"]+)">.*name="token" value="([^"]+)"/s,
+    )!;
+    const newPassword = 'juniper-cathedral-lantern-84';
+    const done = await fetch(`${system.gatewayUrl}${form[1]}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: form[2]!, password: newPassword }),
+    });
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('Password changed');
+
+    // identity.session.revoked.v1 reaches the gateway, which drops the cached verification.
+    const deadline = Date.now() + 15_000;
+    let status = (await account()).status;
+    while (status !== 401 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await account()).status;
+    }
+    expect(status).toBe(401);
+    expect((await post('/auth/login', { email, password: newPassword })).status).toBe(200);
   });
 
   it('lists the sign-in providers', async () => {

@@ -98,9 +98,24 @@ function expiryOf(token: string): number {
   return (payload.exp ?? 0) * 1000;
 }
 
-/** The signed-in account of a portal request; 401 when the gateway vouched for no session. */
+/**
+ * The account of a request by session or by API key (e.g. whoami); 401 when the gateway vouched
+ * for no account. Account management wants sessionAccountOf.
+ */
 export function accountOf(req: Request): string {
   const accountId = req.caller?.account_id;
   if (!accountId) throw httpProblem('unauthorized', 'A valid session is required.');
   return accountId;
+}
+
+/**
+ * The account of a request made with a signed-in session; 401 (portal 7: "no valid session") for
+ * anyone else, a caller with an API key included: a key reads data, it does not manage the
+ * account that owns it (make keys, change the second factor...).
+ */
+export function sessionAccountOf(req: Request): string {
+  const caller = req.caller;
+  if (caller?.auth !== 'session' || !caller.account_id)
+    throw httpProblem('unauthorized', 'A valid session is required; an API key cannot manage an account.');
+  return caller.account_id;
 }

@@ -4,10 +4,15 @@ import Provider from 'oidc-provider';
 
 export const OIDC_CLIENT = { id: 'meridian', secret: 'meridian-test-client-secret-0123456789' };
 
+export interface Person {
+  email?: string;
+  email_verified: boolean;
+}
+
 export interface OidcPeer {
   issuer: string;
-  /** People known to the provider, by subject. */
-  people: Map<string, { email: string; email_verified: boolean }>;
+  /** People known to the provider, by subject; one without an email shares none. */
+  people: Map<string, Person>;
   /** Drives the provider's login and consent pages as a person would; answers the redirect back. */
   authorize(url: URL, subject: string): Promise<URL>;
   close(): Promise<void>;
@@ -15,7 +20,7 @@ export interface OidcPeer {
 
 /** A real OpenID provider (oidc-provider) on loopback, one confidential client, its dev login pages. */
 export async function startOidcPeer(redirectUri: string): Promise<OidcPeer> {
-  const people = new Map<string, { email: string; email_verified: boolean }>();
+  const people = new Map<string, Person>();
   const route: { handler?: ReturnType<Provider['callback']> } = {};
   const server: Server = createServer((req, res) => route.handler!(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

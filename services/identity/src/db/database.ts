@@ -80,6 +80,9 @@ export interface Database extends OutboxTables {
     created_at: Generated<Date>;
     sent_at: Date | null;
     attempts: Generated<number>;
+    /** The relay sending it, until when: a lease that runs out (a crashed replica) is retaken. */
+    lease_owner: string | null;
+    lease_until: Date | null;
   };
   oidc_links: {
     issuer: string;

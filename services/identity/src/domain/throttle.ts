@@ -3,6 +3,7 @@
  * Up to `delayAfter` consecutive failures are free; each further failure makes the next
  * attempt wait 2^(n - delayAfter) seconds; at `lockAfter` the scope locks for `lockSeconds`.
  * A success clears the email scope. A counter idle for `lockSeconds` starts again from zero.
+ * An attempt is counted before its password is checked (see flows/throttle.ts).
  */
 export interface ThrottlePolicy {
   delayAfter: number;
@@ -34,6 +35,20 @@ export function afterFailure(
   const stale = !state || now.getTime() - state.lastFailureAt.getTime() > policy.lockSeconds * 1000;
   const failures = (stale ? 0 : state.failures) + 1;
   return { failures, lastFailureAt: now, blockedUntil: blockedUntil(failures, policy, now) };
+}
+
+/**
+ * The state with one failure taken back: a sign-in attempt is counted as a failure before its
+ * password is checked, and a right password gives that provisional count back. The wait is
+ * recomputed from the last failure, so taking back the failure that started a delay lifts it.
+ */
+export function withoutOneFailure(state: ThrottleState, policy: ThrottlePolicy): ThrottleState {
+  const failures = Math.max(0, state.failures - 1);
+  return {
+    failures,
+    lastFailureAt: state.lastFailureAt,
+    blockedUntil: blockedUntil(failures, policy, state.lastFailureAt),
+  };
 }
 
 function blockedUntil(failures: number, policy: ThrottlePolicy, now: Date): Date | null {

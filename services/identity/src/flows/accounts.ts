@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { insertAccount, setPasswordHash } from '../db/repositories/accounts.js';
 import { revokeAllKeys } from '../db/repositories/api-keys.js';
 import { insertEmailToken, voidEmailTokens } from '../db/repositories/email-tokens.js';
+import { deleteLinks } from '../db/repositories/oidc.js';
 import { replaceRecoveryCodes, setTwoFactor } from '../db/repositories/two-factor.js';
 import { hashToken, newToken } from '../domain/secrets.js';
 import { announce } from './events.js';
@@ -50,11 +51,13 @@ export async function issueEmailToken(
 /**
  * An account whose email was never confirmed was never proven to belong to its creator, who may
  * be someone squatting the address. Before the address's proven owner takes it over (an identity
- * provider vouching for the email), everything the creator could have set goes: the password, the
- * sessions, the keys and the second factor, each revocation announced.
+ * provider vouching for the email, or a password reset through the mailed link), everything the
+ * creator could have set goes: the password, the provider identities linked on an unverified
+ * email, the sessions, the keys and the second factor, each revocation announced.
  */
 export async function disownUnproven(trx: Kysely<Database>, accountId: string): Promise<void> {
   await setPasswordHash(trx, accountId, null);
+  await deleteLinks(trx, accountId);
   await endEverySession(trx, accountId);
   const at = new Date();
   for (const keyId of await revokeAllKeys(trx, accountId, at)) {

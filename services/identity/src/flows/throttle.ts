@@ -1,8 +1,14 @@
 import type { Request } from 'express';
 import type { Kysely } from 'kysely';
 import { httpProblem } from '@meridian/http-kit';
-import { clearThrottle, lockThrottle, readThrottles, writeThrottle } from '../db/repositories/throttle.js';
-import { afterFailure, checkThrottle, type ThrottlePolicy } from '../domain/throttle.js';
+import { clearThrottle, lockThrottle, writeThrottle } from '../db/repositories/throttle.js';
+import {
+  afterFailure,
+  checkThrottle,
+  withoutOneFailure,
+  type ThrottlePolicy,
+  type ThrottleState,
+} from '../domain/throttle.js';
 import type { Database } from '../db/database.js';
 import type { IdentityDeps } from '../deps.js';
 
@@ -34,35 +40,60 @@ function policies(deps: IdentityDeps): Record<keyof LoginScopes, ThrottlePolicy>
   };
 }
 
-/** Throws the 429 when either scope must wait; the same answer whether the email has an account or not. */
-export async function assertNotThrottled(deps: IdentityDeps, scopes: LoginScopes): Promise<void> {
-  const states = await readThrottles(deps.db, [scopes.email, scopes.address]);
-  const now = new Date();
-  let wait = 0;
-  for (const scope of [scopes.email, scopes.address]) {
-    const decision = checkThrottle(states.get(scope), now);
-    if (!decision.allowed) wait = Math.max(wait, decision.retryAfterSeconds);
-  }
+const SCOPE_ORDER = ['email', 'address'] as const;
+
+/**
+ * Counts a sign-in attempt as a failure before its password is checked, or throws the 429 when
+ * either scope must wait (the same answer whether the email has an account or not). Both rows are
+ * locked in one transaction, always email first, so parallel guesses take turns at the lock and
+ * no more of them reach bcrypt than the counters allow. A right password gives the count back
+ * (passwordAccepted); a crash in between leaves it counted, on the safe side.
+ */
+export async function claimLoginAttempt(deps: IdentityDeps, scopes: LoginScopes): Promise<void> {
+  const policy = policies(deps);
+  const wait = await deps.db.transaction().execute(async (trx) => {
+    const now = new Date();
+    const states = new Map<keyof LoginScopes, ThrottleState | undefined>();
+    let longest = 0;
+    for (const key of SCOPE_ORDER) {
+      const state = await lockThrottle(trx, scopes[key], now);
+      const decision = checkThrottle(state, now);
+      if (!decision.allowed) longest = Math.max(longest, decision.retryAfterSeconds);
+      states.set(key, state);
+    }
+    if (longest > 0) return longest;
+    for (const key of SCOPE_ORDER)
+      await writeThrottle(trx, scopes[key], afterFailure(states.get(key), policy[key], now));
+    return 0;
+  });
   if (wait > 0)
     throw httpProblem('rate_limit', 'Too many failed sign-ins; wait before trying again.', {
       retryAfter: wait,
     });
 }
 
-export async function recordFailure(deps: IdentityDeps, scopes: LoginScopes): Promise<void> {
+/**
+ * The password was right: the attempt's provisional failure is taken back. When that completes
+ * the sign-in (no unconfirmed email, no second factor owed) the email's counter is cleared; the
+ * address's never is, as one good account must not unlock an address for guesses at others.
+ */
+export async function passwordAccepted(
+  deps: IdentityDeps,
+  scopes: LoginScopes,
+  signedIn: boolean,
+): Promise<void> {
   const policy = policies(deps);
   await deps.db.transaction().execute(async (trx) => {
     const now = new Date();
-    for (const key of ['email', 'address'] as const) {
+    for (const key of SCOPE_ORDER) {
+      if (key === 'email' && signedIn) {
+        await clearThrottle(trx, scopes.email);
+        continue;
+      }
       const state = await lockThrottle(trx, scopes[key], now);
-      await writeThrottle(trx, scopes[key], afterFailure(state, policy[key], now));
+      if (state) await writeThrottle(trx, scopes[key], withoutOneFailure(state, policy[key]));
     }
   });
-}
-
-/** A success clears the email's counter, not the address's: one good account must not unlock an address. */
-export async function recordSuccess(deps: IdentityDeps, scopes: LoginScopes): Promise<void> {
-  await clearThrottle(deps.db, scopes.email);
 }
 
 /**
@@ -70,18 +101,21 @@ export async function recordSuccess(deps: IdentityDeps, scopes: LoginScopes): Pr
  * itself reveals nothing. Answers 0 when claimed, else the seconds still to wait.
  */
 export async function claimMinuteSlot(deps: IdentityDeps, scope: string): Promise<number> {
-  return deps.db.transaction().execute(async (trx) => {
-    const now = new Date();
-    const state = await lockThrottle(trx, scope, now);
-    const decision = checkThrottle(state, now);
-    if (!decision.allowed) return decision.retryAfterSeconds;
-    await writeThrottle(trx, scope, {
-      failures: 1,
-      lastFailureAt: now,
-      blockedUntil: new Date(now.getTime() + 60_000),
-    });
-    return 0;
+  return deps.db.transaction().execute(async (trx) => claimMinuteSlotIn(trx, scope));
+}
+
+/** claimMinuteSlot inside the caller's transaction: the claim commits or rolls back with it. */
+export async function claimMinuteSlotIn(trx: Kysely<Database>, scope: string): Promise<number> {
+  const now = new Date();
+  const state = await lockThrottle(trx, scope, now);
+  const decision = checkThrottle(state, now);
+  if (!decision.allowed) return decision.retryAfterSeconds;
+  await writeThrottle(trx, scope, {
+    failures: 1,
+    lastFailureAt: now,
+    blockedUntil: new Date(now.getTime() + 60_000),
   });
+  return 0;
 }
 
 /**

@@ -3,6 +3,13 @@ import type { Kysely } from 'kysely';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type { Logger } from '@meridian/observability';
 import type { Database } from '../db/database.js';
+import {
+  claimDueMail,
+  markMailFailed,
+  markMailSent,
+  renewMailLease,
+  type QueuedMail,
+} from '../db/repositories/mail-outbox.js';
 
 export interface Mail {
   to: string;
@@ -39,22 +46,33 @@ export interface MailRelayOptions {
 }
 
 const MAX_ATTEMPTS = 10;
+const BATCH = 20;
+/**
+ * How long a relay owns a mail it claimed. Renewed before each send, so it only has to outlast one
+ * delivery, which the SMTP timeouts below bound well within it.
+ */
+const LEASE_MS = 5 * 60 * 1000;
+const SMTP_TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 };
 
 /**
  * Sends queued mail. The HTTP answer never waits for SMTP, so an answer takes as long whether it
  * mailed a new account or the owner of an existing one. With SMTP_URL unset the mail is printed
  * to the log instead (all-in-one: the link is what a person trying the system needs) and its
  * body stays in identity.mail_outbox; with SMTP the body is cleared once sent or given up on, so no live link
- * stays in the database and none reaches the log.
+ * stays in the database and none reaches the log. Every replica runs a relay: each leases the
+ * mails it sends, so none is sent twice (see claimDueMail).
  */
 export function startMailRelay(options: MailRelayOptions): () => Promise<void> {
-  const transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : undefined;
+  const transport = options.smtpUrl
+    ? nodemailer.createTransport({ url: options.smtpUrl, ...SMTP_TIMEOUTS })
+    : undefined;
+  const owner = randomUUID();
   let closed = false;
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   const pass = () => {
     running = running
-      .then(() => (closed ? undefined : relayBatch(options, transport)))
+      .then(() => (closed ? undefined : relayBatch(options, transport, owner)))
       .catch((err: unknown) => {
         options.logger.error({ err }, 'mail relay pass failed');
       });
@@ -74,63 +92,43 @@ export function startMailRelay(options: MailRelayOptions): () => Promise<void> {
   };
 }
 
-async function relayBatch(options: MailRelayOptions, transport: Transporter | undefined) {
-  const rows = await options.db
-    .selectFrom('mail_outbox')
-    .select(['id', 'recipient', 'subject', 'body'])
-    .where('sent_at', 'is', null)
-    .where('attempts', '<', MAX_ATTEMPTS)
-    .orderBy('seq')
-    .limit(20)
-    .execute();
-  for (const row of rows) await deliver(options, transport, row);
+async function relayBatch(options: MailRelayOptions, transport: Transporter | undefined, owner: string) {
+  const mails = await claimDueMail(options.db, owner, new Date(), LEASE_MS, BATCH, MAX_ATTEMPTS);
+  for (const mail of mails) {
+    // A slow batch may outlive the lease of its last mails; one another relay took over is skipped.
+    const leased = await renewMailLease(options.db, mail.id, owner, new Date(Date.now() + LEASE_MS));
+    if (leased) await deliver(options, transport, mail);
+  }
 }
 
 async function deliver(
   options: MailRelayOptions,
   transport: Transporter | undefined,
-  row: { id: string; recipient: string; subject: string; body: string | null },
+  mail: QueuedMail,
 ): Promise<void> {
   const { db, logger } = options;
   if (!transport) {
     // The documented exception: without SMTP the log is the mailbox of the all-in-one mode.
     logger.info(
-      { mail_to: row.recipient, mail_subject: row.subject, mail_body: row.body },
+      { mail_to: mail.recipient, mail_subject: mail.subject, mail_body: mail.body },
       'mail not sent (SMTP_URL unset)',
     );
-    await db.updateTable('mail_outbox').set({ sent_at: new Date() }).where('id', '=', row.id).execute();
+    await markMailSent(db, mail.id, new Date(), true);
     return;
   }
   try {
     await transport.sendMail({
       from: options.from,
-      to: row.recipient,
-      subject: row.subject,
-      text: row.body ?? '',
+      to: mail.recipient,
+      subject: mail.subject,
+      text: mail.body ?? '',
     });
-    await db
-      .updateTable('mail_outbox')
-      .set({ sent_at: new Date(), body: null })
-      .where('id', '=', row.id)
-      .execute();
+    await markMailSent(db, mail.id, new Date(), false);
   } catch (err) {
     logger.warn(
-      { mail_id: row.id, reason: err instanceof Error ? err.message : String(err) },
+      { mail_id: mail.id, reason: err instanceof Error ? err.message : String(err) },
       'mail delivery failed',
     );
-    // The last attempt also clears the body: a mail never sent must not keep a live link.
-    await db
-      .updateTable('mail_outbox')
-      .set((eb) => ({
-        attempts: eb('attempts', '+', 1),
-        body: eb
-          .case()
-          .when('attempts', '>=', MAX_ATTEMPTS - 1)
-          .then(null)
-          .else(eb.ref('body'))
-          .end(),
-      }))
-      .where('id', '=', row.id)
-      .execute();
+    await markMailFailed(db, mail.id, MAX_ATTEMPTS);
   }
 }

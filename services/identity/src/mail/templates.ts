@@ -42,9 +42,10 @@ export function resetMail(to: string, baseUrl: string, token: string): Mail {
       '',
       link,
       '',
-      'It works once and expires in 30 minutes. Send its token with your new password to',
-      'POST /auth/password/reset as {"token": "...", "password": "..."}. Every session is',
-      'signed out. If you did not ask for this, ignore this mail.',
+      'Open it and type your new password; the link works once and expires in 30 minutes.',
+      'A program sends its token with the new password to POST /auth/password/reset as',
+      '{"token": "...", "password": "..."}. Every session is signed out. If you did not ask',
+      'for this, ignore this mail.',
     ].join('\n'),
   };
 }

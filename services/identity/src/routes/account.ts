@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { accountOf, envelope, httpProblem, parseInput } from '@meridian/http-kit';
+import { accountOf, envelope, httpProblem, parseInput, sessionAccountOf } from '@meridian/http-kit';
 import { findAccountById, setNickname } from '../db/repositories/accounts.js';
 import { listApiKeys } from '../db/repositories/api-keys.js';
 import { entitlementsOf, nicknameSchema } from '../domain/account.js';
@@ -11,7 +11,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 export function accountRoutes(deps: IdentityDeps): Router {
   const router = Router();
   router.get('/v1/account', async (req, res) => {
-    const account = await signedIn(deps, accountOf(req));
+    const account = await signedIn(deps, sessionAccountOf(req));
     const keys = await listApiKeys(deps.db, account.id);
     res.json(
       envelope({
@@ -34,7 +34,7 @@ export function accountRoutes(deps: IdentityDeps): Router {
     );
   });
   router.put('/v1/account/nickname', async (req, res) => {
-    const accountId = accountOf(req);
+    const accountId = sessionAccountOf(req);
     const { nickname } = parseInput(z.object({ nickname: nicknameSchema }), req.body);
     const set = await setNickname(deps.db, accountId, nickname).catch((err: unknown) => {
       // Two accounts racing for one nickname: the unique index decides.

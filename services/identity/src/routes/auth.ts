@@ -1,6 +1,6 @@
 import express, { Router, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { envelope, httpProblem, parseInput } from '@meridian/http-kit';
+import { envelope, HttpProblem, httpProblem, parseInput } from '@meridian/http-kit';
 import {
   confirmEmail,
   findAccountByEmail,
@@ -13,7 +13,7 @@ import { emailSchema } from '../domain/account.js';
 import { checkPassword, PASSWORD_MAX } from '../domain/password.js';
 import { hashToken } from '../domain/secrets.js';
 import type { IdentityDeps } from '../deps.js';
-import { createAccount, issueEmailToken } from '../flows/accounts.js';
+import { createAccount, disownUnproven, issueEmailToken } from '../flows/accounts.js';
 import { hashPassword, passwordMatches } from '../flows/passwords.js';
 import {
   CHALLENGE_COOKIE,
@@ -28,17 +28,22 @@ import {
 } from '../flows/sessions.js';
 import { findSessionByTokenHash } from '../db/repositories/sessions.js';
 import {
-  assertNotThrottled,
+  claimLoginAttempt,
   claimMinuteSlot,
   loginEmailScope,
   loginScopes,
-  recordFailure,
-  recordSuccess,
+  passwordAccepted,
 } from '../flows/throttle.js';
 import { startChallenge, completeChallenge } from '../flows/two-factor.js';
 import { queueMail } from '../mail/mailer.js';
 import { confirmationMail, existingAccountMail, resetMail } from '../mail/templates.js';
-import { confirmEmailPage, emailConfirmedPage, invalidLinkPage } from './pages.js';
+import {
+  confirmEmailPage,
+  emailConfirmedPage,
+  invalidLinkPage,
+  passwordResetPage,
+  resetPasswordPage,
+} from './pages.js';
 
 /** Generous upper bound before the policy check, so a huge body never reaches zxcvbn or bcrypt. */
 const passwordInput = z.string().max(PASSWORD_MAX * 4);
@@ -46,6 +51,8 @@ const credentials = z.object({ email: emailSchema, password: passwordInput });
 const tokenInput = z.object({ token: z.string().min(20).max(128) });
 /** The confirmation page's form post; only on that route, and small: it carries one token. */
 const tokenForm = express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 4 });
+/** The reset page's form post: a token and a password of up to 256 characters, percent-encoded. */
+const resetForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 4 });
 const emailInput = z.object({ email: emailSchema });
 
 const MAILED = {
@@ -69,7 +76,7 @@ export function authRoutes(deps: IdentityDeps): Router {
     res
       .status(confirmed ? 200 : 400)
       .type('html')
-      .send(confirmed ? emailConfirmedPage() : invalidLinkPage());
+      .send(confirmed ? emailConfirmedPage() : invalidLinkPage('confirmation'));
   });
   // The mailed link itself. A GET changes nothing (mail scanners follow links): it answers a page
   // whose button posts the token.
@@ -92,7 +99,19 @@ export function authRoutes(deps: IdentityDeps): Router {
   router.post('/auth/password/forgot', async (req, res) => {
     res.status(202).json(envelope(await forgot(deps, parseInput(emailInput, req.body).email)));
   });
-  router.post('/auth/password/reset', async (req, res) => res.json(envelope(await reset(deps, req.body))));
+  router.post('/auth/password/reset', resetForm, async (req, res) => {
+    if (!req.is('application/x-www-form-urlencoded')) {
+      res.json(envelope(await reset(deps, req.body)));
+      return;
+    }
+    const answer = await resetByForm(deps, req.body);
+    res.status(answer.status).type('html').send(answer.html);
+  });
+  // The mailed link itself: like the confirmation link, a GET only answers the page whose form posts.
+  router.get('/auth/password/reset', (req, res) => {
+    const { token } = parseInput(tokenInput, req.query, 'query');
+    res.type('html').send(resetPasswordPage(token));
+  });
   return router;
 }
 
@@ -105,18 +124,23 @@ function policyChecked(password: string, email: string): void {
 }
 
 /**
- * New and existing emails answer alike: the same 202 body, the same bcrypt work, one mail
- * queued either way (a confirmation, or a notice to the owner), and SMTP off the answer's path.
+ * New and existing emails answer alike: the same 202 body, the same bcrypt work, the same slot
+ * claim and transaction, and SMTP off the answer's path. A new account is mailed its confirmation;
+ * the owner of an existing one a notice, at most once a minute, so repeated signups cannot flood
+ * the owner's mailbox.
  */
 async function signup(deps: IdentityDeps, body: unknown) {
   const { email, password } = parseInput(credentials, body);
   policyChecked(password, email);
   const hash = await hashPassword(password, deps.config.BCRYPT_COST);
   // The resend limit starts now for every address, so a resend's 429 tells nothing either.
-  await claimMinuteSlot(deps, `resend:${email}`);
+  const slotTaken = (await claimMinuteSlot(deps, `resend:${email}`)) > 0;
   await deps.db.transaction().execute(async (trx) => {
     const id = await createAccount(trx, { email, password_hash: hash, email_confirmed_at: null });
-    if (!id) return queueMail(trx, existingAccountMail(email, deps.config.PUBLIC_BASE_URL));
+    if (!id) {
+      if (!slotTaken) await queueMail(trx, existingAccountMail(email, deps.config.PUBLIC_BASE_URL));
+      return;
+    }
     const token = await issueEmailToken(trx, id, 'confirm');
     await queueMail(trx, confirmationMail(email, deps.config.PUBLIC_BASE_URL, token));
   });
@@ -161,26 +185,27 @@ async function resend(deps: IdentityDeps, email: string) {
 async function login(deps: IdentityDeps, req: Request, res: Response): Promise<void> {
   const { email, password } = parseInput(credentials, req.body);
   const scopes = loginScopes(email, req);
-  await assertNotThrottled(deps, scopes);
+  await claimLoginAttempt(deps, scopes);
   const account = await findAccountByEmail(deps.db, email);
   if (!(await passwordMatches(password, account?.password_hash, deps.config.BCRYPT_COST)) || !account) {
-    await recordFailure(deps, scopes);
+    // The failure was counted before the check.
     deps.logger.info({ account_id: account?.id ?? null }, 'sign-in refused: wrong credentials');
     throw httpProblem('unauthorized', 'The email or the password is wrong.', {
       category: 'invalid_credentials',
     });
   }
+  // With TOTP on, the email's failure count stays until the second factor passes (completeChallenge).
+  const complete = account.email_confirmed_at !== null && account.totp_state !== 'active';
+  await passwordAccepted(deps, scopes, complete);
   if (!account.email_confirmed_at)
     throw httpProblem('forbidden', 'Confirm your email address before signing in.', {
       category: 'email_unconfirmed',
     });
   if (account.totp_state === 'active') {
-    // The email's failure count stays until the second factor passes too (completeChallenge).
     const challenge = await startChallenge(deps.db, account.id, 'password');
     res.json(envelope({ two_factor_required: true, ...challenge }));
     return;
   }
-  await recordSuccess(deps, scopes);
   const session = await deps.db
     .transaction()
     .execute((trx) => startSession(trx, deps, account.id, 'password'));
@@ -223,8 +248,9 @@ async function forgot(deps: IdentityDeps, email: string) {
 const resetInput = z.object({ token: z.string().min(20).max(128), password: passwordInput });
 
 /**
- * Sets the password, confirms the address (the mail was read), signs out every session. One
- * transaction: a password the policy refuses leaves the link usable.
+ * Sets the password, confirms the address (the mail was read), signs out every session; an
+ * account never confirmed is disowned first (flows/accounts.ts). One transaction: a password the
+ * policy refuses leaves the link usable.
  */
 async function reset(deps: IdentityDeps, body: unknown) {
   const { token, password } = parseInput(resetInput, body);
@@ -237,10 +263,30 @@ async function reset(deps: IdentityDeps, body: unknown) {
         category: 'invalid_token',
       });
     policyChecked(password, account.email ?? '');
+    const revoked = await endEverySession(trx, account.id);
+    // The mail's reader is the address's proven owner; whoever made the account may not be.
+    if (!account.email_confirmed_at) await disownUnproven(trx, account.id);
     await setPasswordHash(trx, account.id, hash);
     await confirmEmail(trx, account.id, new Date());
-    return { email: account.email, revoked: await endEverySession(trx, account.id) };
+    return { email: account.email, revoked };
   });
   if (done.email) await clearThrottle(deps.db, loginEmailScope(done.email));
   return { password_reset: true, sessions_revoked: done.revoked };
+}
+
+/**
+ * The reset page's form post, answered with a page: done, a dead link, or the form again with the
+ * reason a password was refused (the link stays usable then).
+ */
+async function resetByForm(deps: IdentityDeps, body: unknown): Promise<{ status: number; html: string }> {
+  const token = tokenInput.safeParse(body);
+  if (!token.success) return { status: 400, html: invalidLinkPage('reset') };
+  try {
+    await reset(deps, body);
+    return { status: 200, html: passwordResetPage() };
+  } catch (err) {
+    if (!(err instanceof HttpProblem) || err.body.status !== 400) throw err;
+    if (err.body.error_category === 'invalid_token') return { status: 400, html: invalidLinkPage('reset') };
+    return { status: 400, html: resetPasswordPage(token.data.token, err.body.detail) };
+  }
 }

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { EVENTS } from '@meridian/contracts';
-import { accountOf, envelope, httpProblem, parseInput } from '@meridian/http-kit';
+import { envelope, httpProblem, parseInput, sessionAccountOf } from '@meridian/http-kit';
 import { countLiveKeys, findOwnedKey, insertApiKey, markKeyRevoked } from '../db/repositories/api-keys.js';
 import { newApiKey } from '../domain/api-key.js';
 import type { IdentityDeps } from '../deps.js';
@@ -13,11 +13,11 @@ export const MAX_LIVE_KEYS = 20;
 export function keyRoutes(deps: IdentityDeps): Router {
   const router = Router();
   router.post('/v1/keys', async (req, res) => {
-    const accountId = accountOf(req);
+    const accountId = sessionAccountOf(req);
     res.status(201).json(envelope(await createKey(deps, accountId)));
   });
   router.post('/v1/keys/:id/revoke', async (req, res) => {
-    const accountId = accountOf(req);
+    const accountId = sessionAccountOf(req);
     const { id } = parseInput(z.object({ id: z.string().min(1).max(64) }), req.params, 'path');
     res.json(envelope(await revokeKey(deps, accountId, id)));
   });

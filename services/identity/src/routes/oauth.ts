@@ -3,13 +3,21 @@ import type { Kysely } from 'kysely';
 import * as client from 'openid-client';
 import { envelope, httpProblem } from '@meridian/http-kit';
 import type { Database } from '../db/database.js';
-import { confirmEmail, findAccountById, lockAccountByEmail } from '../db/repositories/accounts.js';
+import {
+  confirmEmail,
+  findAccountById,
+  lockAccountByEmail,
+  type AccountRow,
+} from '../db/repositories/accounts.js';
 import { consumeFlow, findLinkedAccount, insertFlow, insertLink } from '../db/repositories/oidc.js';
 import { hashToken, newToken } from '../domain/secrets.js';
 import type { IdentityDeps } from '../deps.js';
-import { createAccount, disownUnproven } from '../flows/accounts.js';
+import { createAccount, disownUnproven, issueEmailToken } from '../flows/accounts.js';
 import { readCookie, setChallengeCookie, setSessionCookie, startSession } from '../flows/sessions.js';
+import { claimMinuteSlotIn } from '../flows/throttle.js';
 import { startChallenge } from '../flows/two-factor.js';
+import { queueMail } from '../mail/mailer.js';
+import { confirmationMail, existingAccountMail } from '../mail/templates.js';
 import type { OidcProvider } from '../oidc/registry.js';
 
 /** Binds a sign-in flow to the browser that began it; short-lived and only sent to /auth/oauth. */
@@ -85,20 +93,29 @@ async function callback(
   if (req.query.state !== flow.state) throw refused('the state does not match');
   const config = await reachable(provider);
   const identity = await exchange(config, provider, req, flow);
-  const signedIn = await deps.db.transaction().execute(async (trx) => {
-    const account = await findAccountById(trx, await accountFor(trx, identity));
-    if (account?.totp_state === 'active')
+  const outcome = await deps.db.transaction().execute(async (trx) => {
+    const accountId = await accountFor(trx, deps, identity);
+    const account = accountId ? await findAccountById(trx, accountId) : undefined;
+    if (!account || !(await emailConfirmed(trx, deps, account, identity)))
+      return { unconfirmed: true } as const;
+    if (account.totp_state === 'active')
       return { challenge: await startChallenge(trx, account.id, 'oidc') } as const;
-    return { session: await startSession(trx, deps, account!.id, 'oidc') } as const;
+    return { session: await startSession(trx, deps, account.id, 'oidc') } as const;
   });
   const home = `${deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/`;
-  if (signedIn.challenge) {
+  if (outcome.unconfirmed) {
+    // Portal 5.3: no session before the address is confirmed; the mail (if any) is on its way.
+    deps.mail.kick();
+    res.redirect(302, `${home}?email_confirmation=required`);
+    return;
+  }
+  if (outcome.challenge) {
     // The provider vouched for the first factor only: the second is still owed, as after a password.
-    setChallengeCookie(res, signedIn.challenge);
+    setChallengeCookie(res, outcome.challenge);
     res.redirect(302, `${home}?two_factor=required`);
     return;
   }
-  setSessionCookie(res, signedIn.session);
+  setSessionCookie(res, outcome.session);
   res.redirect(302, home);
 }
 
@@ -145,30 +162,82 @@ async function exchange(
 }
 
 /**
- * The account linked to (issuer, subject); else the account of the same email when the provider
- * vouches the email is verified (then linked); else a new account. A new account takes the email
- * only when it is verified and free, so an unverified claim can never take over an address. An
- * existing account whose email was never confirmed is disowned first (password, sessions, keys,
- * second factor), so whoever signed up with someone else's address keeps no way in.
+ * The account of a provider identity: the one linked to (issuer, subject); else, by the email the
+ * provider shared, linked from now on. An identity that shares no email gets none: an account
+ * must be able to confirm its address (portal 5.3).
  */
-async function accountFor(trx: Kysely<Database>, who: ProviderIdentity): Promise<string> {
+async function accountFor(
+  trx: Kysely<Database>,
+  deps: IdentityDeps,
+  who: ProviderIdentity,
+): Promise<string | undefined> {
   const linked = await findLinkedAccount(trx, who.issuer, who.subject);
   if (linked) return linked;
-  const byEmail = who.email && who.emailVerified ? await lockAccountByEmail(trx, who.email) : undefined;
+  if (!who.email) throw refused('the provider shared no email address, and an account needs one to confirm');
+  const accountId = who.emailVerified
+    ? await accountOfVerifiedEmail(trx, who.email)
+    : await accountOfClaimedEmail(trx, deps, who.email);
+  if (accountId) await insertLink(trx, who.issuer, who.subject, accountId);
+  return accountId;
+}
+
+/**
+ * The provider vouches for the address: the account of that email, or a new one with it
+ * confirmed. An existing account whose email was never confirmed is disowned first (password,
+ * links, sessions, keys, second factor), so whoever made it with someone else's address keeps no
+ * way in.
+ */
+async function accountOfVerifiedEmail(trx: Kysely<Database>, email: string): Promise<string> {
+  const byEmail = await lockAccountByEmail(trx, email);
   if (byEmail && !byEmail.email_confirmed_at) {
     await disownUnproven(trx, byEmail.id);
     await confirmEmail(trx, byEmail.id, new Date());
   }
   const accountId =
-    byEmail?.id ??
-    (await createAccount(trx, {
-      email: who.email && who.emailVerified ? who.email : null,
-      password_hash: null,
-      email_confirmed_at: who.email && who.emailVerified ? new Date() : null,
-    }));
+    byEmail?.id ?? (await createAccount(trx, { email, password_hash: null, email_confirmed_at: new Date() }));
   if (!accountId) throw httpProblem('conflict', 'The account could not be created; try again.');
-  await insertLink(trx, who.issuer, who.subject, accountId);
   return accountId;
+}
+
+/**
+ * The provider does not vouch for the address, so it is only a claim, treated as a signup's: a new
+ * account holds it unconfirmed (emailConfirmed mails the link); an address that already has an
+ * account is never taken over: no account for this identity, and a notice to the owner at most
+ * once a minute. Both end alike for the person at the provider.
+ */
+async function accountOfClaimedEmail(
+  trx: Kysely<Database>,
+  deps: IdentityDeps,
+  email: string,
+): Promise<string | undefined> {
+  const accountId = await createAccount(trx, { email, password_hash: null, email_confirmed_at: null });
+  if (!accountId && (await claimMinuteSlotIn(trx, `resend:${email}`)) === 0)
+    await queueMail(trx, existingAccountMail(email, deps.config.PUBLIC_BASE_URL));
+  return accountId;
+}
+
+/**
+ * Portal 5.3: an account signs in only once its email is confirmed. The provider vouching for the
+ * account's own address confirms it now; otherwise a confirmation link goes to the address, at
+ * most once a minute (the slot signup and resend use).
+ */
+async function emailConfirmed(
+  trx: Kysely<Database>,
+  deps: IdentityDeps,
+  account: AccountRow,
+  who: ProviderIdentity,
+): Promise<boolean> {
+  if (account.email_confirmed_at) return true;
+  if (!account.email) return false;
+  if (who.emailVerified && who.email === account.email) {
+    await confirmEmail(trx, account.id, new Date());
+    return true;
+  }
+  if ((await claimMinuteSlotIn(trx, `resend:${account.email}`)) === 0) {
+    const token = await issueEmailToken(trx, account.id, 'confirm');
+    await queueMail(trx, confirmationMail(account.email, deps.config.PUBLIC_BASE_URL, token));
+  }
+  return false;
 }
 
 async function reachable(provider: OidcProvider): Promise<client.Configuration> {
@@ -182,10 +251,21 @@ async function reachable(provider: OidcProvider): Promise<client.Configuration> 
 const refused = (why: string) =>
   httpProblem('bad_request', `The provider sign-in was refused: ${why}.`, { category: 'oidc_refused' });
 
-/** openid-client's reason: the innermost error message (it names the claim, e.g. "nonce"). */
+/**
+ * openid-client's reason: the provider's OAuth error when it answered one (e.g. `invalid_grant`
+ * for a code already used), else the innermost error message (it names the claim, e.g. "nonce").
+ */
 function whyRefused(err: unknown): string {
-  let reason = err as { message?: unknown; cause?: unknown } | undefined;
-  while (typeof reason?.cause === 'object' && reason.cause !== null && 'message' in reason.cause)
-    reason = reason.cause as { message?: unknown; cause?: unknown };
+  type Reason = { message?: unknown; cause?: unknown; error?: unknown; error_description?: unknown };
+  let reason = err as Reason | undefined;
+  for (;;) {
+    if (typeof reason?.error === 'string') {
+      const description =
+        typeof reason.error_description === 'string' ? `: ${reason.error_description.slice(0, 200)}` : '';
+      return `${reason.error}${description}`;
+    }
+    if (typeof reason?.cause !== 'object' || reason.cause === null || !('message' in reason.cause)) break;
+    reason = reason.cause as Reason;
+  }
   return typeof reason?.message === 'string' ? reason.message : 'unknown';
 }

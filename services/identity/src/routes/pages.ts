@@ -1,5 +1,5 @@
 /**
- * The few HTML pages identity answers to a browser following a mailed link. No script (the CSP
+ * The few HTML pages identity answers to a browser following a mailed link (confirmation, reset). No script (the CSP
  * allows none): a plain form that POSTs back, so that only a person's click changes anything.
  */
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -29,9 +29,35 @@ export function emailConfirmedPage(): string {
   return page('Email address confirmed', '<p>Your email address is confirmed; you can sign in now.</p>');
 }
 
-export function invalidLinkPage(): string {
+/** GET /auth/password/reset?token=: changes nothing; its form posts the token and the new password. */
+export function resetPasswordPage(token: string, refusal?: string): string {
+  return page(
+    'Choose a new password',
+    (refusal ? `<p role="alert">${escapeHtml(refusal)}</p>` : '') +
+      '<form method="post" action="/auth/password/reset">' +
+      `<input type="hidden" name="token" value="${escapeHtml(token)}">` +
+      '<p><label>New password (at least 12 characters) ' +
+      '<input type="password" name="password" autocomplete="new-password" minlength="12" maxlength="256" required>' +
+      '</label></p>' +
+      '<button type="submit">Set my new password</button></form>',
+  );
+}
+
+export function passwordResetPage(): string {
+  return page(
+    'Password changed',
+    '<p>Your new password is set and every session was signed out; sign in with the new password.</p>',
+  );
+}
+
+const NEW_LINK = {
+  confirmation: 'Ask for a new confirmation mail and use the latest link.',
+  reset: 'Start a new password reset and use the latest link.',
+};
+
+export function invalidLinkPage(link: keyof typeof NEW_LINK): string {
   return page(
     'This link does not work',
-    '<p>The confirmation link is unknown, used or expired. Ask for a new one and use the latest.</p>',
+    `<p>The ${link} link is unknown, used or expired. ${NEW_LINK[link]}</p>`,
   );
 }

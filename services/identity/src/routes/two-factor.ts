@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { accountOf, envelope, httpProblem } from '@meridian/http-kit';
+import { envelope, httpProblem, sessionAccountOf } from '@meridian/http-kit';
 import type { IdentityDeps } from '../deps.js';
 import { activate, disable, enrol, regenerateRecoveryCodes, twoFactorStatus } from '../flows/two-factor.js';
 
@@ -11,19 +11,19 @@ import { activate, disable, enrol, regenerateRecoveryCodes, twoFactorStatus } fr
 export function twoFactorRoutes(deps: IdentityDeps): Router {
   const router = Router();
   router.get('/v1/account/2fa', async (req, res) => {
-    res.json(envelope(await twoFactorStatus(deps, accountOf(req))));
+    res.json(envelope(await twoFactorStatus(deps, sessionAccountOf(req))));
   });
   router.post('/v1/account/2fa/enrol', async (req, res) => {
-    res.json(envelope(await enrol(deps, accountOf(req))));
+    res.json(envelope(await enrol(deps, sessionAccountOf(req))));
   });
   router.post('/v1/account/2fa/activate', async (req, res) => {
-    res.json(envelope(await activate(deps, accountOf(req), req.body)));
+    res.json(envelope(await activate(deps, sessionAccountOf(req), req.body)));
   });
   router.post('/v1/account/2fa/disable', async (req, res) => {
-    res.json(envelope(await disable(deps, accountOf(req), req.body)));
+    res.json(envelope(await disable(deps, sessionAccountOf(req), req.body)));
   });
   router.post('/v1/account/2fa/:id', async (req, res) => {
-    const accountId = accountOf(req);
+    const accountId = sessionAccountOf(req);
     if (req.params.id !== 'recovery-codes')
       throw httpProblem(
         'not_found',

@@ -4,8 +4,23 @@ import { RPC, SESSION_COOKIE } from '@meridian/contracts';
 import { waitFor } from '@meridian/bus/testing';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { queueMail } from '../../src/mail/mailer.js';
-import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
-import { anonymous, pressConfirmButton, signIn, signUpConfirmed } from './flows.js';
+import { hashToken } from '../../src/domain/secrets.js';
+import {
+  freshEmail,
+  linkIn,
+  startHarness,
+  STRONG_PASSWORD,
+  type Harness,
+  type ReceivedMail,
+} from './harness.js';
+import {
+  anonymous,
+  pressConfirmButton,
+  signIn,
+  signUpConfirmed,
+  submitResetForm,
+  submitResetFormOf,
+} from './flows.js';
 
 let h: Harness;
 
@@ -25,6 +40,15 @@ const post = async (path: string, body: unknown, ip = '198.51.100.1') =>
     .send(body as object);
 
 const sessionCheck = (token: string) => h.bus.request(RPC.identitySessionVerify, { token });
+
+/** Stands in for the minute passing after the last mail to an address (signup, resend). */
+async function freeMinuteSlot(email: string): Promise<void> {
+  await h.deps.db
+    .updateTable('login_throttle')
+    .set({ blocked_until: null })
+    .where('scope', '=', `resend:${email}`)
+    .execute();
+}
 
 describe('signup and email confirmation', () => {
   it('creates an unconfirmed account, mails a link, and the link confirms once', async () => {
@@ -87,9 +111,11 @@ describe('signup and email confirmation', () => {
     expect(again.text).toContain('unknown, used or expired');
   });
 
-  it('answers a signup for an existing email exactly like a new one and mails the owner instead', async () => {
+  it('answers a signup for an existing email exactly like a new one and mails the owner instead, once a minute', async () => {
     const taken = freshEmail();
     await signUpConfirmed(h, taken);
+    // A minute after the account's own signup (the slot moved back by hand).
+    await freeMinuteSlot(taken);
     const fresh = freshEmail();
     const t1 = Date.now();
     const a = await post('/auth/signup', { email: taken, password: 'another-long-passphrase-88' });
@@ -101,10 +127,27 @@ describe('signup and email confirmation', () => {
     expect(Object.keys(a.headers).sort()).toEqual(Object.keys(b.headers).sort());
     // Same timing class: both hash the password and neither waits for SMTP.
     expect(Math.abs(t2 - t1 - (t3 - t2))).toBeLessThan(Math.max(t2 - t1, t3 - t2));
+    // Two more within the minute: the same answer, and no more mail for the owner.
+    for (let i = 0; i < 2; i++) {
+      const again = await post('/auth/signup', { email: taken, password: 'another-long-passphrase-88' });
+      expect(again.status).toBe(202);
+      expect(again.body.data).toEqual(b.body.data);
+    }
     const notice = await h.mailTo(taken, 2);
     expect(notice.text).toContain('already has one');
     expect(notice.text).not.toMatch(/token=/);
     expect((await h.mailTo(fresh)).text).toContain('/auth/verify-email?token=');
+    // Mail is queued in the signup's own transaction, so the outbox already holds all it will.
+    const queued = await h.deps.db
+      .selectFrom('mail_outbox')
+      .select('subject')
+      .where('recipient', '=', taken)
+      .orderBy('seq')
+      .execute();
+    expect(queued.map((m) => m.subject)).toEqual([
+      'Confirm your Meridian account',
+      'Someone tried to sign up with your email',
+    ]);
   });
 
   it('refuses weak, short and overlong passwords naming the field', async () => {
@@ -133,11 +176,7 @@ describe('signup and email confirmation', () => {
     expect(unknownAgain.status).toBe(429);
     expect(unknownAgain.body.detail).toBe(known.body.detail);
     // A minute later (the slot moved back by hand) the known address gets a new link.
-    await h.deps.db
-      .updateTable('login_throttle')
-      .set({ blocked_until: null })
-      .where('scope', '=', `resend:${email}`)
-      .execute();
+    await freeMinuteSlot(email);
     expect((await post('/auth/verify-email/resend', { email })).status).toBe(202);
     expect((await h.mailTo(email, 2)).text).toContain('/auth/verify-email?token=');
   });
@@ -203,7 +242,7 @@ describe('sessions', () => {
 });
 
 describe('password reset', () => {
-  it('answers forgot alike for known and unknown emails, and reset revokes every session', async () => {
+  it('answers forgot alike for known and unknown emails; the mailed link sets a new password and revokes every session', async () => {
     const email = freshEmail();
     await signUpConfirmed(h, email);
     const one = await signIn(h, email);
@@ -216,20 +255,97 @@ describe('password reset', () => {
 
     const link = linkIn(await h.mailTo(email, 2));
     expect(link.pathname).toBe('/auth/password/reset');
-    const token = link.searchParams.get('token')!;
-    const weak = await post('/auth/password/reset', { token, password: 'password1234' });
+    const page = await request(h.app)
+      .get(`${link.pathname}${link.search}`)
+      .set(await anonymous());
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).not.toMatch(/<script/i);
+    // Following the link changed nothing.
+    expect((await sessionCheck(one.token)).ok).toBe(true);
+
+    const weak = await submitResetForm(h, link, 'password1234');
     expect(weak.status).toBe(400);
+    expect(weak.text).toContain('too common');
     const newPassword = 'saffron-lighthouse-cobble-93';
-    const done = await post('/auth/password/reset', { token, password: newPassword });
+    // The refusal answers the form again; the link still works.
+    const done = await submitResetFormOf(h, weak.text, newPassword);
     expect(done.status).toBe(200);
-    expect(done.body.data).toEqual({ password_reset: true, sessions_revoked: 2 });
+    expect(done.headers['content-type']).toMatch(/^text\/html/);
+    expect(done.text).toContain('Password changed');
     expect((await sessionCheck(one.token)).ok).toBe(false);
     expect((await sessionCheck(two.token)).ok).toBe(false);
-    expect(
-      (await post('/auth/password/reset', { token, password: 'another-fine-passphrase-12' })).status,
-    ).toBe(400);
+
+    const again = await submitResetForm(h, link, 'another-fine-passphrase-12');
+    expect(again.status).toBe(400);
+    expect(again.text).toContain('unknown, used or expired');
+    const json = await post('/auth/password/reset', {
+      token: link.searchParams.get('token'),
+      password: 'another-fine-passphrase-12',
+    });
+    expect(json.status).toBe(400);
+    expect(json.body.error_category).toBe('invalid_token');
     expect((await post('/auth/login', { email, password: STRONG_PASSWORD })).status).toBe(401);
     expect((await post('/auth/login', { email, password: newPassword })).status).toBe(200);
+  });
+
+  it('resets with JSON for a program, answering how many sessions ended', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    await signIn(h, email);
+    await post('/auth/password/forgot', { email });
+    const token = linkIn(await h.mailTo(email, 2)).searchParams.get('token')!;
+    const weak = await post('/auth/password/reset', { token, password: 'password1234' });
+    expect(weak.status).toBe(400);
+    expect(weak.body.errors[0].path).toBe('body.password');
+    const done = await post('/auth/password/reset', { token, password: 'saffron-lighthouse-cobble-93' });
+    expect(done.status).toBe(200);
+    expect(done.body.data).toEqual({ password_reset: true, sessions_revoked: 1 });
+  });
+});
+
+describe('link lifetimes', () => {
+  const tokenOf = (mail: ReceivedMail) => linkIn(mail).searchParams.get('token')!;
+  const lifetimeOf = async (token: string) => {
+    const row = await h.deps.db
+      .selectFrom('email_tokens')
+      .select(['created_at', 'expires_at'])
+      .where('token_hash', '=', hashToken(token))
+      .executeTakeFirstOrThrow();
+    return row.expires_at.getTime() - row.created_at.getTime();
+  };
+  /** Stands in for the lifetime running out: the expiry moved a second into the past. */
+  const expire = async (token: string) =>
+    h.deps.db
+      .updateTable('email_tokens')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('token_hash', '=', hashToken(token))
+      .execute();
+
+  it('a confirmation link lives 24 hours and a reset link 30 minutes; after that, 400 invalid_token', async () => {
+    const email = freshEmail();
+    await post('/auth/signup', { email, password: STRONG_PASSWORD });
+    const confirmation = tokenOf(await h.mailTo(email));
+    // Set by the service's clock, stamped by the database's: seconds apart at most.
+    expect(Math.abs((await lifetimeOf(confirmation)) - 24 * 3600_000)).toBeLessThan(5000);
+    await expire(confirmation);
+    const confirm = await post('/auth/verify-email', { token: confirmation });
+    expect(confirm.status).toBe(400);
+    expect(confirm.body.error_category).toBe('invalid_token');
+    expect((await post('/auth/login', { email, password: STRONG_PASSWORD })).status).toBe(403);
+
+    await post('/auth/password/forgot', { email });
+    const reset = tokenOf(await h.mailTo(email, 2));
+    expect(Math.abs((await lifetimeOf(reset)) - 30 * 60_000)).toBeLessThan(5000);
+    await expire(reset);
+    const done = await post('/auth/password/reset', {
+      token: reset,
+      password: 'saffron-lighthouse-cobble-93',
+    });
+    expect(done.status).toBe(400);
+    expect(done.body.error_category).toBe('invalid_token');
+    // Nothing changed: the old password still answers, the address is still unconfirmed.
+    expect((await post('/auth/login', { email, password: STRONG_PASSWORD })).status).toBe(403);
   });
 });
 

@@ -32,6 +32,31 @@ export async function pressConfirmButton(h: Harness, link: URL) {
     .send({ token: form[2]! });
 }
 
+/**
+ * Opens the mailed reset link (a page that changes nothing) and submits its form with a new
+ * password, as a browser does.
+ */
+export async function submitResetForm(h: Harness, link: URL, password: string) {
+  const page = await request(h.app)
+    .get(`${link.pathname}${link.search}`)
+    .set(await anonymous());
+  if (page.status !== 200) throw new Error(`the link answered ${page.status}`);
+  return submitResetFormOf(h, page.text, password);
+}
+
+/** Submits the reset form found in a page (the link's page, or the one a refused password answers). */
+export async function submitResetFormOf(h: Harness, html: string, password: string) {
+  const form = html.match(
+    /<form method="post" action="([^"]+)">.*name="token" value="([^"]+)".*<input type="password" name="password"/s,
+  );
+  if (!form) throw new Error(`no reset form on the page:\n${html}`);
+  return request(h.app)
+    .post(form[1]!)
+    .set(await anonymous())
+    .type('form')
+    .send({ token: form[2]!, password });
+}
+
 export interface SignedIn {
   account_id: string;
   session_id: string;

@@ -38,7 +38,11 @@ export interface Harness {
  * The service as main.ts assembles it, on a fresh database, a private NATS namespace and a real
  * SMTP server, with every log line captured.
  */
-export async function startHarness(prefix: string, env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  prefix: string,
+  // A variable set to undefined is unset (e.g. SMTP_URL, for the all-in-one mail mode).
+  env: Record<string, string | undefined> = {},
+): Promise<Harness> {
   setErrorsBase('https://meridian.example/errors');
   const database = await createTestDatabase(prefix);
   const namespace = `t${randomBytes(4).toString('hex')}`;

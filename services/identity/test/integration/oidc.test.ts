@@ -5,9 +5,11 @@ import { EVENTS, RPC, SESSION_COOKIE, type CloudEvent } from '@meridian/contract
 import { insertApiKey } from '../../src/db/repositories/api-keys.js';
 import { replaceRecoveryCodes, setTwoFactor } from '../../src/db/repositories/two-factor.js';
 import { newApiKey } from '../../src/domain/api-key.js';
+import { hashToken } from '../../src/domain/secrets.js';
+import { FLOW_COOKIE } from '../../src/routes/oauth.js';
 import { startSession } from '../../src/flows/sessions.js';
-import { freshEmail, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
-import { anonymous, signIn, signUpConfirmed } from './flows.js';
+import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
+import { anonymous, pressConfirmButton, signIn, signUpConfirmed, submitResetForm } from './flows.js';
 import { OIDC_CLIENT, startOidcPeer, type OidcPeer } from '../oidc-peer.js';
 
 const REDIRECT = 'http://localhost:8080/auth/oauth/idp/callback';
@@ -52,10 +54,15 @@ async function callback(back: URL, flowCookie: string) {
     .set('cookie', flowCookie);
 }
 
-async function signInThroughProvider(subject: string) {
+/** A whole sign-in at the provider; answers the callback's answer. */
+async function providerCallback(subject: string) {
   const started = await begin();
   const back = await idp.authorize(started.authorizeUrl, subject);
-  const res = await callback(back, started.flowCookie);
+  return callback(back, started.flowCookie);
+}
+
+async function signInThroughProvider(subject: string) {
+  const res = await providerCallback(subject);
   expect(res.status).toBe(302);
   expect(res.headers.location).toBe('http://localhost:8080/');
   const cookie = (res.headers['set-cookie'] as unknown as string[]).find((c) =>
@@ -65,6 +72,30 @@ async function signInThroughProvider(subject: string) {
   const verified = await h.bus.request<{ account_id: string }>(RPC.identitySessionVerify, { token });
   if (!verified.ok) throw new Error('the session does not verify');
   return verified.data.account_id;
+}
+
+/** Portal 5.3: back to the app with no session, to confirm the address first. */
+function expectConfirmationRequired(res: request.Response): void {
+  expect(res.status).toBe(302);
+  expect(res.headers.location).toBe('http://localhost:8080/?email_confirmation=required');
+  const cookies = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+  expect(cookies.some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false);
+}
+
+async function linkOf(subject: string) {
+  return h.deps.db
+    .selectFrom('oidc_links')
+    .select('account_id')
+    .where('subject', '=', subject)
+    .executeTakeFirst();
+}
+
+async function accountOf(email: string) {
+  return h.deps.db
+    .selectFrom('accounts')
+    .select(['id', 'email_confirmed_at', 'password_hash'])
+    .where('email', '=', email)
+    .executeTakeFirstOrThrow();
 }
 
 describe('OpenID Connect sign-in', () => {
@@ -95,10 +126,88 @@ describe('OpenID Connect sign-in', () => {
     const email = freshEmail();
     await signUpConfirmed(h, email);
     const owner = await signIn(h, email);
+    // A minute after the owner's own signup mail (the slot moved back by hand).
+    await h.deps.db
+      .updateTable('login_throttle')
+      .set({ blocked_until: null })
+      .where('scope', '=', `resend:${email}`)
+      .execute();
     idp.people.set('mallory-sub', { email, email_verified: false });
-    expect(await signInThroughProvider('mallory-sub')).not.toBe(owner.account_id);
+    expectConfirmationRequired(await providerCallback('mallory-sub'));
+    expect(await linkOf('mallory-sub')).toBeUndefined();
+    expect((await h.mailTo(email, 2)).text).toContain('already has one');
     idp.people.set('bob-sub', { email, email_verified: true });
     expect(await signInThroughProvider('bob-sub')).toBe(owner.account_id);
+  });
+
+  it('holds an unverified email unconfirmed: no session until the mailed link confirms it', async () => {
+    const email = freshEmail();
+    idp.people.set('ivy-sub', { email, email_verified: false });
+    expectConfirmationRequired(await providerCallback('ivy-sub'));
+    const account = await accountOf(email);
+    expect(account).toMatchObject({ email_confirmed_at: null, password_hash: null });
+    expect(await linkOf('ivy-sub')).toEqual({ account_id: account.id });
+    // Again before confirming: still no session, and no second mail within the minute.
+    expectConfirmationRequired(await providerCallback('ivy-sub'));
+    const queued = await h.deps.db
+      .selectFrom('mail_outbox')
+      .select('subject')
+      .where('recipient', '=', email)
+      .execute();
+    expect(queued).toEqual([{ subject: 'Confirm your Meridian account' }]);
+
+    const link = linkIn(await h.mailTo(email));
+    expect(link.pathname).toBe('/auth/verify-email');
+    expect((await pressConfirmButton(h, link)).status).toBe(200);
+    expect(await signInThroughProvider('ivy-sub')).toBe(account.id);
+  });
+
+  it("confirms a linked account's address once the provider vouches for it", async () => {
+    const email = freshEmail();
+    idp.people.set('judy-sub', { email, email_verified: false });
+    expectConfirmationRequired(await providerCallback('judy-sub'));
+    idp.people.set('judy-sub', { email, email_verified: true });
+    expect(await signInThroughProvider('judy-sub')).toBe((await accountOf(email)).id);
+  });
+
+  it('refuses an identity that shares no email, and makes no account for it', async () => {
+    idp.people.set('nomail-sub', { email_verified: false });
+    const accounts = async () =>
+      (
+        await h.deps.db
+          .selectFrom('accounts')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n;
+    const before = await accounts();
+    const res = await providerCallback('nomail-sub');
+    expect(res.status).toBe(400);
+    expect(res.body.error_category).toBe('oidc_refused');
+    expect(res.body.detail).toMatch(/no email address/);
+    expect(await linkOf('nomail-sub')).toBeUndefined();
+    expect(await accounts()).toBe(before);
+  });
+
+  it("lets the address's owner take back, by a password reset, an account a provider identity made on an unverified claim", async () => {
+    const email = freshEmail();
+    idp.people.set('sneaky-sub', { email, email_verified: false });
+    expectConfirmationRequired(await providerCallback('sneaky-sub'));
+    const { id } = await accountOf(email);
+    // The owner ignores the confirmation mail and resets the password through the second one.
+    const forgot = await request(h.app)
+      .post('/auth/password/forgot')
+      .set(await anonymous())
+      .send({ email });
+    expect(forgot.status).toBe(202);
+    const link = linkIn(await h.mailTo(email, 2));
+    expect(link.pathname).toBe('/auth/password/reset');
+    const newPassword = 'saffron-lighthouse-cobble-93';
+    expect((await submitResetForm(h, link, newPassword)).status).toBe(200);
+
+    expect(await linkOf('sneaky-sub')).toBeUndefined();
+    expectConfirmationRequired(await providerCallback('sneaky-sub'));
+    expect(await linkOf('sneaky-sub')).toBeUndefined();
+    expect((await signIn(h, email, newPassword)).account_id).toBe(id);
   });
 
   it('disowns an unconfirmed account before linking it: the squatter keeps no password, session, key or 2FA', async () => {
@@ -249,18 +358,26 @@ describe('OpenID Connect sign-in', () => {
     const started = await begin();
     const back = await idp.authorize(started.authorizeUrl, 'erin-sub');
     expect((await callback(back, started.flowCookie)).status).toBe(302);
-    expect((await callback(back, started.flowCookie)).status).toBe(400);
-    // The same code under a fresh flow of this browser: the provider refuses it as used.
-    const fresh = await begin();
-    const replay = new URL(back);
-    replay.searchParams.set('state', fresh.authorizeUrl.searchParams.get('state')!);
-    const res = await callback(replay, fresh.flowCookie);
-    expect(res.status).toBe(400);
-    expect(res.body.error_category).toBe('oidc_refused');
+    const used = await callback(back, started.flowCookie);
+    expect(used.status).toBe(400);
+    expect(used.body.detail).toMatch(/no sign-in was started from this browser/);
+    // The same flow again (state, nonce, PKCE verifier made usable by hand), so that the code's
+    // reuse is the only thing wrong: the provider refuses the code it already redeemed.
+    const browser = started.flowCookie.slice(`${FLOW_COOKIE}=`.length);
+    await h.deps.db
+      .updateTable('oidc_flows')
+      .set({ used_at: null })
+      .where('browser_hash', '=', hashToken(decodeURIComponent(browser)))
+      .execute();
+    const replay = await callback(back, started.flowCookie);
+    expect(replay.status).toBe(400);
+    expect(replay.body.error_category).toBe('oidc_refused');
+    expect(replay.body.detail).toMatch(/invalid_grant/);
     const stranger = await request(h.app)
       .get(`/auth/oauth/idp/callback${back.search}`)
       .set(await anonymous());
     expect(stranger.status).toBe(400);
+    expect(stranger.body.detail).toMatch(/no sign-in was started from this browser/);
   });
 
   it('answers 404 for an unknown provider', async () => {

@@ -49,6 +49,8 @@ describe('TOTP second factor', () => {
   let email: string;
   let secret: string;
   let recovery: string[];
+  /** The code accepted at activation, replayed word for word at sign-in. */
+  let activationCode: string;
 
   beforeAll(async () => {
     email = freshEmail();
@@ -78,10 +80,11 @@ describe('TOTP second factor', () => {
       .set(me.headers)
       .send({ code: '000000' });
     expect(wrong.status).toBe(401);
+    activationCode = await codeAt(secret);
     const res = await request(h.app)
       .post('/v1/account/2fa/activate')
       .set(me.headers)
-      .send({ code: await codeAt(secret) });
+      .send({ code: activationCode });
     expect(res.status).toBe(200);
     recovery = res.body.data.recovery_codes;
     expect(recovery).toHaveLength(10);
@@ -96,7 +99,7 @@ describe('TOTP second factor', () => {
     expect(res.body.data).toMatchObject({ two_factor_required: true, challenge: expect.any(String) });
     expect(res.headers['set-cookie']).toBeUndefined();
     const { challenge } = res.body.data;
-    const replay = await verifyChallenge(challenge, { code: await codeAt(secret) });
+    const replay = await verifyChallenge(challenge, { code: activationCode });
     expect(replay.status).toBe(401);
     expect(replay.body.error_category).toBe('invalid_code');
     const next = await verifyChallenge(challenge, { code: await codeAt(secret, 1) });
@@ -330,6 +333,37 @@ describe('API keys', () => {
         ok: false,
         problem: { status: 401 },
       });
+  });
+
+  it('refuses account management to a caller who came with an API key (401: no valid session)', async () => {
+    const { id } = (await request(h.app).post('/v1/keys').set(owner.headers).send({})).body.data;
+    const keysBefore = (await request(h.app).get('/v1/account').set(owner.headers)).body.data.keys;
+    const byKey = await callerHeaders({
+      account_id: owner.account_id,
+      plan: 'free',
+      auth: 'api_key',
+      key_id: id,
+    });
+    const attempts = [
+      request(h.app).get('/v1/account'),
+      request(h.app).put('/v1/account/nickname').send({ nickname: 'KeyHolder' }),
+      request(h.app).get('/v1/account/2fa'),
+      request(h.app).post('/v1/account/2fa/enrol'),
+      request(h.app).post('/v1/account/2fa/activate').send({ code: '123456' }),
+      request(h.app).post('/v1/account/2fa/disable').send({ code: '123456' }),
+      request(h.app).post('/v1/account/2fa/recovery-codes').send({ code: '123456' }),
+      request(h.app).post('/v1/keys').send({}),
+      request(h.app).post(`/v1/keys/${id}/revoke`),
+    ];
+    for (const attempt of attempts) {
+      const res = await attempt.set(byKey);
+      expect(res.status).toBe(401);
+      expect(res.body.error_category).toBe('unauthorized');
+    }
+    // Nothing changed: no nickname, no second factor, the same keys (this one still live).
+    const account = await request(h.app).get('/v1/account').set(owner.headers);
+    expect(account.body.data).toMatchObject({ nickname: null, two_factor: 'off', keys: keysBefore });
+    expect(keysBefore).toContainEqual(expect.objectContaining({ id, revoked_at: null }));
   });
 
   it('answers 401 to key routes without a signed-in account', async () => {

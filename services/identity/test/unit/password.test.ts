@@ -7,8 +7,16 @@ describe('password policy', () => {
     expect(checkPassword('x'.repeat(257)).ok).toBe(false);
   });
 
-  it('counts characters, not bytes', () => {
-    expect(checkPassword('ü'.repeat(11) + 'q').ok).toBe(false);
+  it('counts characters, not bytes or UTF-16 units', () => {
+    const tooShort = { ok: false, code: 'validation_failed', detail: 'password: at least 12 characters' };
+    // 22 bytes, 11 characters.
+    expect(checkPassword('ü'.repeat(11))).toEqual(tooShort);
+    // 12 UTF-16 units, 6 characters.
+    expect(checkPassword('🦊🐙🦉🐢🦋🐝')).toEqual(tooShort);
+    for (const strong of ['雪山飛狐天龍八部倚天屠龍', 'çñøüßéåæœ∂ƒ©']) {
+      expect([...strong]).toHaveLength(12);
+      expect(checkPassword(strong)).toEqual({ ok: true, value: strong });
+    }
   });
 
   it('refuses common passwords and patterns without any composition rule', () => {

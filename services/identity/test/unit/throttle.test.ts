@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { afterFailure, checkThrottle, type ThrottleState } from '../../src/domain/throttle.js';
+import {
+  afterFailure,
+  checkThrottle,
+  withoutOneFailure,
+  type ThrottleState,
+} from '../../src/domain/throttle.js';
 
 const policy = { delayAfter: 5, lockAfter: 10, lockSeconds: 900 };
 const t0 = new Date('2026-01-01T00:00:00Z');
@@ -33,5 +38,21 @@ describe('sign-in throttling', () => {
     const old = fail(9);
     expect(afterFailure(old, policy, at(901)).failures).toBe(1);
     expect(afterFailure(old, policy, at(60)).failures).toBe(10);
+  });
+
+  it('takes back a provisional failure, and the wait it started', () => {
+    expect(withoutOneFailure(fail(1), policy)).toEqual({
+      failures: 0,
+      lastFailureAt: t0,
+      blockedUntil: null,
+    });
+    const delayed = withoutOneFailure(fail(5), policy);
+    expect(delayed.failures).toBe(4);
+    expect(checkThrottle(delayed, t0)).toEqual({ allowed: true });
+    // Another attempt's failure keeps its own wait: 9 failures wait 16 s from the last one.
+    expect(checkThrottle(withoutOneFailure(fail(10), policy), t0)).toEqual({
+      allowed: false,
+      retryAfterSeconds: 16,
+    });
   });
 });

@@ -2,9 +2,11 @@ import type { Migrations } from '@meridian/db';
 import * as outbox from './2026_11_21_0001_outbox.js';
 import * as identity from './2026_11_22_0001_identity.js';
 import * as challengeMethod from './2026_11_23_0001_challenge_method.js';
+import * as mailLease from './2026_11_24_0001_mail_lease.js';
 
 export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
   '2026_11_22_0001_identity': identity,
   '2026_11_23_0001_challenge_method': challengeMethod,
+  '2026_11_24_0001_mail_lease': mailLease,
 };

@@ -44,3 +44,8 @@ export async function insertLink(db: Db, issuer: string, subject: string, accoun
     .onConflict((oc) => oc.columns(['issuer', 'subject']).doNothing())
     .execute();
 }
+
+/** Unlinks every provider identity of an account. */
+export async function deleteLinks(db: Db, accountId: string): Promise<void> {
+  await db.deleteFrom('oidc_links').where('account_id', '=', accountId).execute();
+}

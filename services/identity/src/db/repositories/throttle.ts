@@ -4,20 +4,6 @@ import type { Database } from '../database.js';
 
 type Db = Kysely<Database>;
 
-export async function readThrottles(db: Db, scopes: string[]): Promise<Map<string, ThrottleState>> {
-  const rows = await db
-    .selectFrom('login_throttle')
-    .select(['scope', 'failures', 'last_failure_at', 'blocked_until'])
-    .where('scope', 'in', scopes)
-    .execute();
-  return new Map(
-    rows.map((r) => [
-      r.scope,
-      { failures: r.failures, lastFailureAt: r.last_failure_at, blockedUntil: r.blocked_until },
-    ]),
-  );
-}
-
 /** Row-locked read for the read-modify-write of one failure, so replicas count every failure. */
 export async function lockThrottle(db: Db, scope: string, now: Date): Promise<ThrottleState | undefined> {
   // A zero row first, so that two replicas counting the first failure of a scope lock the same row.

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { waitFor } from '@meridian/bus/testing';
+import { openDatabase } from '@meridian/db';
+import type { Database } from '../../src/db/database.js';
+import { MailSignal, queueMail, startMailRelay } from '../../src/mail/mailer.js';
+import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
+import { anonymous, pressConfirmButton } from './flows.js';
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await startHarness('identity_mail');
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+const outboxRow = (to: string) =>
+  h.deps.db
+    .selectFrom('mail_outbox')
+    .select(['body', 'sent_at', 'lease_owner'])
+    .where('recipient', '=', to)
+    .executeTakeFirstOrThrow();
+
+describe('mail relay', () => {
+  it('delivers each mail once when two replicas relay from one database', async () => {
+    // A second replica: its own pool, its own relay, the same database and SMTP server.
+    const replica = openDatabase<Database>(
+      { kind: 'pg', url: h.deps.config.DATABASE_URL!, poolSize: 5 },
+      'identity',
+    );
+    const signal = new MailSignal();
+    const stop = startMailRelay({
+      db: replica.db,
+      logger: h.deps.logger,
+      smtpUrl: h.smtp.url,
+      from: h.deps.config.MAIL_FROM,
+      signal,
+      intervalMs: 20,
+    });
+    try {
+      const recipients = Array.from({ length: 30 }, () => `relay.${freshEmail()}`);
+      await h.deps.db.transaction().execute(async (trx) => {
+        for (const to of recipients) await queueMail(trx, { to, subject: 'Relay', text: 'one copy' });
+      });
+      h.deps.mail.kick();
+      signal.kick();
+      await waitFor(
+        async () => {
+          const unsent = await h.deps.db
+            .selectFrom('mail_outbox')
+            .select('id')
+            .where('recipient', 'in', recipients)
+            .where('sent_at', 'is', null)
+            .execute();
+          return unsent.length === 0;
+        },
+        { what: 'every mail sent' },
+      );
+      // A mail is marked sent only after the SMTP server accepted it, so all copies are in.
+      const copies = recipients.map((to) => h.smtp.mails.filter((m) => m.to === to).length);
+      expect(copies).toEqual(recipients.map(() => 1));
+    } finally {
+      await stop();
+      await replica.close();
+    }
+  });
+
+  it("retakes the mails of a relay that died holding them, and leaves a live relay's lease alone", async () => {
+    const [held, orphaned] = [`held.${freshEmail()}`, `orphaned.${freshEmail()}`];
+    const now = Date.now();
+    // Queued in this order with their leases in one statement, so the relay meets them only so.
+    await h.deps.db
+      .insertInto('mail_outbox')
+      .values([
+        {
+          id: crypto.randomUUID(),
+          recipient: held,
+          subject: 'Held',
+          body: 'sent by the relay holding it',
+          lease_owner: 'a-live-replica',
+          lease_until: new Date(now + 5 * 60_000),
+        },
+        {
+          id: crypto.randomUUID(),
+          recipient: orphaned,
+          subject: 'Orphaned',
+          body: 'its relay died',
+          lease_owner: 'a-crashed-replica',
+          lease_until: new Date(now - 1000),
+        },
+      ])
+      .execute();
+    h.deps.mail.kick();
+    await h.mailTo(orphaned);
+    // The held mail comes first in the queue: had it been due, the relay would have sent it first.
+    expect(h.smtp.mails.some((m) => m.to === held)).toBe(false);
+    expect(await outboxRow(held)).toMatchObject({ sent_at: null, lease_owner: 'a-live-replica' });
+    expect(await outboxRow(orphaned)).toMatchObject({
+      sent_at: expect.any(Date),
+      body: null,
+      lease_owner: null,
+    });
+  });
+});
+
+describe('all-in-one mail (SMTP_URL unset)', () => {
+  let solo: Harness;
+
+  beforeAll(async () => {
+    solo = await startHarness('identity_mail_solo', { SMTP_URL: undefined });
+  });
+
+  afterAll(async () => {
+    await solo?.close();
+  });
+
+  /** The log line of the mail to an address, as a person trying the system reads it. */
+  async function loggedMail(to: string): Promise<{ mail_subject: string; mail_body: string }> {
+    const find = () =>
+      solo.logLines
+        .map(
+          (line) =>
+            JSON.parse(line) as { msg?: string; mail_to?: string; mail_subject: string; mail_body: string },
+        )
+        .find((entry) => entry.msg === 'mail not sent (SMTP_URL unset)' && entry.mail_to === to);
+    await waitFor(() => find() !== undefined, { what: `the logged mail to ${to}` });
+    return find()!;
+  }
+
+  it('prints the mail with its link to the log and keeps it in mail_outbox; the link confirms the account', async () => {
+    const email = freshEmail();
+    const signup = await request(solo.app)
+      .post('/auth/signup')
+      .set(await anonymous())
+      .send({ email, password: STRONG_PASSWORD });
+    expect(signup.status).toBe(202);
+    const logged = await loggedMail(email);
+    expect(logged.mail_subject).toBe('Confirm your Meridian account');
+    const link = linkIn({ to: email, raw: logged.mail_body, text: logged.mail_body });
+    expect(link.pathname).toBe('/auth/verify-email');
+
+    const kept = await solo.deps.db
+      .selectFrom('mail_outbox')
+      .select(['body', 'sent_at'])
+      .where('recipient', '=', email)
+      .executeTakeFirstOrThrow();
+    expect(kept).toEqual({ body: logged.mail_body, sent_at: expect.any(Date) });
+    expect(solo.smtp.mails).toEqual([]);
+
+    expect((await pressConfirmButton(solo, link)).status).toBe(200);
+    const login = await request(solo.app)
+      .post('/auth/login')
+      .set(await anonymous())
+      .send({ email, password: STRONG_PASSWORD });
+    expect(login.status).toBe(200);
+  });
+});
