@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { allMetrics } from '@meridian/contracts';
+import { allMetrics, findMetric, LEGACY_ROUTES } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import type { RequestListener } from 'node:http';
 import { loadRecordedFeeds } from '../../src/domain/feeds/index.js';
@@ -80,5 +80,28 @@ describe('the catalogue over HTTP', () => {
       cadence_ms: 60_000,
     });
     expect(byPath.get('/v1/data/sports/tennis/match_result')).toMatchObject({ series: true });
+  });
+
+  /** The answer without what depends on the instant of the request (the age of the data and its score). */
+  function timeless(body: { meta?: Record<string, unknown> }) {
+    if (!body.meta) return body;
+    const { as_of: _asOf, staleness_ms: _staleness, confidence: _confidence, ...meta } = body.meta;
+    return { ...body, meta };
+  }
+
+  it('every legacy route answers what its generic route answers, with and without series', async () => {
+    const routes = Object.entries(LEGACY_ROUTES);
+    expect(routes.length).toBeGreaterThanOrEqual(53);
+    for (const [legacy, key] of routes) {
+      const hit = findMetric(...(key.split('/') as [string, string, string]))!;
+      const queries = hit.metric.series && hit.metric.value_shape !== 'series' ? ['', '?series=true'] : [''];
+      for (const query of queries) {
+        const generic = await get(`/v1/data/${key}${query}`);
+        const old = await get(`${legacy}${query}`);
+        const expected = hit.metric.status === 'live' ? 200 : 404;
+        expect([legacy, query, generic.status, old.status]).toEqual([legacy, query, expected, expected]);
+        expect([legacy, query, timeless(old.body)]).toEqual([legacy, query, timeless(generic.body)]);
+      }
+    }
   });
 });
