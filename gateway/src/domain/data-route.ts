@@ -50,8 +50,15 @@ export function gateRefusal(plan: Plan, target: DataTarget | undefined): string 
   return `The metric ${path} needs the ${hit.gate} plan or higher; this key is on the ${plan} plan.`;
 }
 
-/** A time-series read is priced higher: series=true, or a metric that only answers series. */
+/**
+ * A time-series read is priced higher (data-api-interface 4.4): a series-shaped metric, or series=true
+ * on a metric whose catalogue entry offers a series. series=true on a metric without one buys no
+ * series: it is challenged at the single-read price, and the data service refuses the parameter
+ * (400 validation_failed naming the metric) before any data is answered.
+ */
 export function isSeriesRead(target: DataTarget & { hit: CatalogHit }, query: URLSearchParams): boolean {
+  const { metric } = target.hit;
+  if (metric.value_shape === 'series') return true;
   const series = query.get('series');
-  return series === 'true' || series === '1' || target.hit.metric.value_shape === 'series';
+  return metric.series && (series === 'true' || series === '1');
 }

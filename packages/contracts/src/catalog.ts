@@ -14,9 +14,19 @@ export interface MetricEntry {
   value_shape: z.infer<typeof valueShapeSchema>;
   unit: string;
   cadence: string;
+  /**
+   * Expected time between two stored points of a polled feed, in ms: the cadence in numbers, which the
+   * data service's staleness limits and confidence read (absent for real-time and calendar cadences).
+   */
+  cadence_ms?: number;
   status: z.infer<typeof metricStatusSchema>;
   /** The metric's own gate; the effective gate is the higher of this and the product's. */
   min_tier: Plan;
+  /**
+   * Whether `series=true` has an answer (a history of the metric); true for every series-shaped metric.
+   * The data service refuses series=true on the others, and the gateway prices it as a series read only here.
+   */
+  series: boolean;
   description: string;
 }
 
@@ -31,19 +41,43 @@ export interface ProductEntry {
   metrics: MetricEntry[];
 }
 
+/** A cadence in words, with its period in ms when the feed is polled (see MetricEntry.cadence_ms). */
+type Cadence = string | { words: string; ms: number };
+
+/** A feed polled about every `seconds`. */
+function polled(seconds: number): Cadence {
+  const words = seconds < 120 ? `${seconds} s` : `${seconds / 60} min`;
+  return { words: `about ${words} polled`, ms: seconds * 1000 };
+}
+
+interface MetricOptions {
+  min_tier?: Plan;
+  /** The metric's own cadence when it differs from the product's. */
+  cadence?: Cadence;
+  /** series=true answers the metric's history (see MetricEntry.series). */
+  series?: boolean;
+}
+
+/** The metric answers its stored history with series=true. */
+const HISTORY: MetricOptions = { series: true };
+
 type MetricSpec = [
   metric: string,
   shape: MetricEntry['value_shape'],
   unit: string,
   description: string,
-  minTier?: Plan,
+  options?: MetricOptions,
 ];
+
+function cadenceOf(cadence: Cadence): Pick<MetricEntry, 'cadence' | 'cadence_ms'> {
+  return typeof cadence === 'string' ? { cadence } : { cadence: cadence.words, cadence_ms: cadence.ms };
+}
 
 function product(
   category: string,
   name: string,
   minTier: Plan,
-  cadence: string,
+  cadence: Cadence,
   sources: string[],
   entities: string[],
   metrics: MetricSpec[],
@@ -51,14 +85,15 @@ function product(
 ): ProductEntry {
   const entry =
     (status: MetricEntry['status']) =>
-    (spec: MetricSpec): MetricEntry => ({
-      metric: spec[0],
-      value_shape: spec[1],
-      unit: spec[2],
-      cadence,
+    ([metric, shape, unit, description, options = {}]: MetricSpec): MetricEntry => ({
+      metric,
+      value_shape: shape,
+      unit,
+      ...cadenceOf(options.cadence ?? cadence),
       status,
-      min_tier: spec[4] ?? minTier,
-      description: spec[3],
+      min_tier: options.min_tier ?? minTier,
+      series: shape === 'series' || options.series === true,
+      description,
     });
   return {
     category,
@@ -72,7 +107,9 @@ function product(
 
 /**
  * Spot entities: BASE-USD is the combined cross-venue value in USD; a venue's own market (BASE-USDT,
- * BASE-USDC, ...) is answered natively with `source=<venue>`. Only markets with stored data are listed.
+ * BASE-USDC, ...) is answered natively with `source=<venue>`. Only markets with recorded data are
+ * listed (data-api-interface 2.3 counts 19 spot and 19 futures markets but names none; the data
+ * service's README says which markets the recordings hold). Ingestion refuses other symbols.
  */
 const SPOT_PAIRS = ['BTC-USD', 'BTC-USDT', 'BTC-USDC'];
 
@@ -112,7 +149,13 @@ export const CATALOG: readonly ProductEntry[] = [
         'USD',
         'Open, high, low, close, volume bars; per venue or combined; 1s and 1m native',
       ],
-      ['trades', 'series', 'USD', 'Normalized taker-aggressor trade prints per venue', 'basic'],
+      [
+        'trades',
+        'series',
+        'USD',
+        'Normalized taker-aggressor trade prints per venue',
+        { min_tier: 'basic', cadence: 'real-time tick' },
+      ],
     ],
     [
       ['order_book_depth', 'object', 'USD', 'Bid and ask depth within 1 % of the mid, per venue'],
@@ -137,7 +180,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'crypto',
     'futures',
     'ultra',
-    'about 60 s polled',
+    // The data service's staleness limit of a perp mark (3 polls) and its confidence read this period.
+    polled(60),
     ['binance_futures', 'deribit'],
     ['BTC-USD'],
     [
@@ -154,8 +198,8 @@ export const CATALOG: readonly ProductEntry[] = [
     ['farside'],
     ['IBIT', 'FBTC', 'GBTC', 'ARKB', 'BITB'],
     [
-      ['net_flow', 'object', 'USD', 'Net creation or redemption flow of the day, all funds'],
-      ['cumulative_net_flow', 'object', 'USD', 'Cumulative net flow since launch'],
+      ['net_flow', 'object', 'USD', 'Net creation or redemption flow of the day, all funds', HISTORY],
+      ['cumulative_net_flow', 'object', 'USD', 'Cumulative net flow since launch', HISTORY],
       ['flow_by_etf', 'object', 'USD', 'Net flow of the day per fund'],
     ],
   ),
@@ -167,10 +211,10 @@ export const CATALOG: readonly ProductEntry[] = [
     ['blockchain_info'],
     ['BTC'],
     [
-      ['market_cap', 'scalar', 'USD', 'Market capitalisation'],
-      ['hashrate', 'scalar', 'EH/s', 'Network hash rate'],
-      ['difficulty', 'scalar', 'count', 'Mining difficulty'],
-      ['tx_count', 'scalar', 'count', 'Transactions in the last 24 h'],
+      ['market_cap', 'scalar', 'USD', 'Market capitalisation', HISTORY],
+      ['hashrate', 'scalar', 'EH/s', 'Network hash rate', HISTORY],
+      ['difficulty', 'scalar', 'count', 'Mining difficulty', HISTORY],
+      ['tx_count', 'scalar', 'count', 'Transactions in the last 24 h', HISTORY],
     ],
   ),
   product(
@@ -181,8 +225,8 @@ export const CATALOG: readonly ProductEntry[] = [
     ['ecb'],
     ['EUR-USD', 'GBP-USD', 'USD-JPY'],
     [
-      ['reference_rate', 'object', 'rate', 'Reference exchange rate'],
-      ['change_24h', 'object', 'percent', 'Change of the reference rate over about 24 h'],
+      ['reference_rate', 'object', 'rate', 'Reference exchange rate', HISTORY],
+      ['change_24h', 'object', 'percent', 'Change of the reference rate over about 24 h', HISTORY],
     ],
   ),
   product(
@@ -193,9 +237,9 @@ export const CATALOG: readonly ProductEntry[] = [
     ['open_meteo'],
     ['london', 'new_york', 'tokyo'],
     [
-      ['temperature', 'scalar', 'celsius', 'Air temperature at 2 m'],
-      ['wind_speed', 'scalar', 'km/h', 'Wind speed at 10 m'],
-      ['precipitation', 'scalar', 'mm', 'Precipitation in the last hour'],
+      ['temperature', 'scalar', 'celsius', 'Air temperature at 2 m', HISTORY],
+      ['wind_speed', 'scalar', 'km/h', 'Wind speed at 10 m', HISTORY],
+      ['precipitation', 'scalar', 'mm', 'Precipitation in the last hour', HISTORY],
     ],
   ),
   product(
@@ -206,8 +250,8 @@ export const CATALOG: readonly ProductEntry[] = [
     ['espn'],
     ['atp', 'wta'],
     [
-      ['match_result', 'object', 'score', 'Final results only'],
-      ['live_score', 'object', 'score', 'In-progress matches only'],
+      ['match_result', 'object', 'score', 'Final results only', HISTORY],
+      ['live_score', 'object', 'score', 'In-progress matches only', HISTORY],
     ],
   ),
   product(
@@ -218,8 +262,8 @@ export const CATALOG: readonly ProductEntry[] = [
     ['espn'],
     ['eng.1', 'usa.1'],
     [
-      ['match_result', 'object', 'score', 'Final results only'],
-      ['live_score', 'object', 'score', 'In-progress games only'],
+      ['match_result', 'object', 'score', 'Final results only', HISTORY],
+      ['live_score', 'object', 'score', 'In-progress games only', HISTORY],
     ],
   ),
   product(
@@ -230,9 +274,9 @@ export const CATALOG: readonly ProductEntry[] = [
     ['espn'],
     ['nba'],
     [
-      ['match_result', 'object', 'score', 'Final results only'],
-      ['box_score', 'object', 'score', 'Team scores of any played game (in progress or final)'],
-      ['live_score', 'object', 'score', 'In-progress games only'],
+      ['match_result', 'object', 'score', 'Final results only', HISTORY],
+      ['box_score', 'object', 'score', 'Team scores of any played game (in progress or final)', HISTORY],
+      ['live_score', 'object', 'score', 'In-progress games only', HISTORY],
     ],
   ),
   product(
@@ -242,7 +286,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'about 3 h',
     ['noaa_swpc'],
     [],
-    [['planetary_kp', 'scalar', 'index', 'Planetary K-index of geomagnetic activity']],
+    [['planetary_kp', 'scalar', 'index', 'Planetary K-index of geomagnetic activity', HISTORY]],
   ),
   product(
     'absurd_cosmos',
@@ -263,7 +307,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'daily',
     ['open_notify'],
     [],
-    [['humans_in_space', 'object', 'count', 'People in space right now, by craft']],
+    [['humans_in_space', 'object', 'count', 'People in space right now, by craft', HISTORY]],
   ),
   product(
     'absurd_cosmos',
@@ -272,7 +316,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'monthly',
     ['noaa_swpc'],
     [],
-    [['sunspot_number', 'scalar', 'count', 'Monthly mean sunspot number']],
+    [['sunspot_number', 'scalar', 'count', 'Monthly mean sunspot number', HISTORY]],
   ),
   product(
     'absurd_civic',
@@ -281,7 +325,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'daily',
     ['federal_register'],
     [],
-    [['red_tape_output', 'object', 'count', 'Documents published in the Federal Register today']],
+    [['red_tape_output', 'object', 'count', 'Documents published in the Federal Register today', HISTORY]],
   ),
   product(
     'absurd_civic',
@@ -300,8 +344,8 @@ export const CATALOG: readonly ProductEntry[] = [
     ['fiscal_data'],
     [],
     [
-      ['national_debt', 'scalar', 'USD', 'Total public debt outstanding'],
-      ['avg_interest_rate', 'scalar', 'percent', 'Average interest rate on marketable debt'],
+      ['national_debt', 'scalar', 'USD', 'Total public debt outstanding', HISTORY],
+      ['avg_interest_rate', 'scalar', 'percent', 'Average interest rate on marketable debt', HISTORY],
     ],
   ),
   product(
@@ -311,7 +355,15 @@ export const CATALOG: readonly ProductEntry[] = [
     'about 10 min polled',
     ['open_meteo'],
     [],
-    [['temperature', 'scalar', 'celsius', 'Air temperature at the coldest inhabited place we watch']],
+    [
+      [
+        'temperature',
+        'scalar',
+        'celsius',
+        'Air temperature at the coldest inhabited place we watch',
+        HISTORY,
+      ],
+    ],
   ),
   product(
     'absurd_earth',
@@ -320,7 +372,7 @@ export const CATALOG: readonly ProductEntry[] = [
     '6 min',
     ['noaa_tides'],
     [],
-    [['water_level', 'scalar', 'm', 'Water level at the Battery, New York']],
+    [['water_level', 'scalar', 'm', 'Water level at the Battery, New York', HISTORY]],
   ),
   product(
     'stocks',
@@ -330,8 +382,8 @@ export const CATALOG: readonly ProductEntry[] = [
     ['stooq'],
     [],
     [
-      ['sp500', 'object', 'index points', 'S&P 500 index level'],
-      ['nasdaq', 'object', 'index points', 'Nasdaq Composite index level'],
+      ['sp500', 'object', 'index points', 'S&P 500 index level', HISTORY],
+      ['nasdaq', 'object', 'index points', 'Nasdaq Composite index level', HISTORY],
     ],
   ),
   product(
@@ -342,8 +394,8 @@ export const CATALOG: readonly ProductEntry[] = [
     ['eia'],
     [],
     [
-      ['wti_crude', 'object', 'USD/bbl', 'WTI crude oil spot price'],
-      ['natural_gas', 'object', 'USD/MMBtu', 'Henry Hub natural gas spot price'],
+      ['wti_crude', 'object', 'USD/bbl', 'WTI crude oil spot price', HISTORY],
+      ['natural_gas', 'object', 'USD/MMBtu', 'Henry Hub natural gas spot price', HISTORY],
     ],
   ),
   product(
@@ -354,9 +406,9 @@ export const CATALOG: readonly ProductEntry[] = [
     ['lbma', 'lme'],
     [],
     [
-      ['copper', 'object', 'USD/t', 'Copper price'],
-      ['gold', 'object', 'USD/ozt', 'Gold price'],
-      ['silver', 'object', 'USD/ozt', 'Silver price'],
+      ['copper', 'object', 'USD/t', 'Copper price', HISTORY],
+      ['gold', 'object', 'USD/ozt', 'Gold price', HISTORY],
+      ['silver', 'object', 'USD/ozt', 'Silver price', HISTORY],
     ],
   ),
   product(
@@ -367,8 +419,8 @@ export const CATALOG: readonly ProductEntry[] = [
     ['fred'],
     [],
     [
-      ['m2_money_supply', 'object', 'USD', 'M2 money stock'],
-      ['m2_growth_yoy', 'object', 'percent', 'M2 growth year over year'],
+      ['m2_money_supply', 'object', 'USD', 'M2 money stock', HISTORY],
+      ['m2_growth_yoy', 'object', 'percent', 'M2 growth year over year', HISTORY],
     ],
   ),
   product(
@@ -379,8 +431,8 @@ export const CATALOG: readonly ProductEntry[] = [
     ['fred'],
     [],
     [
-      ['cpi', 'object', 'index', 'Consumer price index, all urban consumers'],
-      ['cpi_inflation_yoy', 'object', 'percent', 'CPI inflation year over year'],
+      ['cpi', 'object', 'index', 'Consumer price index, all urban consumers', HISTORY],
+      ['cpi_inflation_yoy', 'object', 'percent', 'CPI inflation year over year', HISTORY],
     ],
   ),
   product(

@@ -11,6 +11,8 @@
  * EXPLAIN (ANALYZE, BUFFERS off, COSTS off, TIMING off, SUMMARY off) inside a transaction rolled back at the
  * end (the purge's DELETE deletes nothing for good). Prints markdown on stdout.
  */
+import { readFileSync } from 'node:fs';
+import { ingestBatchSchema } from '@meridian/contracts';
 import {
   CompiledQuery,
   PostgresQueryCompiler,
@@ -32,9 +34,18 @@ import {
   newestBarBefore,
   rollupBars,
 } from '../src/db/repositories/candles.js';
+import {
+  latestChainMarks,
+  latestFunding,
+  latestPerpMarks,
+} from '../src/db/repositories/feeds-derivatives.js';
+import { latestPerKey, observationHistory, replayMarker } from '../src/db/repositories/feeds-observations.js';
 import { basesIn, deleteExpiredBatch } from '../src/db/repositories/retention.js';
 import { tradesBefore } from '../src/db/repositories/trades.js';
 import type { Bar } from '../src/domain/series/bar.js';
+import { RECORDINGS, type Recording } from '../src/domain/feeds/recordings.js';
+import { replayBatches } from '../src/domain/feeds/recorded.js';
+import type { ReplayClock } from '../src/domain/feeds/replay-clock.js';
 import { ingest } from '../src/ingest/ingest.js';
 import { PURGE_BATCH_ROWS } from '../src/retention/purge-job.js';
 import { loadRecordedBars, RECORDED_MARKETS } from '../src/replay/recorded-market.js';
@@ -83,7 +94,42 @@ async function load(db: Kysely<Database>): Promise<void> {
         rows: trades.slice(i, i + BATCH),
       });
   }
+  await loadFeeds(db);
   await sql`analyze`.execute(db);
+}
+
+/**
+ * The recorded feeds at their recorded time, each replayed again and again further back, so that the
+ * tables hold a history as a running service would: futures every 60 s for 2 days (2,880 polls), option
+ * chains every hour for 3 days (72 snapshots), every other feed once a day for 60 days.
+ */
+async function loadFeeds(db: Kysely<Database>): Promise<void> {
+  for (const recording of RECORDINGS) {
+    const text = readFileSync(new URL(`../recordings/${recording.file}`, import.meta.url), 'utf8');
+    const [copies, stepMs] = historyOf(recording);
+    for (let k = 0; k < copies; k++) {
+      const clock: ReplayClock = (t) => iso(new Date(t).getTime() - k * stepMs);
+      const parsed = recording.parse(text, clock);
+      for (const batch of Array.isArray(parsed) ? parsed : [parsed])
+        await ingest(db, ingestBatchSchema.parse(batch));
+    }
+    // The replay marker the answers look up, at the recording's own time.
+    const marker = replayBatches(recording, text, new Date(recording.recordedAt)).at(-1)!;
+    await ingest(db, ingestBatchSchema.parse(marker));
+  }
+}
+
+function historyOf(recording: Recording): [copies: number, stepMs: number] {
+  if (recording.file.startsWith('deribit/btc_options')) return [72, HOUR];
+  if (recording.file.startsWith('deribit/') || recording.file.startsWith('binance_futures/'))
+    return [2_880, MINUTE];
+  return [60, 24 * HOUR];
+}
+
+/** One minute after the recording of `file` (the feeds' own "now"). */
+function afterRecording(file: string): Date {
+  const recording = RECORDINGS.find((r) => r.file.includes(file))!;
+  return new Date(Date.parse(recording.recordedAt) + MINUTE);
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -149,6 +195,39 @@ async function hotQueries(db: Kysely<Database>, at: Date): Promise<HotQuery[]> {
     ['trades page, every venue, first page', (d) => tradesBefore(d, venue.symbol, undefined, undefined, 500)],
     ['trades page, every venue, next page', (d) => tradesBefore(d, venue.symbol, undefined, cursor, 500)],
     ['trades page, one venue, next page', (d) => tradesBefore(d, venue.symbol, venue.venue, cursor, 500)],
+    [
+      'futures funding: newest rate per market',
+      (d) => latestFunding(d, 'BTC', afterRecording('ticker_BTC-PERPETUAL')),
+    ],
+    [
+      'futures marks: newest mark per market',
+      (d) => latestPerpMarks(d, 'BTC', afterRecording('ticker_BTC-PERPETUAL')),
+    ],
+    ['options chain: latest snapshot', (d) => latestChainMarks(d, 'BTC', afterRecording('btc_options'))],
+    [
+      'observations: newest of a metric and key',
+      (d) => observationHistory(d, 'temperature', 'london', afterRecording('current_cities'), 1),
+    ],
+    [
+      'observations: a history page (series=true), next page',
+      (d) =>
+        observationHistory(
+          d,
+          'temperature',
+          'london',
+          afterRecording('current_cities'),
+          101,
+          new Date(afterRecording('current_cities').getTime() - 30 * 24 * HOUR),
+        ),
+    ],
+    [
+      'observations: newest of every key (ETF funds)',
+      (d) => latestPerKey(d, 'etf_net_flow', afterRecording('etf_flows')),
+    ],
+    [
+      'observations: the replay marker of a recording',
+      (d) => replayMarker(d, 'open_meteo', 'current_cities', afterRecording('current_cities')),
+    ],
     ['retention purge: bases of trades', (d) => basesIn(d, 'trades')],
     [
       'retention purge: one batch of 1s bars older than 5 h',

@@ -1,7 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { IngestBatch, IngestSummary } from '@meridian/contracts';
+import { httpProblem } from '@meridian/http-kit';
 import type { Database } from '../db/database.js';
 import { refreshRollups } from '../db/repositories/rollups.js';
+import { catalogueRefusal } from '../domain/catalogue-bound.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -17,9 +19,14 @@ interface Upsert {
 /**
  * The one ingestion interface: every writer (replay, importer, connectors, the NATS subject) calls
  * it. Idempotent on (source, key, timestamp): a row already stored with the same values is left
- * alone, a corrected row replaces the stored one, and a replayed batch changes nothing.
+ * alone, a corrected row replaces the stored one, and a replayed batch changes nothing. A market the
+ * catalogue does not list is refused (HttpProblem validation_failed, see catalogueRefusal): it could
+ * be stored but never served.
  */
 export async function ingest(db: Kysely<Database>, batch: IngestBatch): Promise<IngestSummary> {
+  const refusal = catalogueRefusal(batch);
+  if (refusal)
+    throw httpProblem('validation_failed', `${refusal.path}: ${refusal.message}`, { errors: [refusal] });
   const upsert = toUpsert(batch);
   return db.transaction().execute(async (trx) => {
     // Two batches of one market recompute the same roll-up buckets, each from the bars it can see;

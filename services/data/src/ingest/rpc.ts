@@ -1,5 +1,5 @@
 import { RPC, ingestBatchSchema, type IngestSummary, type RpcReply } from '@meridian/contracts';
-import { problem } from '@meridian/http-kit';
+import { HttpProblem, problem } from '@meridian/http-kit';
 import type { Ingestor } from './ingestor.js';
 
 /** rpc.data.ingest.v1: the bus face of the ingestion function; a bad batch answers a 400 problem. */
@@ -25,7 +25,13 @@ export function ingestRpc(ingestor: Ingestor) {
           ),
         };
       }
-      return { ok: true, data: await ingestor.ingest(parsed.data) };
+      try {
+        return { ok: true, data: await ingestor.ingest(parsed.data) };
+      } catch (err) {
+        // A batch the catalogue refuses (a market it does not list) answers its 400 problem.
+        if (err instanceof HttpProblem) return { ok: false, problem: err.body };
+        throw err;
+      }
     },
   };
 }

@@ -21,8 +21,6 @@ import { REFERENCE_POLICY, referencePrice, type ReferencePrice } from '../domain
 import * as stats from '../domain/spot/stats-24h.js';
 
 const SYMBOL = /^[A-Z0-9]{2,12}-[A-Z0-9]{2,12}$/;
-/** A combined roll-up page reads at most this many minutes of 1m bars of every market. */
-const COMBINED_MAX_MINUTES = 20_160;
 
 interface Selection {
   /** The markets behind the answer. */
@@ -290,6 +288,31 @@ const tradeCountResolver: MetricResolver<Deps> = async (deps, q) => {
 
 const OHLCV_COLUMNS = ['ts', 'open', 'high', 'low', 'close', 'volume', 'trade_count'];
 
+/**
+ * Each market's own bars of the interval in [start, end), in its quote currency: 1s and 1m native; 5m,
+ * 15m and 30m rolled up from the 1m rows; 1h and 4h from the stored exact hourly roll-ups, 1d from the
+ * daily ones (candle_rollups).
+ */
+async function marketSeries(
+  deps: Deps,
+  markets: Market[],
+  interval: Interval,
+  start: Date,
+  end: Date,
+): Promise<MarketBars[]> {
+  const ms = INTERVAL_MS[interval];
+  let series: MarketBars[];
+  if (interval === '1s') series = await marketBars(deps.db, 'candles_1s', markets, start, end);
+  else if (ms < INTERVAL_MS['1h']) series = await marketBars(deps.db, 'candles_1m', markets, start, end);
+  else series = await rollupBars(deps.db, interval === '1d' ? '1d' : '1h', markets, start, end);
+  return series.map((s) => ({ market: s.market, bars: rollUp(s.bars, ms) }));
+}
+
+/**
+ * A page of bars. Per venue: that market's own bars. Combined: per bar time (native) or per bucket
+ * (roll-ups), the median across markets of their bars converted to USD, volumes summed (combineMarkets);
+ * a roll-up bucket is thus built from each market's exact stored roll-up, never from every 1m row.
+ */
 async function pageBars(
   deps: Deps,
   sel: Selection,
@@ -297,18 +320,10 @@ async function pageBars(
   start: Date,
   end: Date,
 ): Promise<{ bars: Bar[]; series: MarketBars[]; excluded: MetricAnswer['excluded'] }> {
-  const ms = INTERVAL_MS[interval];
-  if (sel.combined) {
-    const native: NativeTable = interval === '1s' ? 'candles_1s' : 'candles_1m';
-    const series = await marketBars(deps.db, native, sel.markets, start, end);
-    const combined = combineMarkets(series);
-    return { bars: rollUp(combined.bars, ms), series, excluded: combined.excluded };
-  }
-  let series: MarketBars[];
-  if (interval === '1s') series = await marketBars(deps.db, 'candles_1s', sel.markets, start, end);
-  else if (ms < INTERVAL_MS['1h']) series = await marketBars(deps.db, 'candles_1m', sel.markets, start, end);
-  else series = await rollupBars(deps.db, interval === '1d' ? '1d' : '1h', sel.markets, start, end);
-  return { bars: rollUp(series[0]?.bars ?? [], ms), series, excluded: [] };
+  const series = await marketSeries(deps, sel.markets, interval, start, end);
+  if (!sel.combined) return { bars: series[0]?.bars ?? [], series, excluded: [] };
+  const combined = combineMarkets(series);
+  return { bars: combined.bars, series, excluded: combined.excluded };
 }
 
 const ohlcvResolver: MetricResolver<Deps> = async (deps, q) => {
@@ -321,9 +336,9 @@ const ohlcvResolver: MetricResolver<Deps> = async (deps, q) => {
   const newest = await newestBarBefore(deps.db, native, sel.value.markets, new Date(before));
   const method =
     (sel.value.combined
-      ? `Combined bars of every ${baseOf(sel.value.symbol)} market: each market's bars converted to USD at the quote rate derived at their time, median OHLC across markets, volumes summed`
+      ? `Combined bars of every ${baseOf(sel.value.symbol)} market: per ${interval} bar, each market's own bar converted to USD at the quote rate derived from that same bar time (BASE-USD close over BASE-QUOTE close on a venue listing both, median over venues), median OHLC across markets, volumes summed`
       : `Bars of ${q.source} ${sel.value.symbol} in ${sel.value.symbol.split('-')[1]}`) +
-    `; ${interval === '1s' || interval === '1m' ? `native ${interval} bars` : `rolled up exactly to ${interval} from the 1m bars (hourly and daily partial aggregates kept as bars arrive), buckets aligned to UTC`}; a period with no trade is a gap, not a bar; newest ${PAGE_SIZE} buckets per page, the cursor walks back in time.`;
+    `; ${interval === '1s' || interval === '1m' ? `native ${interval} bars` : `each market rolled up exactly to ${interval} from its 1m bars (hourly and daily partial aggregates kept as bars arrive), buckets aligned to UTC`}; a period with no trade is a gap, not a bar; newest ${PAGE_SIZE} buckets per page, the cursor walks back in time.`;
   if (newest === undefined)
     return ok({
       data: [],
@@ -337,11 +352,8 @@ const ohlcvResolver: MetricResolver<Deps> = async (deps, q) => {
       method,
       columns: OHLCV_COLUMNS,
     });
-  const buckets = sel.value.combined
-    ? Math.min(PAGE_SIZE, Math.floor((COMBINED_MAX_MINUTES * 60_000) / ms))
-    : PAGE_SIZE;
   const end = Math.min(before, Math.floor(newest / ms) * ms + ms);
-  const start = Math.floor(end / ms) * ms - buckets * ms + (end % ms === 0 ? 0 : ms);
+  const start = Math.floor(end / ms) * ms - PAGE_SIZE * ms + (end % ms === 0 ? 0 : ms);
   const page = await pageBars(deps, sel.value, interval, new Date(start), new Date(end));
   const older = await newestBarBefore(deps.db, native, sel.value.markets, new Date(start));
   const last = page.bars[page.bars.length - 1];

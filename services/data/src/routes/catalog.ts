@@ -21,6 +21,8 @@ export function catalogDocument() {
           value_shape: m.value_shape,
           unit: m.unit,
           cadence: m.cadence,
+          ...(m.cadence_ms !== undefined ? { cadence_ms: m.cadence_ms } : {}),
+          series: m.series,
           status: m.status,
           min_tier: higherPlan(p.min_tier, m.min_tier),
           description: m.description,

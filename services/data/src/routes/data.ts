@@ -86,6 +86,7 @@ async function answerMetric(
   checkCaller(caller, hit, key);
   const query = parseInput(dataQuerySchema, rawQuery, 'query');
   checkEntity(hit, query.entity);
+  checkSeries(hit, key, query.series);
   if (query.interval !== undefined && metric !== 'ohlcv')
     throw httpProblem('validation_failed', 'query.interval: interval applies to OHLCV only', {
       errors: [{ path: 'query.interval', message: 'interval applies to OHLCV only' }],
@@ -129,6 +130,15 @@ function checkEntity(hit: CatalogHit, entity: string | undefined): void {
     throw httpProblem('validation_failed', `query.entity: ${message}`, {
       errors: [{ path: 'query.entity', message }],
     });
+}
+
+/** series=true on a metric with no history to answer: refused rather than silently answered as a latest read. */
+function checkSeries(hit: CatalogHit, key: string, series: boolean | undefined): void {
+  if (series !== true || hit.metric.series) return;
+  const message = `${key} has no series answer; omit series (GET /v1/catalog says which metrics offer one)`;
+  throw httpProblem('validation_failed', `query.series: ${message}`, {
+    errors: [{ path: 'query.series', message }],
+  });
 }
 
 function refuseSeriesParams(query: DataQuery): void {

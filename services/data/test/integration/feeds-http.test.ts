@@ -192,7 +192,7 @@ describe('feed metrics over HTTP', () => {
     });
   });
 
-  it('futures: a venue whose newest mark is older than 15 min is excluded as stale and named; a fresh one counts', async () => {
+  it('futures: a venue whose newest mark is older than 3 polls (3 min) is excluded as stale and named; a fresh one counts', async () => {
     const before = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
     const mark = (source: string, ageMs: number, price: number) =>
       ingest(db.db, {
@@ -201,7 +201,7 @@ describe('feed metrics over HTTP', () => {
         symbol: 'BTC-USD',
         rows: [{ ts: new Date(Date.now() - ageMs).toISOString(), mark_price: price, index_price: price }],
       });
-    await mark('okx', 16 * 60_000, 99_999);
+    await mark('okx', 4 * 60_000, 99_999);
     const stale = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
     expect(stale.data.mark_price).toBe(before.data.mark_price);
     expect(stale.provenance.excluded).toContainEqual({
@@ -219,6 +219,28 @@ describe('feed metrics over HTTP', () => {
     const fresh = (await get('/v1/data/crypto/futures/mark_price?entity=BTC-USD')).body;
     expect(fresh.data.venues.map((v: { venue: string }) => v.venue)).toContain('okx');
     expect(fresh.provenance.excluded).toEqual([]);
+  });
+  it('futures: funding rates older than 3 polls are excluded as stale and named, like marks', async () => {
+    const before = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD');
+    const funding = (source: string, ageMs: number, rate: number) =>
+      ingest(db.db, {
+        kind: 'funding',
+        source,
+        symbol: 'BTC-USDT',
+        rows: [{ ts: new Date(Date.now() - ageMs).toISOString(), funding_rate: rate, interval_hours: 8 }],
+      });
+    await funding('bybit', 4 * 60_000, 0.5);
+    const stale = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD');
+    expect(stale.data.funding_rate).toBe(before.data.funding_rate);
+    expect(stale.provenance.excluded).toContainEqual({
+      venue: 'bybit',
+      reason: expect.stringMatching(/^stale: newest BTC-USDT funding rate is 2\d\d s old, beyond 180 s/),
+    });
+    expect(stale.data.venues.map((v: { venue: string }) => v.venue)).not.toContain('bybit');
+    await funding('bybit', 30_000, 0.0002);
+    const fresh = (await get('/v1/data/crypto/futures/funding?entity=BTC-USD')).body;
+    expect(fresh.data.venues.map((v: { venue: string }) => v.venue)).toContain('bybit');
+    expect(fresh.provenance.excluded ?? []).toEqual([]);
   });
 
   it('etf flows: the newest day per fund and in total, cumulative from the Total row', async () => {

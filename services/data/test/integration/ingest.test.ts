@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { IngestBatch } from '@meridian/contracts';
+import { HttpProblem } from '@meridian/http-kit';
 import { ingest } from '../../src/ingest/ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 
@@ -55,7 +56,7 @@ describe('ingest', () => {
   });
 
   it('concurrent ingests into one hour leave the roll-up equal to brute force', async () => {
-    const symbol = 'ETH-USD';
+    const symbol = 'BTC-USD';
     const bar = (hour: number, minute: number) => ({
       ts: new Date(Date.UTC(2023, 2, 12, hour, minute)).toISOString(),
       open: 100 + minute,
@@ -156,5 +157,80 @@ describe('ingest', () => {
     }
     const obs = await db.db.selectFrom('observations').select(['value', 'payload']).executeTakeFirstOrThrow();
     expect([Number(obs.value), obs.payload]).toEqual([3.33, { a: 1 }]);
+  });
+
+  it('refuses a market the catalogue does not list, naming the field, and stores nothing of it', async () => {
+    const refused = async (batch: IngestBatch) => {
+      const err = await ingest(db.db, batch).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(HttpProblem);
+      return (err as HttpProblem).body;
+    };
+    const bar = { ts: '2023-03-11T00:00:00Z', open: 1, high: 1, low: 1, close: 1, volume: 1 };
+    const eur = await refused({
+      kind: 'candles',
+      source: 'x',
+      symbol: 'BTC-EUR',
+      interval: '1m',
+      rows: [bar],
+    });
+    expect(eur).toMatchObject({ status: 400, error_category: 'validation_failed' });
+    expect(eur.errors).toEqual([
+      { path: 'batch.symbol', message: expect.stringContaining('BTC-EUR is not a crypto/spot market') },
+    ]);
+    const eth = await refused({
+      kind: 'trades',
+      source: 'x',
+      symbol: 'ETH-USD',
+      rows: [{ trade_id: '1', ts: bar.ts, price: 1, size: 1, taker_side: 'buy' }],
+    });
+    expect(eth.errors![0]!.path).toBe('batch.symbol');
+    const perp = await refused({
+      kind: 'funding',
+      source: 'x',
+      symbol: 'ETH-USDT',
+      rows: [{ ts: bar.ts, funding_rate: 0 }],
+    });
+    expect(perp.detail).toContain('ETH-USDT is not a perpetual of a crypto/futures base');
+    const option = await refused({
+      kind: 'option_marks',
+      source: 'deribit',
+      rows: [
+        {
+          instrument: 'ETH-22MAY20-200-C',
+          ts: bar.ts,
+          underlying: 'ETH',
+          expiry: '2023-03-12T08:00:00Z',
+          strike: 200,
+          option_type: 'call',
+          underlying_px: 210,
+          mark_price_usd: 12,
+          mark_iv: 0.8,
+          delta: 0.5,
+          gamma: null,
+          vega: null,
+          theta: null,
+          open_interest: 1,
+        },
+      ],
+    });
+    expect(option.errors![0]!.path).toBe('batch.rows.0.underlying');
+    const stored = await db.db.selectFrom('candles_1m').select('symbol').where('source', '=', 'x').execute();
+    expect(stored).toEqual([]);
+    // A quote currency's own USD market is read by the reference price, so it is stored; a perp of BTC
+    // in any quote too.
+    expect(
+      await ingest(db.db, { kind: 'candles', source: 'x', symbol: 'USDC-USD', interval: '1m', rows: [bar] }),
+    ).toMatchObject({ inserted: 1 });
+    expect(
+      await ingest(db.db, {
+        kind: 'mark_prices',
+        source: 'x',
+        symbol: 'BTC-USDC',
+        rows: [{ ts: bar.ts, mark_price: 2 }],
+      }),
+    ).toMatchObject({ inserted: 1 });
   });
 });

@@ -19,9 +19,10 @@ async function seed(db: MigratedDatabase) {
   );
   const secondsCut = NOW - 48 * HOUR;
   const tradesCut = NOW - 7 * 24 * HOUR;
-  for (const [source, symbol] of [
-    ['binanceus', 'BTC-USD'],
-    ['kraken', 'ETH-USD'],
+  // Two bases (BTC, USDC) for the 1s bars, so the purge walks more than one; trades are of spot markets.
+  for (const [source, symbol, tradeSymbol] of [
+    ['binanceus', 'BTC-USD', 'BTC-USD'],
+    ['kraken', 'USDC-USD', 'BTC-USDC'],
   ] as const) {
     const seconds = [...Array(7).keys()].map((i) => secondsCut - (i + 1) * 1000);
     const recent = [...Array(4).keys()].map((i) => secondsCut + i * 1000);
@@ -39,7 +40,7 @@ async function seed(db: MigratedDatabase) {
     await ingest(db.db, {
       kind: 'trades',
       source,
-      symbol,
+      symbol: tradeSymbol,
       rows: trades.map((ts, i) => ({
         trade_id: String(i),
         ts: iso(ts),

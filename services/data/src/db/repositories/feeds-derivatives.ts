@@ -30,26 +30,35 @@ export async function latestChainMarks(db: Db, underlying: string, at: Date): Pr
 }
 
 /**
- * The newest perpetual mark price of every venue and symbol of `base` at `at`: the markets by a loose
- * scan of the primary key (source, symbol, ts), then one backward probe per market (LATERAL ... ORDER BY
- * ts DESC LIMIT 1) — never a DISTINCT ON over every stored mark.
+ * The newest row at `at` of every (source, symbol) of `base` in a futures table keyed (source, symbol, ts):
+ * the markets by a loose scan of the primary key, then one backward probe per market (LATERAL ... ORDER BY
+ * ts DESC LIMIT 1) — never a DISTINCT ON over every stored row, which grows with the history kept.
  */
-export async function latestPerpMarks(db: Db, base: string, at: Date): Promise<PerpMark[]> {
-  const { rows } = await sql<PerpMark>`
+function newestPerMarket(table: 'mark_prices' | 'funding_rates', columns: string[], base: string, at: Date) {
+  const picked = sql.join(columns.map((c) => sql.ref(`c.${c}`)));
+  const shown = sql.join(columns.map((c) => sql.ref(`l.${c}`)));
+  return sql`
     with recursive m as (
-      (select source, symbol from ${t('mark_prices')} order by source, symbol limit 1)
+      (select source, symbol from ${t(table)} order by source, symbol limit 1)
       union all
       select n.source, n.symbol from m cross join lateral (
-        select c.source, c.symbol from ${t('mark_prices')} c
+        select c.source, c.symbol from ${t(table)} c
          where (c.source, c.symbol) > (m.source, m.symbol) order by c.source, c.symbol limit 1) n
     )
-    select m.source as venue, m.symbol, l.mark_price, l.index_price, l.ts
+    select m.source as venue, m.symbol, ${shown}, l.ts
       from m cross join lateral (
-        select c.mark_price, c.index_price, c.ts from ${t('mark_prices')} c
+        select ${picked}, c.ts from ${t(table)} c
          where c.source = m.source and c.symbol = m.symbol and c.ts <= ${at}
          order by c.ts desc limit 1) l
      where m.symbol like ${`${base}-%`}
-     order by m.source, m.symbol`.execute(db);
+     order by m.source, m.symbol`;
+}
+
+/** The newest perpetual mark price of every venue and symbol of `base` at `at` (see newestPerMarket). */
+export async function latestPerpMarks(db: Db, base: string, at: Date): Promise<PerpMark[]> {
+  const { rows } = await newestPerMarket('mark_prices', ['mark_price', 'index_price'], base, at)
+    .$castTo<PerpMark>()
+    .execute(db);
   return rows;
 }
 
@@ -61,12 +70,10 @@ export interface StoredFunding {
   ts: Date;
 }
 
-/** The newest funding rate of every venue and symbol of `base` at `at`. */
+/** The newest funding rate of every venue and symbol of `base` at `at` (see newestPerMarket). */
 export async function latestFunding(db: Db, base: string, at: Date): Promise<StoredFunding[]> {
-  const { rows } = await sql<StoredFunding>`
-    select distinct on (source, symbol) source as venue, symbol, funding_rate, interval_hours, ts
-      from ${t('funding_rates')}
-     where symbol like ${`${base}-%`} and ts <= ${at}
-     order by source, symbol, ts desc`.execute(db);
+  const { rows } = await newestPerMarket('funding_rates', ['funding_rate', 'interval_hours'], base, at)
+    .$castTo<StoredFunding>()
+    .execute(db);
   return rows;
 }

@@ -1,32 +1,19 @@
-/** Rows of a CSV text (RFC 4180 quoting), header first; blank lines dropped. */
+import { parse } from 'csv-parse/sync';
+
+/**
+ * Rows of a CSV text (RFC 4180: quoted fields may hold commas, quotes and line breaks), header first;
+ * blank lines and rows of empty fields dropped. csv-parse does the parsing: recordings and imported
+ * files come from many hands, and a hand-rolled split on commas broke on the first quoted field.
+ */
 export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
-      if (row.some((f) => f !== '')) rows.push(row);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  row.push(field);
-  if (row.some((f) => f !== '')) rows.push(row);
-  return rows;
+  return parse(text, {
+    bom: true,
+    // Files edited by hand mix line endings; any of them ends a record.
+    record_delimiter: ['\r\n', '\n', '\r'],
+    relax_column_count: true,
+    skip_empty_lines: true,
+    skip_records_with_empty_values: true,
+  });
 }
 
 /** CSV rows as objects keyed by the header. */

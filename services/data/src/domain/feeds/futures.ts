@@ -66,12 +66,9 @@ export function parseDeribitTicker(text: string, clock: ReplayClock): IngestBatc
   ];
 }
 
-export interface PerpMark {
-  venue: string;
-  symbol: string;
+export interface PerpMark extends FuturesPrint {
   mark_price: number;
   index_price: number | null;
-  ts: Date;
 }
 
 export interface UsdMark extends PerpMark {
@@ -79,17 +76,25 @@ export interface UsdMark extends PerpMark {
   mark_price_usd: number;
 }
 
+/** A futures row of one venue's market at a time: a mark price or a funding rate. */
+export interface FuturesPrint {
+  venue: string;
+  symbol: string;
+  ts: Date;
+}
+
 /**
- * Marks young enough to price with: a venue's newest mark older than `maxAgeMs` is dropped and named
- * (a venue that stopped publishing must not hold the median at an old price). A replayed recorded
- * sample is one point shifted to the present, with no polling behind it: it is kept, its age shows in
- * staleness_ms and confidence, and the method says it is a replay.
+ * Prints young enough to use: a venue's newest mark (or funding rate) older than `maxAgeMs` is dropped
+ * and named (a venue that stopped publishing must not hold the median at an old value). A replayed
+ * recorded sample is one point shifted to the present, with no polling behind it: it is kept, its age
+ * shows in staleness_ms and confidence, and the method says it is a replay.
  */
-export function freshMarks<M extends PerpMark>(
+export function freshMarks<M extends FuturesPrint>(
   marks: M[],
   nowMs: number,
   maxAgeMs: number,
   isReplayed: (m: M) => boolean,
+  what = 'mark',
 ): { kept: M[]; excluded: { venue: string; reason: string }[] } {
   const kept: M[] = [];
   const excluded: { venue: string; reason: string }[] = [];
@@ -99,7 +104,7 @@ export function freshMarks<M extends PerpMark>(
     else
       excluded.push({
         venue: m.venue,
-        reason: `stale: newest ${m.symbol} mark is ${Math.round(age / 1000)} s old, beyond ${maxAgeMs / 1000} s`,
+        reason: `stale: newest ${m.symbol} ${what} is ${Math.round(age / 1000)} s old, beyond ${maxAgeMs / 1000} s`,
       });
   }
   return { kept, excluded };

@@ -1,3 +1,4 @@
+import { findMetric } from '@meridian/contracts';
 import { ok, refuse } from '@meridian/http-kit';
 import type { Deps } from '../../context.js';
 import { loadReferencePrice } from '../../db/repositories/candles.js';
@@ -6,7 +7,7 @@ import { latestChainMarks, latestFunding, latestPerpMarks } from '../../db/repos
 import type { MetricResolver } from '../metric-resolver.js';
 import { entityOf, feedAnswer, iso, MINUTE, noData, sourceOf } from './answer.js';
 import { median } from '../confidence.js';
-import { basisPercent, freshMarks, marksInUsd } from './futures.js';
+import { basisPercent, freshMarks, marksInUsd, type FuturesPrint } from './futures.js';
 import {
   buildChain,
   impliedVolIndex,
@@ -83,30 +84,42 @@ export const optionsResolvers: Record<string, MetricResolver<Deps>> = {
   ),
 };
 
-const FUTURES_CADENCE = 5 * MINUTE;
-/** Three polling cycles: a venue whose newest mark is older stopped publishing for us. */
+/** The polling period the catalogue states for crypto/futures: one source for the limit and the confidence. */
+const FUTURES_CADENCE = findMetric('crypto', 'futures', 'mark_price')!.metric.cadence_ms!;
+/** Three polling cycles: a venue whose newest mark (or funding rate) is older stopped publishing for us. */
 export const MARK_MAX_AGE_MS = 3 * FUTURES_CADENCE;
 const FUTURES_FILES: Record<string, string> = { deribit: 'BTC-PERPETUAL', binance_futures: 'premium_index' };
 /** A replayed sample lands at its recording's replay marker (the same shifted clock). */
 const REPLAY_MARK_SPREAD_MS = 5 * MINUTE;
 
 /**
- * The newest mark of every perp of `base` (of `source` when given) young enough to price with; the
- * stale ones named. A mark older than MARK_MAX_AGE_MS is kept only when it is the replayed recording.
+ * The prints (marks or funding rates) young enough to use; the stale ones named. A print older than
+ * MARK_MAX_AGE_MS is kept only when it is the replayed recording.
  */
-async function usableMarks(deps: Deps, base: string, source: string | undefined, now: Date) {
-  const marks = (await latestPerpMarks(deps.db, base, now)).filter((m) => !source || m.venue === source);
+async function usablePrints<P extends FuturesPrint>(
+  deps: Deps,
+  prints: P[],
+  source: string | undefined,
+  now: Date,
+  what: string,
+) {
+  const all = prints.filter((m) => !source || m.venue === source);
   const replayed = new Set<string>();
-  for (const m of marks) {
+  for (const m of all) {
     if (now.getTime() - m.ts.getTime() <= MARK_MAX_AGE_MS || !FUTURES_FILES[m.venue]) continue;
     const marker = await replayMarker(deps.db, m.venue, FUTURES_FILES[m.venue]!, now);
     if (marker && Math.abs(marker.ts.getTime() - m.ts.getTime()) <= REPLAY_MARK_SPREAD_MS)
       replayed.add(`${m.venue}:${m.symbol}`);
   }
   return {
-    all: marks,
-    ...freshMarks(marks, now.getTime(), MARK_MAX_AGE_MS, (m) => replayed.has(`${m.venue}:${m.symbol}`)),
+    all,
+    ...freshMarks(all, now.getTime(), MARK_MAX_AGE_MS, (m) => replayed.has(`${m.venue}:${m.symbol}`), what),
   };
+}
+
+/** The newest mark of every perp of `base` (of `source` when given) young enough to price with. */
+async function usableMarks(deps: Deps, base: string, source: string | undefined, now: Date) {
+  return usablePrints(deps, await latestPerpMarks(deps.db, base, now), source, now, 'mark');
 }
 
 function futuresEntity(query: Parameters<MetricResolver<Deps>>[1], hit: Parameters<MetricResolver<Deps>>[2]) {
@@ -157,32 +170,43 @@ const fundingResolver: MetricResolver<Deps> = async (deps, query, hit) => {
   const parsed = futuresEntity(query, hit);
   if (!parsed.ok) return parsed;
   const { base, entity, source } = parsed.value;
-  const all = (await latestFunding(deps.db, base, query.now)).filter((f) => !source || f.venue === source);
-  if (all.length === 0) return noData(`${entity} funding`);
-  const asOf = new Date(Math.max(...all.map((f) => f.ts.getTime())));
-  const venues = all.map((f) => ({
+  const funding = await usablePrints(
+    deps,
+    await latestFunding(deps.db, base, query.now),
+    source,
+    query.now,
+    'funding rate',
+  );
+  if (funding.all.length === 0) return noData(`${entity} funding`);
+  const { kept, excluded } = funding;
+  if (kept.length === 0)
+    return refuse(
+      'not_found',
+      `no ${entity} funding rate usable: ${excluded.map((e) => `${e.venue}: ${e.reason}`).join('; ')}`,
+    );
+  const asOf = new Date(Math.max(...kept.map((f) => f.ts.getTime())));
+  const venues = kept.map((f) => ({
     venue: f.venue,
     symbol: f.symbol,
     funding_rate: f.funding_rate,
     interval_hours: f.interval_hours,
     ts: iso(f.ts),
   }));
-  const rates = all.map((f) => f.funding_rate);
   return ok(
     await feedAnswer(deps, {
       data: {
         symbol: entity,
-        funding_rate: round(median(rates), 10),
+        funding_rate: round(median(kept.map((f) => f.funding_rate)), 10),
         unit: 'rate per funding interval',
         venues,
       },
       now: query.now,
       asOf,
-      sources: all.map((f) => ({ venue: f.venue, ts: iso(f.ts), symbol: f.symbol })),
-      method:
-        'Perpetual funding rate per 8-hour interval as each venue publishes it (Binance lastFundingRate, Deribit funding_8h); funding_rate is the median across the venues kept.',
+      sources: kept.map((f) => ({ venue: f.venue, ts: iso(f.ts), symbol: f.symbol })),
+      method: `Perpetual funding rate per 8-hour interval as each venue publishes it (Binance lastFundingRate, Deribit funding_8h); funding_rate is the median across the venues kept. A venue whose newest rate is older than ${MARK_MAX_AGE_MS / MINUTE} min (3 polling cycles) is excluded as stale, unless it is the replayed recording.`,
       cadenceMs: FUTURES_CADENCE,
-      replay: replayOf(all.map((f) => f.venue)),
+      replay: replayOf(kept.map((f) => f.venue)),
+      excluded,
       dispersion: 0,
     }),
   );

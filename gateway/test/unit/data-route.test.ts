@@ -1,0 +1,29 @@
+import { describe, expect, it } from '@jest/globals';
+import { dataTarget, isPriced, isSeriesRead } from '../../src/domain/data-route.js';
+import { paymentRequired } from '../../src/domain/payment-required.js';
+
+const settings = { payTo: 'PayTo111', feePayer: 'Fee111' };
+
+function priceOf(path: string, query: string): string {
+  const target = dataTarget(path);
+  if (!isPriced(target)) throw new Error(`${path} is not priced`);
+  const series = isSeriesRead(target, new URLSearchParams(query));
+  return paymentRequired(target.hit, `http://h${path}?${query}`, series, settings).accepts[0]!.amount;
+}
+
+describe('the series price follows the catalogue', () => {
+  it('charges the series price for series=true only where the catalogue offers a series', () => {
+    expect(priceOf('/v1/data/absurd_cosmos/space_weather/planetary_kp', 'series=true')).toBe('20000');
+    expect(priceOf('/v1/data/absurd_cosmos/space_weather/planetary_kp', 'series=1')).toBe('20000');
+    expect(priceOf('/v1/data/absurd_cosmos/space_weather/planetary_kp', '')).toBe('10000');
+    // No series answer exists: the call is challenged at the single price (the data service refuses it).
+    expect(priceOf('/v1/data/crypto/spot/reference_price', 'series=true')).toBe('10000');
+    expect(priceOf('/v1/reference_price', 'series=true')).toBe('10000');
+    expect(priceOf('/v1/data/crypto/futures/funding', 'series=true')).toBe('10000');
+  });
+
+  it('always charges the series price for a series-shaped metric', () => {
+    expect(priceOf('/v1/data/crypto/spot/ohlcv', '')).toBe('20000');
+    expect(priceOf('/v1/trades', 'series=false')).toBe('20000');
+  });
+});
