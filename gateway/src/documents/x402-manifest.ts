@@ -30,10 +30,11 @@ export function x402Manifest(settings: X402Settings, publicBaseUrl?: string) {
       description: hit.metric.description,
       mimeType: 'application/json',
       value_shape: hit.metric.value_shape,
-      // A series-shaped metric always answers a series, so every read of it is a time-series read.
+      // A series-shaped metric always answers a series, so every read of it is a time-series read;
+      // `series=true` is priced (and answered) only where the catalogue offers a series.
       price: {
         read: String(priceOf(hit.metric.value_shape === 'series')),
-        series: String(priceOf(true)),
+        ...(hit.metric.series ? { series: String(priceOf(true)) } : {}),
       },
       scheme: 'exact',
       inputSchema: input,

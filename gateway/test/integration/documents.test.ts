@@ -147,12 +147,18 @@ describe('public documents', () => {
       network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
       payTo: 'PayTo1111',
     });
+    const resources = manifest.body.resources as Array<{ resource: string; price: Record<string, string> }>;
+    const priceOf = (path: string) =>
+      resources.find((r) => r.resource === `https://api.meridian.example/v1/data/${path}`)?.price;
     expect(manifest.body.resources[0]).toMatchObject({
       resource: 'https://api.meridian.example/v1/data/crypto/spot/reference_price',
-      price: { read: '10000', series: '20000' },
       inputSchema: { type: 'object' },
       outputSchema: { type: 'object' },
     });
+    // No series of the reference price exists, so none is priced; a series-shaped metric always is one.
+    expect(priceOf('crypto/spot/reference_price')).toEqual({ read: '10000' });
+    expect(priceOf('crypto/spot/trades')).toEqual({ read: '20000', series: '20000' });
+    expect(priceOf('weather/observations/temperature')).toEqual({ read: '10000', series: '20000' });
   });
 
   it('lists in the x402 manifest exactly the paths the edge prices, legacy aliases included', async () => {

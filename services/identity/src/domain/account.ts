@@ -1,5 +1,5 @@
 import type { Plan } from '@meridian/contracts';
-import { PLANS } from '@meridian/contracts';
+import { PLAN_RATE_LIMITS, PLANS } from '@meridian/contracts';
 import { z } from 'zod';
 
 /** Email addresses compare case-insensitively: stored trimmed and lower-cased. */
@@ -18,9 +18,6 @@ export const nicknameSchema = z
   .max(32)
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'letters, digits, _ . - and starting with a letter or digit');
 
-/** Requests per minute per key, by plan (data-api-interface 8). */
-const RATE_LIMITS: Record<Plan, number> = { free: 10, basic: 60, pro: 300, ultra: 1200 };
-
 export interface Entitlements {
   plan: Plan;
   /** Every plan whose metrics this account may read (its own and the ones below). */
@@ -32,7 +29,7 @@ export function entitlementsOf(plan: Plan): Entitlements {
   return {
     plan,
     metric_plans: PLANS.slice(0, PLANS.indexOf(plan) + 1),
-    rate_limit_per_minute: RATE_LIMITS[plan],
+    rate_limit_per_minute: PLAN_RATE_LIMITS[plan],
   };
 }
 
