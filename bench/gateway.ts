@@ -402,6 +402,7 @@ async function main(): Promise<void> {
       RATE_LIMITS: 'free=100000000',
       RATE_LIMIT_PREFIX: `bench:${namespace}:`,
       LOG_LEVEL: 'error',
+      METRICS_PORT: '0',
     };
     const gateway = launch(tsx('gateway/src/main.ts'), { ...gatewayEnv, PORT: String(gwPort) });
     const gatewayRedis = launch(tsx('gateway/src/main.ts'), {

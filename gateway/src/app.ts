@@ -77,7 +77,7 @@ export function createApp(parts: AppParts): Express {
     trustProxy: config.TRUST_PROXY,
   });
   app.use(cors(corsPolicy(config.CORS_ORIGINS)));
-  app.use(probeRouter('gateway', parts.metrics, parts.ready));
+  app.use(probeRouter('gateway', parts.metrics, parts.ready, { serveMetrics: false }));
   app.use(
     documentsRouter({
       x402: x402Settings(config),

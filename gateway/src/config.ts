@@ -27,6 +27,14 @@ const rateLimits = z
 export const configSchema = baseConfigSchema
   .omit({ DATABASE_URL: true, DATABASE_POOL_SIZE: true, DATA_DIR: true })
   .extend({
+    /**
+     * The edge believes X-Forwarded-For only from loopback by default: a private peer may be a
+     * client (or a NATed published port), not a proxy. Behind a load balancer, name its network.
+     */
+    TRUST_PROXY: z.string().min(1).default('loopback'),
+    /** Prometheus metrics listen here, never on the public port; 0 picks a free port. */
+    METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
+    METRICS_HOST: z.string().default('127.0.0.1'),
     IDENTITY_URL: url.default('http://127.0.0.1:8081'),
     BILLING_URL: url.default('http://127.0.0.1:8082'),
     ANALYSIS_URL: url.default('http://127.0.0.1:8083'),

@@ -1,7 +1,7 @@
 import { createMemoryBus, createNatsBus, type Bus } from '@meridian/bus';
 import { assertionKey, setErrorsBase, startServer } from '@meridian/http-kit';
 import { createLogger, createMetrics } from '@meridian/observability';
-import { isEntrypoint, runMain, type SharedInfra } from '@meridian/runtime';
+import { isEntrypoint, metricsListener, runMain, type SharedInfra } from '@meridian/runtime';
 import { createGateway } from './app.js';
 import { parseConfig } from './config.js';
 
@@ -39,10 +39,20 @@ export async function start(env: Record<string, string | undefined>, shared: Sha
   closers.push(() => gateway.close());
   const server = await startServer(gateway.handler, { port: config.PORT, host: config.HOST, logger });
   closers.push(() => server.close());
-  logger.info({ url: server.url, rate_limits: gateway.limiter.kind }, 'gateway listening');
+  const metricsServer = await startServer(metricsListener(metrics), {
+    port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
+    logger,
+  });
+  closers.push(() => metricsServer.close());
+  logger.info(
+    { url: server.url, metrics_url: `${metricsServer.url}/metrics`, rate_limits: gateway.limiter.kind },
+    'gateway listening',
+  );
   return {
     url: server.url,
     port: server.port,
+    metricsUrl: `${metricsServer.url}/metrics`,
     gateway,
     close: async () => {
       for (const close of closers.reverse()) await close();

@@ -84,7 +84,12 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
     );
     const gatewayPort = await freePort();
     const urls = Object.fromEntries(SERVICE_NAMES.map((n) => [`${n.toUpperCase()}_URL`, serviceUrls[n]]));
-    const gateway = launch('gateway/src/main.ts', { ...env, ...urls, PORT: String(gatewayPort) });
+    const gateway = launch('gateway/src/main.ts', {
+      ...env,
+      ...urls,
+      PORT: String(gatewayPort),
+      METRICS_PORT: '0',
+    });
     children.set('gateway', gateway);
     await waitReady(`http://127.0.0.1:${gatewayPort}`, gateway);
     return {

@@ -107,6 +107,7 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
     RATE_LIMIT_PREFIX: `test:${namespace}:`,
     X402_PAY_TO: 'PayToAddress1111',
     X402_FEE_PAYER: 'FeePayerAddress1111',
+    METRICS_PORT: '0',
   });
 
   async function mailToken(email: string): Promise<string> {
@@ -485,9 +486,16 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
     });
 
     const redisUp = async (g: Started) =>
-      /^gateway_rate_limit_redis_up\{[^}]*\} (\d)$/m.exec(
-        await (await fetch(`${g.url}/metrics`)).text(),
-      )?.[1];
+      /^gateway_rate_limit_redis_up\{[^}]*\} (\d)$/m.exec(await (await fetch(g.metricsUrl)).text())?.[1];
+
+    it('serves its metrics on their own loopback listener, never on the public port', async () => {
+      expect((await fetch(`${a.url}/metrics`)).status).toBe(404);
+      expect(new URL(a.metricsUrl).hostname).toBe('127.0.0.1');
+      const res = await fetch(a.metricsUrl);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('http_request_duration_seconds');
+      expect((await fetch(new URL('/health', a.metricsUrl))).status).toBe(404);
+    });
 
     it('stays ready, reports Redis down, and limits each key with its own buckets', async () => {
       expect((await fetch(`${lonely.url}/ready`)).status).toBe(200);
