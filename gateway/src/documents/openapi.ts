@@ -6,7 +6,7 @@ import {
   problemSchema,
   type CatalogHit,
 } from '@meridian/contracts';
-import { dataQuerySchema, envelopeSchema, jsonSchemaOf } from '../domain/data-schemas.js';
+import { dataQuerySchema, envelopeSchema, jsonSchemaOf, SERIES_PARAMETERS } from '../domain/data-schemas.js';
 import { accessOf } from '../route-table.js';
 import { baseOf, pricedPaths } from './catalog-facts.js';
 import { PORTAL_ROUTES, type PortalRoute } from './portal-routes.js';
@@ -125,12 +125,9 @@ function queryParameters(schema: z.ZodObject): Parameter[] {
   }));
 }
 
-/** Paging and shaping parameters that only a series answer takes (data-api-interface 4.1). */
-const SERIES_ONLY = new Set(['fields', 'format', 'cursor', 'max_response_tokens']);
-
 /**
  * The query parameters one metric takes: its product's entities and venues as enums, interval
- * for OHLCV only, the series-shaping parameters for series-shaped metrics only.
+ * for OHLCV only, `series` and the series-shaping parameters only where a series answer exists.
  */
 function metricParameters(hit: CatalogHit): Parameter[] {
   const { entities, sources } = hit.product;
@@ -140,7 +137,7 @@ function metricParameters(hit: CatalogHit): Parameter[] {
     if (p.name === 'source')
       return sources.length > 1 ? [{ ...p, schema: { type: 'string', enum: sources } }] : [];
     if (p.name === 'interval') return hit.metric.metric === 'ohlcv' ? [p] : [];
-    if (SERIES_ONLY.has(p.name)) return hit.metric.value_shape === 'series' ? [p] : [];
+    if (SERIES_PARAMETERS.has(p.name)) return hit.metric.series ? [p] : [];
     return [p];
   });
 }

@@ -1,5 +1,5 @@
 import { SOLANA_MAINNET, USDC_MINT, X402_MAX_TIMEOUT_S, X402_VERSION } from '@meridian/contracts';
-import { dataQuerySchema, envelopeSchema, jsonSchemaOf } from '../domain/data-schemas.js';
+import { SERIES_PARAMETERS, dataQuerySchema, envelopeSchema, jsonSchemaOf } from '../domain/data-schemas.js';
 import { priceOf, type X402Settings } from '../domain/payment-required.js';
 import { baseOf, pricedPaths } from './catalog-facts.js';
 
@@ -10,6 +10,7 @@ import { baseOf, pricedPaths } from './catalog-facts.js';
 export function x402Manifest(settings: X402Settings, publicBaseUrl?: string) {
   const base = baseOf(publicBaseUrl);
   const input = jsonSchemaOf(dataQuerySchema, 'input');
+  const withoutSeries = withoutProperties(input, SERIES_PARAMETERS);
   const output = jsonSchemaOf(envelopeSchema);
   return {
     x402Version: X402_VERSION,
@@ -37,8 +38,17 @@ export function x402Manifest(settings: X402Settings, publicBaseUrl?: string) {
         ...(hit.metric.series ? { series: String(priceOf(true)) } : {}),
       },
       scheme: 'exact',
-      inputSchema: input,
+      inputSchema: hit.metric.series ? input : withoutSeries,
       outputSchema: output,
     })),
+  };
+}
+
+/** The input schema of a metric that has no series answer: no `series` and no series shaping. */
+function withoutProperties(schema: Record<string, unknown>, names: ReadonlySet<string>) {
+  const properties = (schema.properties ?? {}) as Record<string, unknown>;
+  return {
+    ...schema,
+    properties: Object.fromEntries(Object.entries(properties).filter(([name]) => !names.has(name))),
   };
 }

@@ -5,6 +5,15 @@ import type { CatalogHit } from '@meridian/contracts';
  * Query parameters of the data endpoint (data-api-interface 4.1), as documented to callers. The
  * bounds are the data service's (services/data/src/routes/query.ts), which parses them.
  */
+/** The parameters only a series answer takes (data-api-interface 4.1); `series` itself asks for one. */
+export const SERIES_PARAMETERS: ReadonlySet<string> = new Set([
+  'series',
+  'fields',
+  'format',
+  'cursor',
+  'max_response_tokens',
+]);
+
 export const dataQuerySchema = z.object({
   entity: z.string().optional().describe('Instrument, market, league, city or topic; depends on the product'),
   source: z.string().optional().describe('Restrict to one venue; omit for the combined cross-venue value'),

@@ -63,7 +63,8 @@ describe('public documents', () => {
         expect(entity!.schema).toEqual({ type: 'string', enum: hit.product.entities });
       else expect(entity).toBeUndefined();
       expect(params.some((p) => p.name === 'interval')).toBe(hit.metric.metric === 'ohlcv');
-      expect(params.some((p) => p.name === 'cursor')).toBe(hit.metric.value_shape === 'series');
+      expect(params.some((p) => p.name === 'cursor')).toBe(hit.metric.series);
+      expect(params.some((p) => p.name === 'series')).toBe(hit.metric.series);
       expect(Object.keys(op.responses!)).toEqual(
         hit.gate === 'free'
           ? ['200', '400', '401', '402', '404', '429']
@@ -157,6 +158,16 @@ describe('public documents', () => {
     });
     // No series of the reference price exists, so none is priced; a series-shaped metric always is one.
     expect(priceOf('crypto/spot/reference_price')).toEqual({ read: '10000' });
+    const inputOf = (path: string) =>
+      (
+        manifest.body.resources as Array<{
+          resource: string;
+          inputSchema: { properties: Record<string, unknown> };
+        }>
+      ).find((r) => r.resource === `https://api.meridian.example/v1/data/${path}`)!.inputSchema.properties;
+    expect(inputOf('crypto/spot/reference_price')).not.toHaveProperty('series');
+    expect(inputOf('crypto/spot/reference_price')).not.toHaveProperty('cursor');
+    expect(inputOf('crypto/spot/trades')).toHaveProperty('cursor');
     expect(priceOf('crypto/spot/trades')).toEqual({ read: '20000', series: '20000' });
     expect(priceOf('weather/observations/temperature')).toEqual({ read: '10000', series: '20000' });
   });
