@@ -1,28 +1,9 @@
 import { z } from 'zod';
-import { PLANS, type Plan } from '@meridian/contracts';
+import { planRateLimitsSetting } from '@meridian/contracts';
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
-import { PLAN_LIMITS } from './domain/token-bucket.js';
 
 const url = z.string().url();
 const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
-
-/** `free=10,basic=60,...`: per-minute limits that replace the spec's (benchmarks, staging). */
-const rateLimits = z
-  .string()
-  .optional()
-  .transform((text, ctx): Record<Plan, number> => {
-    const limits = { ...PLAN_LIMITS };
-    for (const pair of text ? text.split(',') : []) {
-      const [plan, value] = pair.split('=').map((s) => s.trim());
-      const n = Number(value);
-      if (!PLANS.includes(plan as Plan) || !Number.isInteger(n) || n < 1) {
-        ctx.addIssue({ code: 'custom', message: `bad entry "${pair}"; use plan=requests_per_minute` });
-        return z.NEVER;
-      }
-      limits[plan as Plan] = n;
-    }
-    return limits;
-  });
 
 export const configSchema = baseConfigSchema
   .omit({ DATABASE_URL: true, DATABASE_POOL_SIZE: true, DATA_DIR: true })
@@ -46,7 +27,7 @@ export const configSchema = baseConfigSchema
     /** Set: rate-limit buckets live in Redis and every replica shares them. Unset: in memory. */
     REDIS_URL: z.string().optional(),
     RATE_LIMIT_PREFIX: z.string().default('meridian:rl:'),
-    RATE_LIMITS: rateLimits,
+    RATE_LIMITS: planRateLimitsSetting,
     KEY_CACHE_TTL_MS: ms(60_000),
     KEY_CACHE_MAX: z.coerce.number().int().min(1).default(100_000),
     KEY_NEGATIVE_TTL_MS: ms(15_000),

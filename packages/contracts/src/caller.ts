@@ -15,6 +15,28 @@ export const PLAN_RATE_LIMITS: Readonly<Record<Plan, number>> = {
   ultra: 1200,
 };
 
+/**
+ * The `RATE_LIMITS` setting: `free=10,basic=60,...` replaces some of the spec's per-minute limits
+ * (benchmarks, staging). The gateway, identity's entitlements and billing's price list all read
+ * it, so what is published is what the edge enforces.
+ */
+export const planRateLimitsSetting = z
+  .string()
+  .optional()
+  .transform((text, ctx): Record<Plan, number> => {
+    const limits = { ...PLAN_RATE_LIMITS };
+    for (const pair of text ? text.split(',') : []) {
+      const [plan, value] = pair.split('=').map((s) => s.trim());
+      const n = Number(value);
+      if (!PLANS.includes(plan as Plan) || !Number.isInteger(n) || n < 1) {
+        ctx.addIssue({ code: 'custom', message: `bad entry "${pair}"; use plan=requests_per_minute` });
+        return z.NEVER;
+      }
+      limits[plan as Plan] = n;
+    }
+    return limits;
+  });
+
 /** How the gateway authenticated the caller it vouches for. */
 export const authMethodSchema = z.enum(['session', 'api_key', 'x402', 'anonymous']);
 

@@ -1,5 +1,6 @@
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
 import { z } from 'zod';
+import { planRateLimitsSetting } from '@meridian/contracts';
 import type { MonthlyPrices, PaidPlan } from './domain/prices.js';
 
 const PAID_PLANS: readonly PaidPlan[] = ['basic', 'pro', 'ultra'];
@@ -28,6 +29,7 @@ const monthlyPrices = z
 
 export const configSchema = baseConfigSchema.extend({
   PLAN_MONTHLY_PRICES: monthlyPrices,
+  RATE_LIMITS: planRateLimitsSetting,
 });
 
 export type Config = z.infer<typeof configSchema>;

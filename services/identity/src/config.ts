@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
+import { planRateLimitsSetting } from '@meridian/contracts';
 
 const seconds = z.coerce.number().int().positive();
 
@@ -28,6 +29,8 @@ const providersJson = z
 
 export const configSchema = baseConfigSchema
   .extend({
+    /** Per-minute limit overrides, the gateway's own (shown in the account's entitlements). */
+    RATE_LIMITS: planRateLimitsSetting,
     /** Base of the links in mails (confirmation, reset) and of the post-sign-in redirect. */
     PUBLIC_BASE_URL: z.string().url().default('http://localhost:8080'),
     /** Unset: mails are printed to the log and kept in identity.mail_outbox (all-in-one). */

@@ -28,9 +28,13 @@ function monthlyPrice(plan: Plan, monthly: MonthlyPrices): number | null {
 
 /**
  * The price list of GET /v1/billing/prices. Limits, gates and per-call prices come from the
- * contracts the gateway enforces, so what this list says is what the edge does.
+ * contracts the gateway enforces (and the same RATE_LIMITS override), so what this list says is
+ * what the edge does.
  */
-export function priceList(monthly: MonthlyPrices): Prices {
+export function priceList(
+  monthly: MonthlyPrices,
+  rateLimits: Readonly<Record<Plan, number>> = PLAN_RATE_LIMITS,
+): Prices {
   const live = allMetrics().filter((hit) => hit.metric.status === 'live');
   return {
     currency: { symbol: 'USDC', decimals: 6 },
@@ -38,7 +42,7 @@ export function priceList(monthly: MonthlyPrices): Prices {
       const price = monthlyPrice(plan, monthly);
       return {
         plan,
-        rate_limit_per_minute: PLAN_RATE_LIMITS[plan],
+        rate_limit_per_minute: rateLimits[plan],
         live_metrics: live.filter((hit) => planReaches(plan, hit)).length,
         adds: live.filter((hit) => hit.gate === plan).map(pathOf),
         monthly_price_atomic: price,

@@ -7,7 +7,7 @@ import { priceList } from '../domain/prices.js';
 export function priceRoutes(deps: Deps): Router {
   const router = Router();
   // The list only changes with a deploy or a restart with new PLAN_MONTHLY_PRICES.
-  const prices = priceList(deps.config.PLAN_MONTHLY_PRICES);
+  const prices = priceList(deps.config.PLAN_MONTHLY_PRICES, deps.config.RATE_LIMITS);
   router.get('/v1/billing/prices', (_req, res) => {
     res.json(
       envelope(

@@ -87,3 +87,18 @@ describe('PLAN_MONTHLY_PRICES', () => {
       expect(() => config(bad)).toThrow(/PLAN_MONTHLY_PRICES: bad entry/);
   });
 });
+
+describe('RATE_LIMITS', () => {
+  const config = (value?: string) =>
+    parseConfig({
+      INTERNAL_AUTH_SECRET: 'x'.repeat(32),
+      ...(value === undefined ? {} : { RATE_LIMITS: value }),
+    });
+
+  it("publishes the gateway's override, so the list says what the edge enforces", () => {
+    const { RATE_LIMITS } = config('ultra=5000');
+    const plans = priceList({}, RATE_LIMITS).plans;
+    expect(plans.map((p) => p.rate_limit_per_minute)).toEqual([10, 60, 300, 5000]);
+    expect(() => config('gold=1')).toThrow(/RATE_LIMITS: bad entry/);
+  });
+});

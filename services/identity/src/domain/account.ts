@@ -25,11 +25,14 @@ export interface Entitlements {
   rate_limit_per_minute: number;
 }
 
-export function entitlementsOf(plan: Plan): Entitlements {
+export function entitlementsOf(
+  plan: Plan,
+  rateLimits: Readonly<Record<Plan, number>> = PLAN_RATE_LIMITS,
+): Entitlements {
   return {
     plan,
     metric_plans: PLANS.slice(0, PLANS.indexOf(plan) + 1),
-    rate_limit_per_minute: PLAN_RATE_LIMITS[plan],
+    rate_limit_per_minute: rateLimits[plan],
   };
 }
 
