@@ -64,12 +64,16 @@ async function main(): Promise<void> {
         ...urls,
         HOST: env.HOST ?? '0.0.0.0',
         PORT: env.PORT ?? '8080',
+        // Any free loopback port unless set: a second instance or another exporter may hold 9464.
+        METRICS_PORT: env.METRICS_PORT ?? '0',
       },
       shared,
     );
     closers.push(() => gateway.close());
     const mode = `${env.DATABASE_URL ? 'postgres' : `PGlite in ${dataDir}`}, ${env.NATS_URL ? 'NATS' : 'in-process bus'}`;
-    console.log(`\nMeridian is up (${mode}): http://localhost:${gateway.port}\n`);
+    console.log(
+      `\nMeridian is up (${mode}): http://localhost:${gateway.port} (metrics: ${gateway.metricsUrl})\n`,
+    );
   } catch (err) {
     await stop(closers);
     throw err;
