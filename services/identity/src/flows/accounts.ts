@@ -52,8 +52,8 @@ export async function issueEmailToken(
  * An account whose email was never confirmed was never proven to belong to its creator, who may
  * be someone squatting the address. Before the address's proven owner takes it over (an identity
  * provider vouching for the email, or a password reset through the mailed link), everything the
- * creator could have set goes: the password, the provider identities linked on an unverified
- * email, the sessions, the keys and the second factor, each revocation announced.
+ * creator could have set goes: the password, any provider identity linked to it, the sessions,
+ * the keys and the second factor, each revocation announced.
  */
 export async function disownUnproven(trx: Kysely<Database>, accountId: string): Promise<void> {
   await setPasswordHash(trx, accountId, null);

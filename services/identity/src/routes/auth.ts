@@ -8,6 +8,7 @@ import {
   setPasswordHash,
 } from '../db/repositories/accounts.js';
 import { consumeEmailToken } from '../db/repositories/email-tokens.js';
+import { deleteLinks } from '../db/repositories/oidc.js';
 import { clearThrottle } from '../db/repositories/throttle.js';
 import { emailSchema } from '../domain/account.js';
 import { checkPassword, PASSWORD_MAX } from '../domain/password.js';
@@ -148,10 +149,15 @@ async function signup(deps: IdentityDeps, body: unknown) {
   return MAILED;
 }
 
+/**
+ * A provider identity linked before the address was proven may be anyone's, and would sign in to
+ * the account from now on: it goes when the address is confirmed. None are made any more (links
+ * only go to confirmed accounts, routes/oauth.ts); this drops links older than that rule.
+ */
 async function confirmByToken(deps: IdentityDeps, token: string): Promise<boolean> {
   const accountId = await deps.db.transaction().execute(async (trx) => {
     const id = await consumeEmailToken(trx, hashToken(token), 'confirm', new Date());
-    if (id) await confirmEmail(trx, id, new Date());
+    if (id && (await confirmEmail(trx, id, new Date()))) await deleteLinks(trx, id);
     return id;
   });
   return accountId !== undefined;

@@ -3,21 +3,13 @@ import type { Kysely } from 'kysely';
 import * as client from 'openid-client';
 import { envelope, httpProblem } from '@meridian/http-kit';
 import type { Database } from '../db/database.js';
-import {
-  confirmEmail,
-  findAccountById,
-  lockAccountByEmail,
-  type AccountRow,
-} from '../db/repositories/accounts.js';
+import { confirmEmail, findAccountById, lockAccountByEmail } from '../db/repositories/accounts.js';
 import { consumeFlow, findLinkedAccount, insertFlow, insertLink } from '../db/repositories/oidc.js';
 import { hashToken, newToken } from '../domain/secrets.js';
 import type { IdentityDeps } from '../deps.js';
-import { createAccount, disownUnproven, issueEmailToken } from '../flows/accounts.js';
+import { createAccount, disownUnproven } from '../flows/accounts.js';
 import { readCookie, setChallengeCookie, setSessionCookie, startSession } from '../flows/sessions.js';
-import { claimMinuteSlotIn } from '../flows/throttle.js';
 import { startChallenge } from '../flows/two-factor.js';
-import { queueMail } from '../mail/mailer.js';
-import { confirmationMail, existingAccountMail } from '../mail/templates.js';
 import type { OidcProvider } from '../oidc/registry.js';
 
 /** Binds a sign-in flow to the browser that began it; short-lived and only sent to /auth/oauth. */
@@ -94,21 +86,15 @@ async function callback(
   const config = await reachable(provider);
   const identity = await exchange(config, provider, req, flow);
   const outcome = await deps.db.transaction().execute(async (trx) => {
-    const accountId = await accountFor(trx, deps, identity);
-    const account = accountId ? await findAccountById(trx, accountId) : undefined;
-    if (!account || !(await emailConfirmed(trx, deps, account, identity)))
-      return { unconfirmed: true } as const;
+    const account = await findAccountById(trx, await accountFor(trx, identity));
+    // Portal 5.3. New links only go to confirmed accounts; this keeps any older link from signing in.
+    if (!account?.email_confirmed_at)
+      throw refused('the account of this identity has not confirmed its email address');
     if (account.totp_state === 'active')
       return { challenge: await startChallenge(trx, account.id, 'oidc') } as const;
     return { session: await startSession(trx, deps, account.id, 'oidc') } as const;
   });
   const home = `${deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/`;
-  if (outcome.unconfirmed) {
-    // Portal 5.3: no session before the address is confirmed; the mail (if any) is on its way.
-    deps.mail.kick();
-    res.redirect(302, `${home}?email_confirmation=required`);
-    return;
-  }
   if (outcome.challenge) {
     // The provider vouched for the first factor only: the second is still owed, as after a password.
     setChallengeCookie(res, outcome.challenge);
@@ -162,22 +148,22 @@ async function exchange(
 }
 
 /**
- * The account of a provider identity: the one linked to (issuer, subject); else, by the email the
- * provider shared, linked from now on. An identity that shares no email gets none: an account
- * must be able to confirm its address (portal 5.3).
+ * The account of a provider identity: the one linked to (issuer, subject); else the account of
+ * the email the provider vouches for, linked from now on. An email the provider does not vouch
+ * for is only a claim: it never makes an account nor links one, or whoever holds the identity
+ * would keep a way into the account once the address's owner confirms it. An identity that
+ * shares no email gets none either: an account must be able to confirm its address (portal 5.3).
  */
-async function accountFor(
-  trx: Kysely<Database>,
-  deps: IdentityDeps,
-  who: ProviderIdentity,
-): Promise<string | undefined> {
+async function accountFor(trx: Kysely<Database>, who: ProviderIdentity): Promise<string> {
   const linked = await findLinkedAccount(trx, who.issuer, who.subject);
   if (linked) return linked;
   if (!who.email) throw refused('the provider shared no email address, and an account needs one to confirm');
-  const accountId = who.emailVerified
-    ? await accountOfVerifiedEmail(trx, who.email)
-    : await accountOfClaimedEmail(trx, deps, who.email);
-  if (accountId) await insertLink(trx, who.issuer, who.subject, accountId);
+  if (!who.emailVerified)
+    throw refused(
+      'the provider did not verify the email address; sign up with your email and a password, or use a provider that verifies it',
+    );
+  const accountId = await accountOfVerifiedEmail(trx, who.email);
+  await insertLink(trx, who.issuer, who.subject, accountId);
   return accountId;
 }
 
@@ -197,47 +183,6 @@ async function accountOfVerifiedEmail(trx: Kysely<Database>, email: string): Pro
     byEmail?.id ?? (await createAccount(trx, { email, password_hash: null, email_confirmed_at: new Date() }));
   if (!accountId) throw httpProblem('conflict', 'The account could not be created; try again.');
   return accountId;
-}
-
-/**
- * The provider does not vouch for the address, so it is only a claim, treated as a signup's: a new
- * account holds it unconfirmed (emailConfirmed mails the link); an address that already has an
- * account is never taken over: no account for this identity, and a notice to the owner at most
- * once a minute. Both end alike for the person at the provider.
- */
-async function accountOfClaimedEmail(
-  trx: Kysely<Database>,
-  deps: IdentityDeps,
-  email: string,
-): Promise<string | undefined> {
-  const accountId = await createAccount(trx, { email, password_hash: null, email_confirmed_at: null });
-  if (!accountId && (await claimMinuteSlotIn(trx, `resend:${email}`)) === 0)
-    await queueMail(trx, existingAccountMail(email, deps.config.PUBLIC_BASE_URL));
-  return accountId;
-}
-
-/**
- * Portal 5.3: an account signs in only once its email is confirmed. The provider vouching for the
- * account's own address confirms it now; otherwise a confirmation link goes to the address, at
- * most once a minute (the slot signup and resend use).
- */
-async function emailConfirmed(
-  trx: Kysely<Database>,
-  deps: IdentityDeps,
-  account: AccountRow,
-  who: ProviderIdentity,
-): Promise<boolean> {
-  if (account.email_confirmed_at) return true;
-  if (!account.email) return false;
-  if (who.emailVerified && who.email === account.email) {
-    await confirmEmail(trx, account.id, new Date());
-    return true;
-  }
-  if ((await claimMinuteSlotIn(trx, `resend:${account.email}`)) === 0) {
-    const token = await issueEmailToken(trx, account.id, 'confirm');
-    await queueMail(trx, confirmationMail(account.email, deps.config.PUBLIC_BASE_URL, token));
-  }
-  return false;
 }
 
 async function reachable(provider: OidcProvider): Promise<client.Configuration> {

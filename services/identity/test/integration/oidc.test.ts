@@ -3,6 +3,7 @@ import request from 'supertest';
 import { generate } from 'otplib';
 import { EVENTS, RPC, SESSION_COOKIE, type CloudEvent } from '@meridian/contracts';
 import { insertApiKey } from '../../src/db/repositories/api-keys.js';
+import { insertLink } from '../../src/db/repositories/oidc.js';
 import { replaceRecoveryCodes, setTwoFactor } from '../../src/db/repositories/two-factor.js';
 import { newApiKey } from '../../src/domain/api-key.js';
 import { hashToken } from '../../src/domain/secrets.js';
@@ -74,13 +75,16 @@ async function signInThroughProvider(subject: string) {
   return verified.data.account_id;
 }
 
-/** Portal 5.3: back to the app with no session, to confirm the address first. */
-function expectConfirmationRequired(res: request.Response): void {
-  expect(res.status).toBe(302);
-  expect(res.headers.location).toBe('http://localhost:8080/?email_confirmation=required');
+/** A refused sign-in: 400 `oidc_refused` with the reason, and no session cookie. */
+function expectRefused(res: request.Response, why: RegExp): void {
+  expect(res.status).toBe(400);
+  expect(res.body.error_category).toBe('oidc_refused');
+  expect(res.body.detail).toMatch(why);
   const cookies = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
   expect(cookies.some((c) => c.startsWith(`${SESSION_COOKIE}=`))).toBe(false);
 }
+
+const UNVERIFIED = /the provider did not verify the email address; sign up with your email and a password/;
 
 async function linkOf(subject: string) {
   return h.deps.db
@@ -91,11 +95,26 @@ async function linkOf(subject: string) {
 }
 
 async function accountOf(email: string) {
-  return h.deps.db
-    .selectFrom('accounts')
-    .select(['id', 'email_confirmed_at', 'password_hash'])
-    .where('email', '=', email)
-    .executeTakeFirstOrThrow();
+  return h.deps.db.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirst();
+}
+
+/** Mails queued for an address; the outbox row is written in the transaction of the change. */
+async function mailsQueuedTo(email: string) {
+  return h.deps.db.selectFrom('mail_outbox').select('subject').where('recipient', '=', email).execute();
+}
+
+async function sessionsOf(accountId: string) {
+  return h.deps.db.selectFrom('sessions').select('id').where('account_id', '=', accountId).execute();
+}
+
+/** An account made by a password signup and not confirmed yet; answers its id. */
+async function signUpUnconfirmed(email: string, password = STRONG_PASSWORD): Promise<string> {
+  const signup = await request(h.app)
+    .post('/auth/signup')
+    .set(await anonymous())
+    .send({ email, password });
+  expect(signup.status).toBe(202);
+  return (await accountOf(email))!.id;
 }
 
 describe('OpenID Connect sign-in', () => {
@@ -122,52 +141,68 @@ describe('OpenID Connect sign-in', () => {
     expect(again).toBe(first);
   });
 
-  it('links to an existing account only when the provider says the email is verified', async () => {
+  it('refuses an email the provider does not verify: no account, no link, no mail', async () => {
+    const email = freshEmail();
+    idp.people.set('ivy-sub', { email, email_verified: false });
+    expectRefused(await providerCallback('ivy-sub'), UNVERIFIED);
+    expect(await accountOf(email)).toBeUndefined();
+    expect(await linkOf('ivy-sub')).toBeUndefined();
+    expect(await mailsQueuedTo(email)).toEqual([]);
+  });
+
+  it("gives an unverified claim on a confirmed account's address no session and no link", async () => {
     const email = freshEmail();
     await signUpConfirmed(h, email);
     const owner = await signIn(h, email);
-    // A minute after the owner's own signup mail (the slot moved back by hand).
-    await h.deps.db
-      .updateTable('login_throttle')
-      .set({ blocked_until: null })
-      .where('scope', '=', `resend:${email}`)
-      .execute();
+    const mailsBefore = await mailsQueuedTo(email);
+    const sessionsBefore = await sessionsOf(owner.account_id);
     idp.people.set('mallory-sub', { email, email_verified: false });
-    expectConfirmationRequired(await providerCallback('mallory-sub'));
+    expectRefused(await providerCallback('mallory-sub'), UNVERIFIED);
     expect(await linkOf('mallory-sub')).toBeUndefined();
-    expect((await h.mailTo(email, 2)).text).toContain('already has one');
+    expect(await sessionsOf(owner.account_id)).toEqual(sessionsBefore);
+    expect(await mailsQueuedTo(email)).toEqual(mailsBefore);
+    // The same address, vouched for by the provider, links as before.
     idp.people.set('bob-sub', { email, email_verified: true });
     expect(await signInThroughProvider('bob-sub')).toBe(owner.account_id);
   });
 
-  it('holds an unverified email unconfirmed: no session until the mailed link confirms it', async () => {
+  it("leaves an unverified claim on a fresh address no way in once the address's owner signs up", async () => {
     const email = freshEmail();
-    idp.people.set('ivy-sub', { email, email_verified: false });
-    expectConfirmationRequired(await providerCallback('ivy-sub'));
-    const account = await accountOf(email);
-    expect(account).toMatchObject({ email_confirmed_at: null, password_hash: null });
-    expect(await linkOf('ivy-sub')).toEqual({ account_id: account.id });
-    // Again before confirming: still no session, and no second mail within the minute.
-    expectConfirmationRequired(await providerCallback('ivy-sub'));
-    const queued = await h.deps.db
-      .selectFrom('mail_outbox')
-      .select('subject')
-      .where('recipient', '=', email)
-      .execute();
-    expect(queued).toEqual([{ subject: 'Confirm your Meridian account' }]);
-
-    const link = linkIn(await h.mailTo(email));
-    expect(link.pathname).toBe('/auth/verify-email');
-    expect((await pressConfirmButton(h, link)).status).toBe(200);
-    expect(await signInThroughProvider('ivy-sub')).toBe(account.id);
+    idp.people.set('trudy-sub', { email, email_verified: false });
+    expectRefused(await providerCallback('trudy-sub'), UNVERIFIED);
+    expect(await accountOf(email)).toBeUndefined();
+    // The address's owner signs up and confirms it; the identity still gets neither link nor session.
+    await signUpConfirmed(h, email);
+    const owner = await signIn(h, email);
+    const sessionsBefore = await sessionsOf(owner.account_id);
+    expectRefused(await providerCallback('trudy-sub'), UNVERIFIED);
+    expect(await linkOf('trudy-sub')).toBeUndefined();
+    expect(await sessionsOf(owner.account_id)).toEqual(sessionsBefore);
   });
 
-  it("confirms a linked account's address once the provider vouches for it", async () => {
+  it('refuses a link to an unconfirmed account, and drops it when the address is confirmed', async () => {
     const email = freshEmail();
-    idp.people.set('judy-sub', { email, email_verified: false });
-    expectConfirmationRequired(await providerCallback('judy-sub'));
-    idp.people.set('judy-sub', { email, email_verified: true });
-    expect(await signInThroughProvider('judy-sub')).toBe((await accountOf(email)).id);
+    const id = await signUpUnconfirmed(email);
+    // A link the earlier code could make on an unverified claim; none is made over HTTP any more.
+    await insertLink(h.deps.db, idp.issuer, 'legacy-sub', id);
+    idp.people.set('legacy-sub', { email, email_verified: false });
+    expectRefused(await providerCallback('legacy-sub'), /has not confirmed its email address/);
+    expect(await sessionsOf(id)).toEqual([]);
+
+    expect((await pressConfirmButton(h, linkIn(await h.mailTo(email)))).status).toBe(200);
+    expect(await linkOf('legacy-sub')).toBeUndefined();
+    expectRefused(await providerCallback('legacy-sub'), UNVERIFIED);
+    expect(await sessionsOf(id)).toEqual([]);
+  });
+
+  it('keeps a link made after the address was confirmed when an older confirmation link is used', async () => {
+    const email = freshEmail();
+    const id = await signUpUnconfirmed(email);
+    const confirmation = linkIn(await h.mailTo(email));
+    idp.people.set('heidi-sub', { email, email_verified: true });
+    expect(await signInThroughProvider('heidi-sub')).toBe(id);
+    expect((await pressConfirmButton(h, confirmation)).status).toBe(200);
+    expect(await linkOf('heidi-sub')).toEqual({ account_id: id });
   });
 
   it('refuses an identity that shares no email, and makes no account for it', async () => {
@@ -188,11 +223,10 @@ describe('OpenID Connect sign-in', () => {
     expect(await accounts()).toBe(before);
   });
 
-  it("lets the address's owner take back, by a password reset, an account a provider identity made on an unverified claim", async () => {
+  it('drops the links of an account never confirmed when its password is reset through the mail', async () => {
     const email = freshEmail();
-    idp.people.set('sneaky-sub', { email, email_verified: false });
-    expectConfirmationRequired(await providerCallback('sneaky-sub'));
-    const { id } = await accountOf(email);
+    const id = await signUpUnconfirmed(email, 'squatter-chosen-passphrase-31');
+    await insertLink(h.deps.db, idp.issuer, 'sneaky-sub', id);
     // The owner ignores the confirmation mail and resets the password through the second one.
     const forgot = await request(h.app)
       .post('/auth/password/forgot')
@@ -205,7 +239,8 @@ describe('OpenID Connect sign-in', () => {
     expect((await submitResetForm(h, link, newPassword)).status).toBe(200);
 
     expect(await linkOf('sneaky-sub')).toBeUndefined();
-    expectConfirmationRequired(await providerCallback('sneaky-sub'));
+    idp.people.set('sneaky-sub', { email, email_verified: false });
+    expectRefused(await providerCallback('sneaky-sub'), UNVERIFIED);
     expect(await linkOf('sneaky-sub')).toBeUndefined();
     expect((await signIn(h, email, newPassword)).account_id).toBe(id);
   });
@@ -213,16 +248,7 @@ describe('OpenID Connect sign-in', () => {
   it('disowns an unconfirmed account before linking it: the squatter keeps no password, session, key or 2FA', async () => {
     const email = freshEmail();
     const squatter = 'squatter-chosen-passphrase-31';
-    const signup = await request(h.app)
-      .post('/auth/signup')
-      .set(await anonymous())
-      .send({ email, password: squatter });
-    expect(signup.status).toBe(202);
-    const { id } = await h.deps.db
-      .selectFrom('accounts')
-      .select('id')
-      .where('email', '=', email)
-      .executeTakeFirstOrThrow();
+    const id = await signUpUnconfirmed(email, squatter);
     // What a creator could hold; none of it is reachable over HTTP before confirmation, so planted here.
     const session = await h.deps.db.transaction().execute((trx) => startSession(trx, h.deps, id, 'password'));
     const key = newApiKey();
@@ -237,6 +263,7 @@ describe('OpenID Connect sign-in', () => {
     });
     await setTwoFactor(h.deps.db, id, { totp_state: 'active', totp_secret_sealed: 'sealed-by-squatter' });
     await replaceRecoveryCodes(h.deps.db, id, ['squatter-recovery-hash']);
+    await insertLink(h.deps.db, idp.issuer, 'squatter-sub', id);
 
     idp.people.set('owner-sub', { email, email_verified: true });
     expect(await signInThroughProvider('owner-sub')).toBe(id);
@@ -246,6 +273,7 @@ describe('OpenID Connect sign-in', () => {
       .set(await anonymous())
       .send({ email, password: squatter });
     expect(login.status).toBe(401);
+    expect(await linkOf('squatter-sub')).toBeUndefined();
     expect((await h.bus.request(RPC.identitySessionVerify, { token: session.token })).ok).toBe(false);
     expect((await h.bus.request(RPC.identityKeyVerify, { key: key.key })).ok).toBe(false);
     const account = await h.deps.db

@@ -53,13 +53,15 @@ export async function insertAccount(
   return inserted?.id;
 }
 
-export async function confirmEmail(db: Db, id: string, at: Date): Promise<void> {
-  await db
+/** Confirms the email unless it already is; true when this call confirmed it. */
+export async function confirmEmail(db: Db, id: string, at: Date): Promise<boolean> {
+  const confirmed = await db
     .updateTable('accounts')
     .set({ email_confirmed_at: at })
     .where('id', '=', id)
     .where('email_confirmed_at', 'is', null)
-    .execute();
+    .executeTakeFirst();
+  return confirmed.numUpdatedRows > 0n;
 }
 
 /** Claims the once-a-minute confirmation resend slot; false when the last mail is too recent. */
