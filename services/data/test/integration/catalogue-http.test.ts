@@ -78,6 +78,12 @@ describe('the catalogue over HTTP', () => {
       series: false,
       cadence: 'about 60 s polled',
       cadence_ms: 60_000,
+      max_age_ms: 180_000,
+    });
+    expect(byPath.get('/v1/data/fx/spot/change_24h')).toMatchObject({
+      cadence: 'daily, ECB business days, about 16:00 CET',
+      cadence_ms: 86_400_000,
+      max_age_ms: 5 * 86_400_000,
     });
     expect(byPath.get('/v1/data/sports/tennis/match_result')).toMatchObject({ series: true });
   });

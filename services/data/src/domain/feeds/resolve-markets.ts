@@ -2,7 +2,7 @@ import { ok } from '@meridian/http-kit';
 import type { Deps } from '../../context.js';
 import { latestPerKey, type StoredObservation } from '../../db/repositories/feeds-observations.js';
 import type { MetricResolver } from '../metric-resolver.js';
-import { DAY, entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
+import { entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
 import { change24h, dayOf, monthOf, percentChange, yoyGrowth, type Point } from './computations.js';
 import { ETF_ALL } from './markets-feeds.js';
 import { latestResolver } from './resolve-observations.js';
@@ -36,7 +36,7 @@ const flowByEtf: MetricResolver<Deps> = async (deps, query, hit) => {
       asOf,
       sources: funds.map((o) => ({ venue: 'farside', ts: iso(o.ts), symbol: o.key })),
       method: `${ETF_METHOD} Net flow of the newest day per fund.`,
-      cadenceMs: DAY,
+      hit,
       replay: { source: 'farside', file: 'etf_flows' },
     }),
   );
@@ -49,7 +49,6 @@ const etfLatest = (metric: string, words: string) =>
     metric,
     key: (e) => e ?? ETF_ALL,
     unit: 'USD',
-    cadenceMs: DAY,
     method: `${ETF_METHOD} ${words}`,
     object: ([o], entity) => ({ fund: entity ?? 'all funds', day: dayOf(o!.ts), value: o!.value }),
   });
@@ -62,7 +61,6 @@ const fxResolvers = {
     key: (e) => e!,
     defaultEntity: 'EUR-USD',
     unit: 'rate',
-    cadenceMs: DAY,
     method:
       'ECB euro foreign exchange reference rate (through Frankfurter), fixed about 16:00 CET; GBP-USD and USD-JPY are crossed through the euro: USD/GBP and JPY/USD.',
     object: ([o], entity) => ({
@@ -79,7 +77,6 @@ const fxResolvers = {
     key: (e) => e!,
     defaultEntity: 'EUR-USD',
     unit: 'percent',
-    cadenceMs: DAY,
     take: 5,
     method:
       'Percent change of the ECB reference rate from the previous fixing at least 20 h older (the previous business day) to the newest.',
@@ -106,7 +103,6 @@ const dailyClose = (key: string, words: string) =>
     metric: 'index_close',
     key: () => key,
     unit: 'index points',
-    cadenceMs: DAY,
     take: 2,
     method: `Stooq daily bars of the ${words}: the newest close, its bar and the change from the previous close.`,
     object: ([o, prev]) => ({
@@ -127,7 +123,6 @@ const commodity = (source: string, file: string, key: string, unit: string, word
     metric: 'commodity_spot',
     key: () => key,
     unit,
-    cadenceMs: DAY,
     take: 2,
     method: `${words}; the newest price and the change from the previous one.`,
     object: ([o, prev]) => ({
@@ -145,7 +140,6 @@ const monthly = (metric: string, file: string, unit: string, words: string) =>
     metric,
     key: () => '',
     unit,
-    cadenceMs: 45 * DAY,
     method: words,
     object: ([o]) => ({ period: monthOf(o!.ts), value: o!.value }),
   });
@@ -157,7 +151,6 @@ const yoy = (metric: string, file: string, words: string) =>
     metric,
     key: () => '',
     unit: 'percent',
-    cadenceMs: 45 * DAY,
     take: 14,
     method: `${words} Year-over-year growth = (value of the newest month / value of the same month a year earlier - 1) x 100.`,
     object: (recent) => {

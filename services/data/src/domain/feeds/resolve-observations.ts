@@ -1,8 +1,9 @@
+import type { CatalogHit } from '@meridian/contracts';
 import { ok } from '@meridian/http-kit';
 import type { Deps } from '../../context.js';
 import { observationHistory, type StoredObservation } from '../../db/repositories/feeds-observations.js';
 import type { MetricAnswer, MetricQuery, MetricResolver } from '../metric-resolver.js';
-import { DAY, entityOf, feedAnswer, HOUR, iso, MINUTE, noData, sourceOf } from './answer.js';
+import { entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
 import { COLDEST_PLACE, TIDE_STATION } from './recordings.js';
 
 /** Rows of a history page; a series answer continues with a cursor {before: ts}. */
@@ -17,7 +18,6 @@ export interface LatestSpec {
   /** The observation key for the entity (or the fixed key of a product without entities). */
   key: (entity: string | undefined) => string;
   unit: string;
-  cadenceMs: number;
   method: string;
   /** The entity used when the query names none. */
   defaultEntity?: string;
@@ -83,7 +83,7 @@ export function latestResolver(spec: LatestSpec): MetricResolver<Deps> {
             },
           ],
           method: `${spec.method} Series: every stored observation, ascending in time, ${PAGE_SIZE} per page walking back in time. Unit: ${spec.unit}.`,
-          cadenceMs: spec.cadenceMs,
+          hit,
           replay: { source: spec.source, file: spec.file },
         }),
       );
@@ -93,7 +93,7 @@ export function latestResolver(spec: LatestSpec): MetricResolver<Deps> {
     if (!obs) return noData(what);
     const data = spec.object ? spec.object(recent, entity.value) : obs.value;
     if (data === undefined) return noData(`${what} (too few observations to compute it)`);
-    return ok(await latestAnswer(deps, spec, obs, data, entity.value, query));
+    return ok(await latestAnswer(deps, spec, obs, data, entity.value, query, hit));
   };
 }
 
@@ -104,6 +104,7 @@ async function latestAnswer(
   data: unknown,
   entity: string | undefined,
   query: MetricQuery,
+  hit: CatalogHit,
 ): Promise<MetricAnswer> {
   return feedAnswer(deps, {
     data: spec.object ? { ...(data as Record<string, unknown>), unit: spec.unit } : data,
@@ -111,7 +112,7 @@ async function latestAnswer(
     asOf: obs.ts,
     sources: [{ venue: spec.source, ts: iso(obs.ts), ...(entity ? { symbol: entity } : {}) }],
     method: `${spec.method} Unit: ${spec.unit}.`,
-    cadenceMs: spec.cadenceMs,
+    hit,
     replay: { source: spec.source, file: spec.file },
   });
 }
@@ -128,7 +129,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     key: fixed('BTC'),
     defaultEntity: 'BTC',
     unit: 'USD',
-    cadenceMs: 10 * MINUTE,
     method: 'blockchain.info /stats: market_price_usd x circulating supply (totalbc / 1e8).',
   }),
   'crypto/network/hashrate': latestResolver({
@@ -138,7 +138,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     key: fixed('BTC'),
     defaultEntity: 'BTC',
     unit: 'EH/s',
-    cadenceMs: 10 * MINUTE,
     method: 'blockchain.info /stats hash_rate (GH/s) divided by 1e9.',
   }),
   'crypto/network/difficulty': latestResolver({
@@ -148,7 +147,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     key: fixed('BTC'),
     defaultEntity: 'BTC',
     unit: 'count',
-    cadenceMs: 10 * MINUTE,
     method: 'blockchain.info /stats difficulty as published.',
   }),
   'crypto/network/tx_count': latestResolver({
@@ -158,7 +156,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     key: fixed('BTC'),
     defaultEntity: 'BTC',
     unit: 'count',
-    cadenceMs: 10 * MINUTE,
     method: 'blockchain.info /stats n_tx: confirmed transactions over the last 24 h.',
   }),
   ...Object.fromEntries(
@@ -177,7 +174,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
         key: byEntity,
         defaultEntity: 'london',
         unit,
-        cadenceMs: 15 * MINUTE,
         method: `Open-Meteo current conditions (${words}) at the city's coordinates.`,
       }),
     ]),
@@ -188,7 +184,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'temperature',
     key: fixed(COLDEST_PLACE),
     unit: 'celsius',
-    cadenceMs: 15 * MINUTE,
     method:
       'Open-Meteo current temperature_2m at Oymyakon (63.46 N, 142.79 E), the coldest inhabited place we watch.',
   }),
@@ -198,7 +193,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'water_level',
     key: fixed(TIDE_STATION),
     unit: 'm',
-    cadenceMs: 6 * MINUTE,
     method: 'NOAA CO-OPS 6-minute water level at The Battery, New York (station 8518750), metres above MLLW.',
   }),
   'absurd_cosmos/space_weather/planetary_kp': latestResolver({
@@ -207,7 +201,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'planetary_kp',
     key: fixed(''),
     unit: 'index',
-    cadenceMs: 3 * HOUR,
     method: 'NOAA SWPC planetary K-index (0-9) of the newest 3-hour interval.',
   }),
   'absurd_cosmos/solar_cycle/sunspot_number': latestResolver({
@@ -216,7 +209,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'sunspot_number',
     key: fixed(''),
     unit: 'count',
-    cadenceMs: 31 * DAY,
     method: 'NOAA SWPC observed solar cycle indices: monthly mean sunspot number (ssn) of the newest month.',
   }),
   'absurd_cosmos/off_world/humans_in_space': latestResolver({
@@ -225,7 +217,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'humans_in_space',
     key: fixed(''),
     unit: 'count',
-    cadenceMs: DAY,
     method: 'open-notify astros.json: number of people in space, counted by craft.',
     object: ([o]) => ({ count: o!.value, by_craft: o!.payload.by_craft, people: o!.payload.people }),
   }),
@@ -235,7 +226,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'red_tape_output',
     key: fixed(''),
     unit: 'count',
-    cadenceMs: DAY,
     method:
       'Federal Register documents published on the day, by document type (documents/facets/type), summed.',
     object: ([o]) => ({ documents: o!.value, by_type: o!.payload.by_type, day: iso(o!.ts).slice(0, 10) }),
@@ -246,7 +236,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'national_debt',
     key: fixed(''),
     unit: 'USD',
-    cadenceMs: 3 * DAY,
     method: 'Treasury Fiscal Data debt_to_penny: total public debt outstanding on the newest record date.',
   }),
   'absurd_economy/treasury/avg_interest_rate': latestResolver({
@@ -255,7 +244,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'avg_interest_rate',
     key: fixed(''),
     unit: 'percent',
-    cadenceMs: 31 * DAY,
     method:
       'Treasury Fiscal Data avg_interest_rates: average interest rate of total marketable debt, newest month.',
   }),
