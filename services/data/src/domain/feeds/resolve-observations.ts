@@ -4,6 +4,7 @@ import type { Deps } from '../../context.js';
 import { observationHistory, type StoredObservation } from '../../db/repositories/feeds-observations.js';
 import type { MetricAnswer, MetricQuery, MetricResolver } from '../metric-resolver.js';
 import { entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
+import { computedSeries, pointsOf, type ComputedRow, type Point } from './computations.js';
 import { COLDEST_PLACE, TIDE_STATION } from './recordings.js';
 
 /** Rows of a history page; a series answer continues with a cursor {before: ts}. */
@@ -23,7 +24,13 @@ export interface LatestSpec {
   defaultEntity?: string;
   /** Object-shaped metrics build their object from the newest observations; scalar ones answer the value. */
   object?: (recent: StoredObservation[], entity: string | undefined) => Record<string, unknown> | undefined;
-  /** How many recent observations `object` needs (newest first); 1 unless said. */
+  /**
+   * For a metric computed from stored points rather than stored itself (a change, a growth): its row at
+   * the newest of the points given. series=true answers one row per stored point, so that the history
+   * is of the metric in its unit, never of the points it is computed from.
+   */
+  computed?: (recent: Point[]) => ComputedRow | undefined;
+  /** How many recent observations `object` and `computed` need (newest first); 1 unless said. */
   take?: number;
 }
 
@@ -36,23 +43,26 @@ export const resumeBeforeTs = (row: Record<string, unknown>) => ({ before: Strin
 
 /**
  * Reads the history page a series query asks for: the newest PAGE_SIZE observations before the cursor,
- * returned ascending in time like every series (so that truncation drops the oldest).
+ * returned ascending in time like every series (so that truncation drops the oldest). A computed
+ * metric reads the `take - 1` older points its oldest row needs too, and answers its own rows; a
+ * point whose base is missing (the oldest ones) has none.
  */
 export async function historyPage(
   deps: Deps,
-  metric: string,
+  spec: Pick<LatestSpec, 'metric' | 'computed' | 'take'>,
   key: string,
   query: MetricQuery,
-): Promise<{
-  rows: Record<string, unknown>[];
-  next: Record<string, unknown> | null;
-  newest?: StoredObservation;
-}> {
+): Promise<{ rows: Record<string, unknown>[]; next: Record<string, unknown> | null; newest?: Date }> {
   const before = typeof query.cursor?.before === 'string' ? new Date(query.cursor.before) : undefined;
-  const list = await observationHistory(deps.db, metric, key, query.now, PAGE_SIZE + 1, before);
+  const take = spec.computed ? (spec.take ?? 1) : 1;
+  const list = await observationHistory(deps.db, spec.metric, key, query.now, PAGE_SIZE + take, before);
   const page = list.slice(0, PAGE_SIZE);
   const next = list.length > PAGE_SIZE ? { before: iso(page[page.length - 1]!.ts) } : null;
-  return { rows: page.map(historyRow).reverse(), next, newest: page[0] };
+  const rows: Record<string, unknown>[] = spec.computed
+    ? computedSeries(pointsOf(list), pointsOf(page).length, take, spec.computed)
+    : page.map(historyRow);
+  const newest = rows[0]?.ts;
+  return { rows: rows.reverse(), next, newest: newest === undefined ? undefined : new Date(String(newest)) };
 }
 
 /** The resolver of a metric answered by the newest observation of one key (history when series=true). */
@@ -65,8 +75,11 @@ export function latestResolver(spec: LatestSpec): MetricResolver<Deps> {
     const key = spec.key(entity.value);
     const what = `${query.category}/${query.product}/${query.metric}${entity.value ? ` ${entity.value}` : ''}`;
     if (query.series) {
-      const page = await historyPage(deps, spec.metric, key, query);
+      const page = await historyPage(deps, spec, key, query);
       if (!page.newest) return noData(what);
+      const rows = spec.computed
+        ? `the metric's value (in ${spec.unit}) computed at every stored point that has its base`
+        : 'every stored observation';
       return ok(
         await feedAnswer(deps, {
           data: page.rows,
@@ -74,15 +87,15 @@ export function latestResolver(spec: LatestSpec): MetricResolver<Deps> {
           nextCursor: page.next,
           resumeBefore: resumeBeforeTs,
           now: query.now,
-          asOf: page.newest.ts,
+          asOf: page.newest,
           sources: [
             {
               venue: spec.source,
-              ts: iso(page.newest.ts),
+              ts: iso(page.newest),
               ...(entity.value ? { symbol: entity.value } : {}),
             },
           ],
-          method: `${spec.method} Series: every stored observation, ascending in time, ${PAGE_SIZE} per page walking back in time. Unit: ${spec.unit}.`,
+          method: `${spec.method} Series: ${rows}, ascending in time, ${PAGE_SIZE} points per page walking back in time. Unit: ${spec.unit}.`,
           hit,
           replay: { source: spec.source, file: spec.file },
         }),
