@@ -223,7 +223,12 @@ export const CATALOG: readonly ProductEntry[] = [
       ['chain', 'object', 'USD', 'Options chain with marks, implied volatility, greeks and open interest'],
       ['implied_vol_index', 'object', 'percent', '30-day implied volatility index from the chain'],
       ['put_call_oi_ratio', 'object', 'ratio', 'Put open interest over call open interest'],
-      ['open_interest', 'object', 'count', 'Total open interest of calls and puts'],
+      [
+        'open_interest',
+        'object',
+        'contracts',
+        'Total open interest of calls and puts, in contracts of 1 underlying unit',
+      ],
     ],
   ),
   product(
@@ -291,7 +296,7 @@ export const CATALOG: readonly ProductEntry[] = [
     [
       ['temperature', 'scalar', 'celsius', 'Air temperature at 2 m', HISTORY],
       ['wind_speed', 'scalar', 'km/h', 'Wind speed at 10 m', HISTORY],
-      ['precipitation', 'scalar', 'mm', 'Precipitation in the last hour', HISTORY],
+      ['precipitation', 'scalar', 'mm', 'Precipitation over the preceding 15 minutes', HISTORY],
     ],
   ),
   product(

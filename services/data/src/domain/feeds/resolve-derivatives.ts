@@ -202,7 +202,8 @@ const fundingResolver: MetricResolver<Deps> = async (deps, query, hit) => {
       data: {
         symbol: entity,
         funding_rate: round(median(kept.map((f) => f.funding_rate)), 10),
-        unit: 'rate per funding interval',
+        unit: 'rate',
+        interval_hours: 8,
         venues,
       },
       now: query.now,
