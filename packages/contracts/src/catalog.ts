@@ -15,10 +15,16 @@ export interface MetricEntry {
   unit: string;
   cadence: string;
   /**
-   * Expected time between two stored points of a polled feed, in ms: the cadence in numbers, which the
-   * data service's staleness limits and confidence read (absent for real-time and calendar cadences).
+   * The cadence in numbers: time between two publications of the upstream, in ms (for an upstream that
+   * changes continuously, between two of our polls). Absent only for a real-time tick metric.
    */
   cadence_ms?: number;
+  /**
+   * The age in ms past which the metric's newest value is overdue (see `overdueAfter`). The data
+   * service reads it and no constant of its own: a venue this old is dropped as stale where several
+   * venues combine, and meta.confidence scores a value this old 0.37 on freshness. Absent when cadence_ms is.
+   */
+  max_age_ms?: number;
   status: z.infer<typeof metricStatusSchema>;
   /** The metric's own gate; the effective gate is the higher of this and the product's. */
   min_tier: Plan;
@@ -41,13 +47,48 @@ export interface ProductEntry {
   metrics: MetricEntry[];
 }
 
-/** A cadence in words, with its period in ms when the feed is polled (see MetricEntry.cadence_ms). */
-type Cadence = string | { words: string; ms: number };
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const WEEK = 7 * DAY;
+/** The longest month: a monthly series waits at most this for its next point. */
+const MONTH = 31 * DAY;
 
-/** A feed polled about every `seconds`. */
+/** A cadence in words, and in numbers unless it is real-time (see MetricEntry.cadence_ms, max_age_ms). */
+type Cadence = string | { words: string; ms: number; maxAgeMs: number };
+
+/**
+ * When the newest value of an upstream is overdue: its own timestamp trails its publication by `lag`
+ * (a month's mean is dated the 1st and published weeks after the month ends), the next publication
+ * normally comes within `longestWait` (Friday's fixing waits until Monday), and two more missed
+ * publications (a holiday, a late upstream, two failed polls) are still no reason to distrust it.
+ */
+function overdueAfter(every: number, lag: number, longestWait: number): number {
+  return lag + longestWait + 2 * every;
+}
+
+/** An upstream that changes continuously, polled about every `seconds`: overdue after three polls. */
 function polled(seconds: number): Cadence {
   const words = seconds < 120 ? `${seconds} s` : `${seconds / 60} min`;
-  return { words: `about ${words} polled`, ms: seconds * 1000 };
+  const ms = seconds * 1000;
+  return { words: `about ${words} polled`, ms, maxAgeMs: overdueAfter(ms, 0, ms) };
+}
+
+interface Publication {
+  /** How far the value's own timestamp trails its publication. */
+  lag?: number;
+  /** Published on business days only: Friday's value waits three days for Monday's. */
+  businessDays?: boolean;
+}
+
+/** An upstream that publishes every `every` ms on its own calendar. */
+function published(
+  words: string,
+  every: number,
+  { lag = 0, businessDays = false }: Publication = {},
+): Cadence {
+  const longestWait = businessDays ? 3 * every : every;
+  return { words, ms: every, maxAgeMs: overdueAfter(every, lag, longestWait) };
 }
 
 interface MetricOptions {
@@ -69,8 +110,10 @@ type MetricSpec = [
   options?: MetricOptions,
 ];
 
-function cadenceOf(cadence: Cadence): Pick<MetricEntry, 'cadence' | 'cadence_ms'> {
-  return typeof cadence === 'string' ? { cadence } : { cadence: cadence.words, cadence_ms: cadence.ms };
+function cadenceOf(cadence: Cadence): Pick<MetricEntry, 'cadence' | 'cadence_ms' | 'max_age_ms'> {
+  return typeof cadence === 'string'
+    ? { cadence }
+    : { cadence: cadence.words, cadence_ms: cadence.ms, max_age_ms: cadence.maxAgeMs };
 }
 
 function product(
@@ -113,12 +156,17 @@ function product(
  */
 const SPOT_PAIRS = ['BTC-USD', 'BTC-USDT', 'BTC-USDC'];
 
+/** Open-Meteo's current conditions are 15-minutely model data (`current.interval` 900 s). */
+const OPEN_METEO_CURRENT = published('every 15 min', 15 * MINUTE);
+
 export const CATALOG: readonly ProductEntry[] = [
   product(
     'crypto',
     'spot',
     'free',
-    '1s/1m native',
+    // A venue prints a bar only for a second or minute with trades, so a quiet market's newest bar may be
+    // minutes old; a quarter of an hour without one means the market stopped printing for us.
+    { words: '1s/1m native', ms: MINUTE, maxAgeMs: 15 * MINUTE },
     ['binanceus', 'kraken'],
     SPOT_PAIRS,
     [
@@ -166,21 +214,27 @@ export const CATALOG: readonly ProductEntry[] = [
     'crypto',
     'options',
     'pro',
-    'about 60 s polled',
+    // Deribit marks change continuously; the chain is one poll, and a mark older than max_age_ms before
+    // the newest is not part of the newest snapshot (an instrument no longer listed).
+    polled(60),
     ['deribit'],
     ['BTC'],
     [
       ['chain', 'object', 'USD', 'Options chain with marks, implied volatility, greeks and open interest'],
       ['implied_vol_index', 'object', 'percent', '30-day implied volatility index from the chain'],
       ['put_call_oi_ratio', 'object', 'ratio', 'Put open interest over call open interest'],
-      ['open_interest', 'object', 'count', 'Total open interest of calls and puts'],
+      [
+        'open_interest',
+        'object',
+        'contracts',
+        'Total open interest of calls and puts, in contracts of 1 underlying unit',
+      ],
     ],
   ),
   product(
     'crypto',
     'futures',
     'ultra',
-    // The data service's staleness limit of a perp mark (3 polls) and its confidence read this period.
     polled(60),
     ['binance_futures', 'deribit'],
     ['BTC-USD'],
@@ -194,7 +248,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'crypto',
     'etf_flows',
     'free',
-    'daily',
+    // Farside dates a trading day's flow 00:00 UTC of that day and publishes it after the US close.
+    published('daily, US trading days, after the close', DAY, { lag: DAY, businessDays: true }),
     ['farside'],
     ['IBIT', 'FBTC', 'GBTC', 'ARKB', 'BITB'],
     [
@@ -207,7 +262,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'crypto',
     'network',
     'free',
-    'about 10 min polled',
+    // blockchain.info /stats moves with the blocks, about one every 10 minutes.
+    polled(600),
     ['blockchain_info'],
     ['BTC'],
     [
@@ -221,7 +277,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'fx',
     'spot',
     'free',
-    'about 60 s polled',
+    // The ECB fixes its reference rates once a day on TARGET business days, dated at the fixing.
+    published('daily, ECB business days, about 16:00 CET', DAY, { businessDays: true }),
     ['ecb'],
     ['EUR-USD', 'GBP-USD', 'USD-JPY'],
     [
@@ -233,20 +290,20 @@ export const CATALOG: readonly ProductEntry[] = [
     'weather',
     'observations',
     'free',
-    'about 10 min polled',
+    OPEN_METEO_CURRENT,
     ['open_meteo'],
     ['london', 'new_york', 'tokyo'],
     [
       ['temperature', 'scalar', 'celsius', 'Air temperature at 2 m', HISTORY],
       ['wind_speed', 'scalar', 'km/h', 'Wind speed at 10 m', HISTORY],
-      ['precipitation', 'scalar', 'mm', 'Precipitation in the last hour', HISTORY],
+      ['precipitation', 'scalar', 'mm', 'Precipitation over the preceding 15 minutes', HISTORY],
     ],
   ),
   product(
     'sports',
     'tennis',
     'basic',
-    'about 60 s polled',
+    polled(60),
     ['espn'],
     ['atp', 'wta'],
     [
@@ -258,7 +315,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'sports',
     'football',
     'basic',
-    'about 60 s polled',
+    polled(60),
     ['espn'],
     ['eng.1', 'usa.1'],
     [
@@ -270,7 +327,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'sports',
     'basketball',
     'basic',
-    'about 60 s polled',
+    polled(60),
     ['espn'],
     ['nba'],
     [
@@ -283,7 +340,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'absurd_cosmos',
     'space_weather',
     'free',
-    'about 3 h',
+    // A 3-hour index, dated at the start of its interval and published when the interval ends.
+    published('every 3 h', 3 * HOUR, { lag: 3 * HOUR }),
     ['noaa_swpc'],
     [],
     [['planetary_kp', 'scalar', 'index', 'Planetary K-index of geomagnetic activity', HISTORY]],
@@ -292,7 +350,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'absurd_cosmos',
     'restless_earth',
     'free',
-    'about 60 s polled',
+    // USGS regenerates its all_day summary feed every minute.
+    polled(60),
     ['usgs'],
     [],
     [
@@ -304,7 +363,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'absurd_cosmos',
     'off_world',
     'free',
-    'daily',
+    // astros.json carries no time and changes with crew rotations; it is read once a day.
+    published('daily', DAY),
     ['open_notify'],
     [],
     [['humans_in_space', 'object', 'count', 'People in space right now, by craft', HISTORY]],
@@ -313,7 +373,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'absurd_cosmos',
     'solar_cycle',
     'free',
-    'monthly',
+    // A month's mean, dated the 1st, published in the first week after the month ends.
+    published('monthly, early the next month', MONTH, { lag: MONTH + WEEK }),
     ['noaa_swpc'],
     [],
     [['sunspot_number', 'scalar', 'count', 'Monthly mean sunspot number', HISTORY]],
@@ -322,7 +383,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'absurd_civic',
     'leviathan_ledger',
     'free',
-    'daily',
+    published('daily, federal business days', DAY, { businessDays: true }),
     ['federal_register'],
     [],
     [['red_tape_output', 'object', 'count', 'Documents published in the Federal Register today', HISTORY]],
@@ -331,7 +392,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'absurd_civic',
     'city_nervous_system',
     'free',
-    'daily',
+    published('daily', DAY),
     ['nyc_311'],
     [],
     [['rat_sightings_today', 'scalar', 'count', 'Rat sightings reported to NYC 311 today']],
@@ -340,19 +401,27 @@ export const CATALOG: readonly ProductEntry[] = [
     'absurd_economy',
     'treasury',
     'free',
-    'daily',
+    // Debt to the Penny: a business day's debt, dated that day, published the next business day.
+    published('daily, business days, the next day', DAY, { lag: DAY, businessDays: true }),
     ['fiscal_data'],
     [],
     [
       ['national_debt', 'scalar', 'USD', 'Total public debt outstanding', HISTORY],
-      ['avg_interest_rate', 'scalar', 'percent', 'Average interest rate on marketable debt', HISTORY],
+      [
+        'avg_interest_rate',
+        'scalar',
+        'percent',
+        'Average interest rate on marketable debt',
+        // Dated the last day of the month, published about two weeks later.
+        { ...HISTORY, cadence: published('monthly, mid the next month', MONTH, { lag: 2 * WEEK }) },
+      ],
     ],
   ),
   product(
     'absurd_earth',
     'weather',
     'free',
-    'about 10 min polled',
+    OPEN_METEO_CURRENT,
     ['open_meteo'],
     [],
     [
@@ -369,7 +438,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'absurd_earth',
     'tides',
     'free',
-    '6 min',
+    published('every 6 min', 6 * MINUTE),
     ['noaa_tides'],
     [],
     [['water_level', 'scalar', 'm', 'Water level at the Battery, New York', HISTORY]],
@@ -378,7 +447,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'stocks',
     'indices',
     'free',
-    'daily close',
+    published('daily close, US trading days', DAY, { businessDays: true }),
     ['stooq'],
     [],
     [
@@ -390,7 +459,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'commodities',
     'energy',
     'free',
-    'daily',
+    // The EIA releases its daily spot prices once a week (Wednesdays), through a day or two before.
+    published('daily prices, released weekly', WEEK, { lag: 2 * DAY }),
     ['eia'],
     [],
     [
@@ -402,7 +472,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'commodities',
     'metals',
     'free',
-    'daily',
+    published('daily, London business days', DAY, { businessDays: true }),
     ['lbma', 'lme'],
     [],
     [
@@ -415,7 +485,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'macro',
     'money',
     'free',
-    'monthly',
+    // M2 of a month is dated the 1st and published about four weeks after the month ends.
+    published('monthly, about 4 weeks after the month', MONTH, { lag: MONTH + 4 * WEEK }),
     ['fred'],
     [],
     [
@@ -427,7 +498,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'macro',
     'prices',
     'free',
-    'monthly',
+    // CPI of a month is dated the 1st and published about two weeks after the month ends.
+    published('monthly, about 2 weeks after the month', MONTH, { lag: MONTH + 2 * WEEK }),
     ['fred'],
     [],
     [
@@ -439,7 +511,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'medical',
     'literature',
     'free',
-    'daily',
+    // Counts of the newest complete day, dated its 00:00 UTC.
+    published('daily, the day before', DAY, { lag: DAY }),
     ['pubmed'],
     [],
     [
@@ -451,7 +524,8 @@ export const CATALOG: readonly ProductEntry[] = [
     'medical',
     'guidelines',
     'free',
-    'daily',
+    // NICE's download report covers a month, dated the 1st, published in the next month.
+    published('monthly report', MONTH, { lag: MONTH + 2 * WEEK }),
     ['nice'],
     [],
     [['guideline_downloads', 'object', 'count', 'Clinical guideline downloads']],
@@ -460,7 +534,7 @@ export const CATALOG: readonly ProductEntry[] = [
     'medical',
     'radiology',
     'free',
-    'daily',
+    published('daily', DAY),
     ['radiopaedia'],
     [],
     [

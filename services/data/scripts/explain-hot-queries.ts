@@ -44,6 +44,7 @@ import { basesIn, deleteExpiredBatch } from '../src/db/repositories/retention.js
 import { tradesBefore } from '../src/db/repositories/trades.js';
 import type { Bar } from '../src/domain/series/bar.js';
 import { RECORDINGS, type Recording } from '../src/domain/feeds/recordings.js';
+import { CHAIN_SNAPSHOT_SPAN_MS } from '../src/domain/feeds/resolve-derivatives.js';
 import { replayBatches } from '../src/domain/feeds/recorded.js';
 import type { ReplayClock } from '../src/domain/feeds/replay-clock.js';
 import { ingest } from '../src/ingest/ingest.js';
@@ -203,7 +204,10 @@ async function hotQueries(db: Kysely<Database>, at: Date): Promise<HotQuery[]> {
       'futures marks: newest mark per market',
       (d) => latestPerpMarks(d, 'BTC', afterRecording('ticker_BTC-PERPETUAL')),
     ],
-    ['options chain: latest snapshot', (d) => latestChainMarks(d, 'BTC', afterRecording('btc_options'))],
+    [
+      'options chain: latest snapshot',
+      (d) => latestChainMarks(d, 'BTC', afterRecording('btc_options'), CHAIN_SNAPSHOT_SPAN_MS),
+    ],
     [
       'observations: newest of a metric and key',
       (d) => observationHistory(d, 'temperature', 'london', afterRecording('current_cities'), 1),

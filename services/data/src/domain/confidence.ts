@@ -5,8 +5,9 @@
  *   sources    = 1 - 0.5^n          n = distinct venues behind the answer (1 → 0.5, 2 → 0.75, 3 → 0.875)
  *   dispersion = exp(-d / 0.01)     d = median absolute deviation of the venue values over their median
  *                                   (0 for a single source; 0.1 % → 0.90, 1 % → 0.37)
- *   freshness  = exp(-age / maxAge) age = staleness_ms, maxAge = the age past which the source is dropped
- *                                   (or the cadence of a polled feed: a value one cadence old → 0.37)
+ *   freshness  = exp(-age / maxAge) age = staleness_ms, maxAge = the metric's max_age_ms in the catalogue:
+ *                                   the age past which its newest value is overdue, and a spot or
+ *                                   futures venue is dropped as stale (a value that old → 0.37)
  */
 export interface ConfidenceInput {
   venues: number;

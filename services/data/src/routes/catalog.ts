@@ -21,7 +21,7 @@ export function catalogDocument() {
           value_shape: m.value_shape,
           unit: m.unit,
           cadence: m.cadence,
-          ...(m.cadence_ms !== undefined ? { cadence_ms: m.cadence_ms } : {}),
+          ...(m.cadence_ms !== undefined ? { cadence_ms: m.cadence_ms, max_age_ms: m.max_age_ms } : {}),
           series: m.series,
           status: m.status,
           min_tier: higherPlan(p.min_tier, m.min_tier),

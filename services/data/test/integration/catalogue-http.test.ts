@@ -78,8 +78,31 @@ describe('the catalogue over HTTP', () => {
       series: false,
       cadence: 'about 60 s polled',
       cadence_ms: 60_000,
+      max_age_ms: 180_000,
+    });
+    expect(byPath.get('/v1/data/fx/spot/change_24h')).toMatchObject({
+      cadence: 'daily, ECB business days, about 16:00 CET',
+      cadence_ms: 86_400_000,
+      max_age_ms: 5 * 86_400_000,
     });
     expect(byPath.get('/v1/data/sports/tennis/match_result')).toMatchObject({ series: true });
+  });
+
+  it('answers every object metric in the unit the catalogue states', async () => {
+    const objects = live.filter((h) => h.metric.value_shape === 'object');
+    const units = [];
+    for (const hit of objects) {
+      const res = await get(`/v1/data/${pathOf(hit)}`);
+      expect([pathOf(hit), res.status]).toEqual([pathOf(hit), 200]);
+      if (res.body.data.unit !== undefined) units.push([pathOf(hit), res.body.data.unit]);
+    }
+    expect(units.length).toBeGreaterThanOrEqual(20);
+    expect(units).toEqual(
+      units.map(([path]) => [
+        path,
+        findMetric(...(path!.split('/') as [string, string, string]))!.metric.unit,
+      ]),
+    );
   });
 
   /** The answer without what depends on the instant of the request (the age of the data and its score). */

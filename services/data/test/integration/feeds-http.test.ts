@@ -281,6 +281,84 @@ describe('feed metrics over HTTP', () => {
     expect(change.data.change_pct).toBeCloseTo((today / before - 1) * 100, 3);
   });
 
+  it('fx/spot/change_24h with series=true answers the change per fixing in percent, not the stored rates', async () => {
+    // Two older fixings before the recorded two (Mon 11th, Tue 12th), in the recording's replay time.
+    const clock = replayShift('2024-11-14T15:10:00Z', loadedAt, 'day').clock;
+    const rates: [string, number][] = [
+      ['2024-11-11', 1.065],
+      ['2024-11-12', 1.0623],
+      ['2024-11-13', 1.0564],
+      ['2024-11-14', 1.054],
+    ];
+    await ingest(db.db, {
+      kind: 'observations',
+      source: 'ecb',
+      rows: rates.slice(0, 2).map(([day, value]) => ({
+        key: 'EUR-USD',
+        metric: 'fx_reference_rate',
+        ts: clock(`${day}T15:00:00Z`),
+        value,
+        payload: { cross: 'direct' },
+      })),
+    });
+    const res = await get('/v1/data/fx/spot/change_24h?entity=EUR-USD&series=true');
+    expect(res.status).toBe(200);
+    // The oldest fixing has no previous one: it is a base, not a row.
+    expect(res.body.data).toEqual(
+      rates.slice(1).map(([day, rate], i) => ({
+        ts: clock(`${day}T15:00:00Z`),
+        value: expect.closeTo((rate / rates[i]![1] - 1) * 100, 6),
+        rate,
+        previous_rate: rates[i]![1],
+        from: clock(`${rates[i]![0]}T15:00:00Z`),
+      })),
+    );
+    expect(res.body.meta.returned).toBe(3);
+    expect(res.body.provenance.method).toMatch(
+      /Series: the metric's value \(in percent\) computed at every stored point/,
+    );
+    const latest = await ok200('/v1/data/fx/spot/change_24h?entity=EUR-USD');
+    expect(latest.data).toMatchObject({ change_pct: res.body.data.at(-1).value, unit: 'percent' });
+    // The reference rate's own series is still the stored rates.
+    const rateSeries = await get('/v1/data/fx/spot/reference_rate?entity=EUR-USD&series=true');
+    expect(rateSeries.body.data.map((r: { value: number }) => r.value)).toEqual(rates.map(([, r]) => r));
+  });
+
+  it('macro *_yoy with series=true answers the growth per month in percent, with the levels it compares', async () => {
+    // services/data/recordings/fred/M2SL: 2023-01 .. 2024-09, billions of USD.
+    const m2 = [
+      21197.6, 21078.6, 20836.8, 20697.8, 20747.6, 20793.6, 20770.7, 20759.0, 20740.1, 20717.6, 20772.0,
+      20838.5, 20779.6, 20783.1, 20838.7, 20878.3, 20966.6, 21022.3, 21079.7, 21175.0, 21250.3,
+    ];
+    const res = await get('/v1/data/macro/money/m2_growth_yoy?series=true');
+    expect(res.status).toBe(200);
+    const rows = res.body.data as { value: number; level: number; base_level: number; period: string }[];
+    // 2024-01 .. 2024-09: the months with the same month a year earlier.
+    expect(rows.map((r) => r.value)).toEqual(
+      m2.slice(12).map((level, i) => expect.closeTo((level / m2[i]! - 1) * 100, 4)),
+    );
+    expect(rows.map((r) => [r.level, r.base_level])).toEqual(
+      m2.slice(12).map((level, i) => [Math.round(level * 1e9), Math.round(m2[i]! * 1e9)]),
+    );
+    expect(res.body.provenance.method).toMatch(
+      /Series: the metric's value \(in percent\) computed at every stored point/,
+    );
+    const latest = await ok200('/v1/data/macro/money/m2_growth_yoy');
+    expect(latest.data).toEqual({
+      growth_pct: rows.at(-1)!.value,
+      period: rows.at(-1)!.period,
+      level: 21250.3e9,
+      base_period: expect.any(String),
+      base_level: 20740.1e9,
+      level_unit: 'USD',
+      unit: 'percent',
+    });
+    const cpi = await get('/v1/data/macro/prices/cpi_inflation_yoy?series=true');
+    // CPIAUCSL is recorded for 2023-01 .. 2024-10: ten months have their base.
+    expect(cpi.body.data).toHaveLength(10);
+    expect(cpi.body.data.at(-1).value).toBeCloseTo((315.454 / 307.619 - 1) * 100, 4);
+  });
+
   it('weather/observations per city, absurd_earth weather and tides', async () => {
     expect((await ok200('/v1/data/weather/observations/temperature?entity=tokyo')).data).toBe(15.2);
     expect((await ok200('/v1/data/weather/observations/wind_speed?entity=new_york')).data).toBe(14.3);

@@ -1,5 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { change24h, largestQuake, quakesIn, yoyGrowth } from '../../src/domain/feeds/computations.js';
+import {
+  change24h,
+  change24hRow,
+  computedSeries,
+  largestQuake,
+  quakesIn,
+  yoyGrowth,
+  yoyRow,
+} from '../../src/domain/feeds/computations.js';
 import { basisPercent, freshMarks, marksInUsd } from '../../src/domain/feeds/futures.js';
 import {
   expiryVariance,
@@ -31,6 +39,61 @@ describe('feed computations', () => {
       p('2024-11-18T09:00:00Z', 5),
     ]);
     expect(c?.percent).toBeCloseTo(10, 9);
+  });
+
+  it('a change_24h series has one row per fixing with a previous one: the change in percent, not the rate', () => {
+    // Newest first: Monday, Friday, Thursday fixings.
+    const fixings = [
+      p('2024-11-18T15:00:00Z', 1.1),
+      p('2024-11-15T15:00:00Z', 1.0),
+      p('2024-11-14T15:00:00Z', 1.25),
+    ];
+    expect(computedSeries(fixings, 3, 5, change24hRow)).toEqual([
+      {
+        ts: '2024-11-18T15:00:00.000Z',
+        value: 10,
+        rate: 1.1,
+        previous_rate: 1.0,
+        from: '2024-11-15T15:00:00.000Z',
+      },
+      {
+        ts: '2024-11-15T15:00:00.000Z',
+        value: -20,
+        rate: 1.0,
+        previous_rate: 1.25,
+        from: '2024-11-14T15:00:00.000Z',
+      },
+    ]);
+    // Only the rows of the first `count` points; the older points are bases, not rows.
+    expect(computedSeries(fixings, 1, 5, change24hRow).map((r) => r.ts)).toEqual([
+      '2024-11-18T15:00:00.000Z',
+    ]);
+  });
+
+  it('a year-over-year series answers growth for the months with the same month a year earlier only', () => {
+    // 2023-01 .. 2024-02, the level rising by 1 a month from 100; newest first.
+    const months = Array.from({ length: 14 }, (_, i) =>
+      p(`${2023 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}-01T00:00:00Z`, 100 + i),
+    ).reverse();
+    const rows = computedSeries(months, months.length, 14, yoyRow);
+    expect(rows).toEqual([
+      {
+        ts: '2024-02-01T00:00:00.000Z',
+        value: expect.closeTo((113 / 101 - 1) * 100, 6),
+        period: '2024-02',
+        level: 113,
+        base_period: '2023-02',
+        base_level: 101,
+      },
+      {
+        ts: '2024-01-01T00:00:00.000Z',
+        value: 12,
+        period: '2024-01',
+        level: 112,
+        base_period: '2023-01',
+        base_level: 100,
+      },
+    ]);
   });
 
   it('quakes of a window, and the largest (earlier wins a tie)', () => {

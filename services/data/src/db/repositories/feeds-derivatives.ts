@@ -6,14 +6,16 @@ import type { PerpMark } from '../../domain/feeds/futures.js';
 type Db = Kysely<Database>;
 const t = (name: string) => sql.table(`${SCHEMA}.${name}`);
 
-/** A chain snapshot spans a few minutes of polling; marks older than this before the newest are another snapshot. */
-export const CHAIN_SNAPSHOT_SPAN_MS = 15 * 60_000;
-
 /**
  * The latest snapshot of an underlying's chain at `at`: the newest mark of every instrument seen
- * within the snapshot span before the newest mark, live expiries only.
+ * within `spanMs` before the newest mark (older marks belong to another snapshot), live expiries only.
  */
-export async function latestChainMarks(db: Db, underlying: string, at: Date): Promise<OptionMark[]> {
+export async function latestChainMarks(
+  db: Db,
+  underlying: string,
+  at: Date,
+  spanMs: number,
+): Promise<OptionMark[]> {
   const { rows } = await sql<OptionMark>`
     with newest as (
       select max(ts) as ts from ${t('option_marks')} where underlying = ${underlying} and ts <= ${at}
@@ -23,7 +25,7 @@ export async function latestChainMarks(db: Db, underlying: string, at: Date): Pr
            m.mark_price_usd, m.mark_iv, m.delta, m.gamma, m.vega, m.theta, m.open_interest
       from ${t('option_marks')} m, newest
      where m.underlying = ${underlying}
-       and m.ts <= newest.ts and m.ts > newest.ts - ${`${CHAIN_SNAPSHOT_SPAN_MS} milliseconds`}::interval
+       and m.ts <= newest.ts and m.ts > newest.ts - ${`${spanMs} milliseconds`}::interval
        and m.expiry > ${at}
      order by m.instrument, m.ts desc`.execute(db);
   return rows;

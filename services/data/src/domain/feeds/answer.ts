@@ -43,6 +43,19 @@ export function sourceOf(query: MetricQuery, hit: CatalogHit): Result<string | u
   return ok(query.source);
 }
 
+/**
+ * The catalogue's max age of a metric (MetricEntry.max_age_ms): the one age limit of its resolver, for
+ * stale exclusion and the confidence's freshness alike. Only a real-time tick metric has none.
+ */
+export function maxAgeOf(hit: CatalogHit): number {
+  const ms = hit.metric.max_age_ms;
+  if (ms === undefined)
+    throw new Error(
+      `the catalogue gives ${hit.product.category}/${hit.product.product}/${hit.metric.metric} no max_age_ms`,
+    );
+  return ms;
+}
+
 export interface FeedAnswerInput {
   data: unknown;
   now: Date;
@@ -50,8 +63,8 @@ export interface FeedAnswerInput {
   asOf: Date;
   sources: SourceRef[];
   method: string;
-  /** The cadence of the feed: data one cadence old scores 0.37 on freshness. */
-  cadenceMs: number;
+  /** The metric answered: its catalogue entry's max_age_ms is the age that scores 0.37 on freshness. */
+  hit: CatalogHit;
   /** The recordings the data may have been replayed from: `{source, file}` each. */
   replay?: { source: string; file: string } | { source: string; file: string }[];
   rows?: Record<string, unknown>[];
@@ -86,7 +99,7 @@ export async function feedAnswer(deps: Deps, input: FeedAnswerInput): Promise<Me
       venues: venues.length,
       dispersion: input.dispersion ?? 0,
       staleness_ms: staleness,
-      max_age_ms: input.cadenceMs,
+      max_age_ms: maxAgeOf(input.hit),
     }),
     sources: input.sources,
     method,

@@ -38,6 +38,57 @@ export function change24h(points: Point[]): { latest: Point; base: Point; percen
   return { latest, base, percent: percentChange(latest.value, base.value) };
 }
 
+/** The points of stored observations that have a value, in their order. */
+export function pointsOf(list: { ts: Date; value: number | null }[]): Point[] {
+  return list.filter((o) => o.value !== null).map((o) => ({ ts: o.ts, value: o.value! }));
+}
+
+/** A row of a computed metric: its value (in the metric's unit) at `ts`, with what it was computed from. */
+export type ComputedRow = { ts: string; value: number } & Record<string, unknown>;
+
+/**
+ * The rows of a computed metric over `points` (newest first): the row of each of the newest `count`
+ * points, each computed from that point and the `take - 1` points before it; a point whose base is
+ * not among them has no row. Newest first.
+ */
+export function computedSeries(
+  points: Point[],
+  count: number,
+  take: number,
+  row: (recent: Point[]) => ComputedRow | undefined,
+): ComputedRow[] {
+  return points.slice(0, count).flatMap((_, i) => row(points.slice(i, i + take)) ?? []);
+}
+
+/** change_24h at the newest of `points`: percent change from the previous point at least 20 h older. */
+export function change24hRow(points: Point[]): ComputedRow | undefined {
+  const c = change24h(points);
+  return (
+    c && {
+      ts: c.latest.ts.toISOString(),
+      value: c.percent,
+      rate: c.latest.value,
+      previous_rate: c.base.value,
+      from: c.base.ts.toISOString(),
+    }
+  );
+}
+
+/** Year-over-year growth at the newest month of `points`; `level` and `base_level` are the series' values. */
+export function yoyRow(points: Point[]): ComputedRow | undefined {
+  const g = yoyGrowth(points);
+  return (
+    g && {
+      ts: g.latest.ts.toISOString(),
+      value: g.percent,
+      period: monthOf(g.latest.ts),
+      level: g.latest.value,
+      base_period: monthOf(g.base.ts),
+      base_level: g.base.value,
+    }
+  );
+}
+
 /** "YYYY-MM" of a monthly point. */
 export const monthOf = (d: Date) => d.toISOString().slice(0, 7);
 /** "YYYY-MM-DD" of a daily point. */

@@ -12,11 +12,10 @@
  *   same rows for callers that read it directly.
  */
 import type { Deps } from '../../context.js';
-import { latestChainMarks } from '../../db/repositories/feeds-derivatives.js';
 import type { MetricResolver, SourceRef } from '../metric-resolver.js';
 import { iso } from './answer.js';
 import { buildChain, demoOptions, type DemoOptions } from './options.js';
-import { futuresResolvers, optionsResolvers } from './resolve-derivatives.js';
+import { chainSnapshot, futuresResolvers, optionsResolvers } from './resolve-derivatives.js';
 import { marketResolvers } from './resolve-markets.js';
 import { latestResolvers } from './resolve-observations.js';
 import { sportEvents } from './resolve-sports.js';
@@ -61,12 +60,11 @@ const DEMO_SPORTS: [sport: string, leagues: string[]][] = [
 /** The options and sports parts of GET /v1/demo (data 2.2): a few BTC contracts and the current scoreboards. */
 export async function demoSnapshot(deps: Deps, now: Date): Promise<DemoFeeds> {
   const sources: SourceRef[] = [];
-  const marks = await latestChainMarks(deps.db, 'BTC', now);
+  const snap = await chainSnapshot(deps, 'BTC', now);
   let options: DemoOptions | null = null;
-  if (marks.length > 0) {
-    const asOf = new Date(Math.max(...marks.map((m) => m.ts.getTime())));
-    options = demoOptions(buildChain('BTC', marks), asOf);
-    sources.push({ venue: 'deribit', ts: iso(asOf), symbol: 'BTC options' });
+  if (snap) {
+    options = demoOptions(buildChain('BTC', snap.marks), snap.asOf);
+    sources.push({ venue: 'deribit', ts: iso(snap.asOf), symbol: 'BTC options' });
   }
   const events: DemoEvent[] = [];
   for (const [sport, leagues] of DEMO_SPORTS) {

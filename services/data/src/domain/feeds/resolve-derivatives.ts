@@ -5,7 +5,7 @@ import { loadReferencePrice } from '../../db/repositories/candles.js';
 import { replayMarker } from '../../db/repositories/feeds-observations.js';
 import { latestChainMarks, latestFunding, latestPerpMarks } from '../../db/repositories/feeds-derivatives.js';
 import type { MetricResolver } from '../metric-resolver.js';
-import { entityOf, feedAnswer, iso, MINUTE, noData, sourceOf } from './answer.js';
+import { entityOf, feedAnswer, iso, maxAgeOf, MINUTE, noData, sourceOf } from './answer.js';
 import { median } from '../confidence.js';
 import { basisPercent, freshMarks, marksInUsd, type FuturesPrint } from './futures.js';
 import {
@@ -18,10 +18,14 @@ import {
 } from './options.js';
 
 const OPTIONS_FILE = 'btc_options';
-const OPTIONS_CADENCE = 60 * MINUTE;
+/**
+ * The newest snapshot of a chain is every instrument's newest mark within this of the newest mark: the
+ * catalogue's max age of crypto/options (three polls), so an instrument no longer listed drops out.
+ */
+export const CHAIN_SNAPSHOT_SPAN_MS = maxAgeOf(findMetric('crypto', 'options', 'chain')!);
 
-async function chainSnapshot(deps: Deps, underlying: string, now: Date) {
-  const marks = await latestChainMarks(deps.db, underlying, now);
+export async function chainSnapshot(deps: Deps, underlying: string, now: Date) {
+  const marks = await latestChainMarks(deps.db, underlying, now, CHAIN_SNAPSHOT_SPAN_MS);
   if (marks.length === 0) return undefined;
   const asOf = new Date(Math.max(...marks.map((m) => m.ts.getTime())));
   return { marks, asOf };
@@ -51,8 +55,8 @@ function optionsResolver(
         now: query.now,
         asOf: snap.asOf,
         sources: [{ venue: 'deribit', ts: iso(snap.asOf), symbol: `${underlying} options` }],
-        method: `${method} Snapshot: the newest mark of each of ${snap.marks.length} live instruments within 15 minutes of the newest.`,
-        cadenceMs: OPTIONS_CADENCE,
+        method: `${method} Snapshot: the newest mark of each of ${snap.marks.length} live instruments within ${CHAIN_SNAPSHOT_SPAN_MS / 1000} s (three polls) of the newest.`,
+        hit,
         replay: { source: 'deribit', file: OPTIONS_FILE },
       }),
     );
@@ -84,10 +88,11 @@ export const optionsResolvers: Record<string, MetricResolver<Deps>> = {
   ),
 };
 
-/** The polling period the catalogue states for crypto/futures: one source for the limit and the confidence. */
-const FUTURES_CADENCE = findMetric('crypto', 'futures', 'mark_price')!.metric.cadence_ms!;
-/** Three polling cycles: a venue whose newest mark (or funding rate) is older stopped publishing for us. */
-export const MARK_MAX_AGE_MS = 3 * FUTURES_CADENCE;
+/**
+ * The catalogue's max age of crypto/futures (three polls): a venue whose newest mark (or funding rate)
+ * is older stopped publishing for us. One number for the limit and the confidence.
+ */
+export const MARK_MAX_AGE_MS = maxAgeOf(findMetric('crypto', 'futures', 'mark_price')!);
 const FUTURES_FILES: Record<string, string> = { deribit: 'BTC-PERPETUAL', binance_futures: 'premium_index' };
 /** A replayed sample lands at its recording's replay marker (the same shifted clock). */
 const REPLAY_MARK_SPREAD_MS = 5 * MINUTE;
@@ -197,14 +202,15 @@ const fundingResolver: MetricResolver<Deps> = async (deps, query, hit) => {
       data: {
         symbol: entity,
         funding_rate: round(median(kept.map((f) => f.funding_rate)), 10),
-        unit: 'rate per funding interval',
+        unit: 'rate',
+        interval_hours: 8,
         venues,
       },
       now: query.now,
       asOf,
       sources: kept.map((f) => ({ venue: f.venue, ts: iso(f.ts), symbol: f.symbol })),
       method: `Perpetual funding rate per 8-hour interval as each venue publishes it (Binance lastFundingRate, Deribit funding_8h); funding_rate is the median across the venues kept. A venue whose newest rate is older than ${MARK_MAX_AGE_MS / MINUTE} min (3 polling cycles) is excluded as stale, unless it is the replayed recording.`,
-      cadenceMs: FUTURES_CADENCE,
+      hit,
       replay: replayOf(kept.map((f) => f.venue)),
       excluded,
       dispersion: 0,
@@ -240,7 +246,7 @@ const markPriceResolver: MetricResolver<Deps> = async (deps, query, hit) => {
       asOf,
       sources: kept.map((m) => ({ venue: m.venue, ts: iso(m.ts), symbol: m.symbol })),
       method: `Perpetual mark price per venue, converted to USD with the spot side's measured rate of the quote currency (USDT or USDC never assumed 1.0); mark_price is the median of the venues kept. A venue whose newest mark is older than ${MARK_MAX_AGE_MS / MINUTE} min (3 polling cycles) is excluded as stale, unless it is the replayed recording.`,
-      cadenceMs: FUTURES_CADENCE,
+      hit,
       replay: replayOf(kept.map((m) => m.venue)),
       excluded,
     }),
@@ -280,7 +286,7 @@ const basisResolver: MetricResolver<Deps> = async (deps, query, hit) => {
         ...ref.venues.map((v) => ({ venue: v.venue, ts: v.ts, symbol: v.symbol })),
       ],
       method: `basis = (perp mark_price - cross-venue spot reference_price) / reference_price x 100; mark_price is the median USD mark of the perpetuals kept (marks older than ${MARK_MAX_AGE_MS / MINUTE} min excluded as stale unless replayed), reference_price the spot metric crypto/spot/reference_price at the same time. as_of is the older of the two.`,
-      cadenceMs: FUTURES_CADENCE,
+      hit,
       replay: replayOf(kept.map((m) => m.venue)),
       excluded: [
         ...excluded,

@@ -1,14 +1,11 @@
 import { ok } from '@meridian/http-kit';
 import type { Deps } from '../../context.js';
-import { latestPerKey, type StoredObservation } from '../../db/repositories/feeds-observations.js';
+import { latestPerKey } from '../../db/repositories/feeds-observations.js';
 import type { MetricResolver } from '../metric-resolver.js';
-import { DAY, entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
-import { change24h, dayOf, monthOf, percentChange, yoyGrowth, type Point } from './computations.js';
+import { entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
+import { change24hRow, dayOf, monthOf, percentChange, pointsOf, yoyRow } from './computations.js';
 import { ETF_ALL } from './markets-feeds.js';
 import { latestResolver } from './resolve-observations.js';
-
-const points = (list: StoredObservation[]): Point[] =>
-  list.filter((o) => o.value !== null).map((o) => ({ ts: o.ts, value: o.value! }));
 
 const ETF_METHOD =
   'Farside Investors daily US spot bitcoin ETF flow table (US$m converted to USD; outflows negative); a day is dated 00:00 UTC of the trading day.';
@@ -36,7 +33,7 @@ const flowByEtf: MetricResolver<Deps> = async (deps, query, hit) => {
       asOf,
       sources: funds.map((o) => ({ venue: 'farside', ts: iso(o.ts), symbol: o.key })),
       method: `${ETF_METHOD} Net flow of the newest day per fund.`,
-      cadenceMs: DAY,
+      hit,
       replay: { source: 'farside', file: 'etf_flows' },
     }),
   );
@@ -49,7 +46,6 @@ const etfLatest = (metric: string, words: string) =>
     metric,
     key: (e) => e ?? ETF_ALL,
     unit: 'USD',
-    cadenceMs: DAY,
     method: `${ETF_METHOD} ${words}`,
     object: ([o], entity) => ({ fund: entity ?? 'all funds', day: dayOf(o!.ts), value: o!.value }),
   });
@@ -62,7 +58,6 @@ const fxResolvers = {
     key: (e) => e!,
     defaultEntity: 'EUR-USD',
     unit: 'rate',
-    cadenceMs: DAY,
     method:
       'ECB euro foreign exchange reference rate (through Frankfurter), fixed about 16:00 CET; GBP-USD and USD-JPY are crossed through the euro: USD/GBP and JPY/USD.',
     object: ([o], entity) => ({
@@ -79,20 +74,20 @@ const fxResolvers = {
     key: (e) => e!,
     defaultEntity: 'EUR-USD',
     unit: 'percent',
-    cadenceMs: DAY,
     take: 5,
     method:
       'Percent change of the ECB reference rate from the previous fixing at least 20 h older (the previous business day) to the newest.',
+    computed: change24hRow,
     object: (recent, entity) => {
-      const c = change24h(points(recent));
+      const row = change24hRow(pointsOf(recent));
       return (
-        c && {
+        row && {
           pair: entity,
-          change_pct: c.percent,
-          rate: c.latest.value,
-          previous_rate: c.base.value,
-          from: iso(c.base.ts),
-          to: iso(c.latest.ts),
+          change_pct: row.value,
+          rate: row.rate,
+          previous_rate: row.previous_rate,
+          from: row.from,
+          to: row.ts,
         }
       );
     },
@@ -106,7 +101,6 @@ const dailyClose = (key: string, words: string) =>
     metric: 'index_close',
     key: () => key,
     unit: 'index points',
-    cadenceMs: DAY,
     take: 2,
     method: `Stooq daily bars of the ${words}: the newest close, its bar and the change from the previous close.`,
     object: ([o, prev]) => ({
@@ -127,7 +121,6 @@ const commodity = (source: string, file: string, key: string, unit: string, word
     metric: 'commodity_spot',
     key: () => key,
     unit,
-    cadenceMs: DAY,
     take: 2,
     method: `${words}; the newest price and the change from the previous one.`,
     object: ([o, prev]) => ({
@@ -145,32 +138,26 @@ const monthly = (metric: string, file: string, unit: string, words: string) =>
     metric,
     key: () => '',
     unit,
-    cadenceMs: 45 * DAY,
     method: words,
     object: ([o]) => ({ period: monthOf(o!.ts), value: o!.value }),
   });
 
-const yoy = (metric: string, file: string, words: string) =>
+/** Growth in percent of a monthly series; `level` and `base_level` are the series' own values, in `levelUnit`. */
+const yoy = (metric: string, file: string, levelUnit: string, words: string) =>
   latestResolver({
     source: 'fred',
     file,
     metric,
     key: () => '',
     unit: 'percent',
-    cadenceMs: 45 * DAY,
     take: 14,
-    method: `${words} Year-over-year growth = (value of the newest month / value of the same month a year earlier - 1) x 100.`,
+    method: `${words} Year-over-year growth = (value of the newest month / value of the same month a year earlier - 1) x 100; level and base_level are the two monthly values, in ${levelUnit}.`,
+    computed: yoyRow,
     object: (recent) => {
-      const g = yoyGrowth(points(recent));
-      return (
-        g && {
-          period: monthOf(g.latest.ts),
-          growth_pct: g.percent,
-          value: g.latest.value,
-          base_period: monthOf(g.base.ts),
-          base_value: g.base.value,
-        }
-      );
+      const row = yoyRow(pointsOf(recent));
+      if (!row) return undefined;
+      const { ts: _ts, value, ...rest } = row;
+      return { growth_pct: value, ...rest, level_unit: levelUnit };
     },
   });
 
@@ -222,12 +209,12 @@ export const marketResolvers: Record<string, MetricResolver<Deps>> = {
     'USD',
     'FRED series M2SL (M2, seasonally adjusted, billions of dollars x 1e9), newest month.',
   ),
-  'macro/money/m2_growth_yoy': yoy('m2_money_supply', 'M2SL', 'FRED series M2SL.'),
+  'macro/money/m2_growth_yoy': yoy('m2_money_supply', 'M2SL', 'USD', 'FRED series M2SL.'),
   'macro/prices/cpi': monthly(
     'cpi',
     'CPIAUCSL',
     'index',
     'FRED series CPIAUCSL (CPI for all urban consumers, 1982-84 = 100, seasonally adjusted), newest month.',
   ),
-  'macro/prices/cpi_inflation_yoy': yoy('cpi', 'CPIAUCSL', 'FRED series CPIAUCSL.'),
+  'macro/prices/cpi_inflation_yoy': yoy('cpi', 'CPIAUCSL', 'index', 'FRED series CPIAUCSL.'),
 };

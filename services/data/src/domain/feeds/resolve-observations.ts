@@ -1,8 +1,10 @@
+import type { CatalogHit } from '@meridian/contracts';
 import { ok } from '@meridian/http-kit';
 import type { Deps } from '../../context.js';
 import { observationHistory, type StoredObservation } from '../../db/repositories/feeds-observations.js';
 import type { MetricAnswer, MetricQuery, MetricResolver } from '../metric-resolver.js';
-import { DAY, entityOf, feedAnswer, HOUR, iso, MINUTE, noData, sourceOf } from './answer.js';
+import { entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
+import { computedSeries, pointsOf, type ComputedRow, type Point } from './computations.js';
 import { COLDEST_PLACE, TIDE_STATION } from './recordings.js';
 
 /** Rows of a history page; a series answer continues with a cursor {before: ts}. */
@@ -17,13 +19,18 @@ export interface LatestSpec {
   /** The observation key for the entity (or the fixed key of a product without entities). */
   key: (entity: string | undefined) => string;
   unit: string;
-  cadenceMs: number;
   method: string;
   /** The entity used when the query names none. */
   defaultEntity?: string;
   /** Object-shaped metrics build their object from the newest observations; scalar ones answer the value. */
   object?: (recent: StoredObservation[], entity: string | undefined) => Record<string, unknown> | undefined;
-  /** How many recent observations `object` needs (newest first); 1 unless said. */
+  /**
+   * For a metric computed from stored points rather than stored itself (a change, a growth): its row at
+   * the newest of the points given. series=true answers one row per stored point, so that the history
+   * is of the metric in its unit, never of the points it is computed from.
+   */
+  computed?: (recent: Point[]) => ComputedRow | undefined;
+  /** How many recent observations `object` and `computed` need (newest first); 1 unless said. */
   take?: number;
 }
 
@@ -36,23 +43,26 @@ export const resumeBeforeTs = (row: Record<string, unknown>) => ({ before: Strin
 
 /**
  * Reads the history page a series query asks for: the newest PAGE_SIZE observations before the cursor,
- * returned ascending in time like every series (so that truncation drops the oldest).
+ * returned ascending in time like every series (so that truncation drops the oldest). A computed
+ * metric reads the `take - 1` older points its oldest row needs too, and answers its own rows; a
+ * point whose base is missing (the oldest ones) has none.
  */
 export async function historyPage(
   deps: Deps,
-  metric: string,
+  spec: Pick<LatestSpec, 'metric' | 'computed' | 'take'>,
   key: string,
   query: MetricQuery,
-): Promise<{
-  rows: Record<string, unknown>[];
-  next: Record<string, unknown> | null;
-  newest?: StoredObservation;
-}> {
+): Promise<{ rows: Record<string, unknown>[]; next: Record<string, unknown> | null; newest?: Date }> {
   const before = typeof query.cursor?.before === 'string' ? new Date(query.cursor.before) : undefined;
-  const list = await observationHistory(deps.db, metric, key, query.now, PAGE_SIZE + 1, before);
+  const take = spec.computed ? (spec.take ?? 1) : 1;
+  const list = await observationHistory(deps.db, spec.metric, key, query.now, PAGE_SIZE + take, before);
   const page = list.slice(0, PAGE_SIZE);
   const next = list.length > PAGE_SIZE ? { before: iso(page[page.length - 1]!.ts) } : null;
-  return { rows: page.map(historyRow).reverse(), next, newest: page[0] };
+  const rows: Record<string, unknown>[] = spec.computed
+    ? computedSeries(pointsOf(list), pointsOf(page).length, take, spec.computed)
+    : page.map(historyRow);
+  const newest = rows[0]?.ts;
+  return { rows: rows.reverse(), next, newest: newest === undefined ? undefined : new Date(String(newest)) };
 }
 
 /** The resolver of a metric answered by the newest observation of one key (history when series=true). */
@@ -65,8 +75,11 @@ export function latestResolver(spec: LatestSpec): MetricResolver<Deps> {
     const key = spec.key(entity.value);
     const what = `${query.category}/${query.product}/${query.metric}${entity.value ? ` ${entity.value}` : ''}`;
     if (query.series) {
-      const page = await historyPage(deps, spec.metric, key, query);
+      const page = await historyPage(deps, spec, key, query);
       if (!page.newest) return noData(what);
+      const rows = spec.computed
+        ? `the metric's value (in ${spec.unit}) computed at every stored point that has its base`
+        : 'every stored observation';
       return ok(
         await feedAnswer(deps, {
           data: page.rows,
@@ -74,16 +87,16 @@ export function latestResolver(spec: LatestSpec): MetricResolver<Deps> {
           nextCursor: page.next,
           resumeBefore: resumeBeforeTs,
           now: query.now,
-          asOf: page.newest.ts,
+          asOf: page.newest,
           sources: [
             {
               venue: spec.source,
-              ts: iso(page.newest.ts),
+              ts: iso(page.newest),
               ...(entity.value ? { symbol: entity.value } : {}),
             },
           ],
-          method: `${spec.method} Series: every stored observation, ascending in time, ${PAGE_SIZE} per page walking back in time. Unit: ${spec.unit}.`,
-          cadenceMs: spec.cadenceMs,
+          method: `${spec.method} Series: ${rows}, ascending in time, ${PAGE_SIZE} points per page walking back in time. Unit: ${spec.unit}.`,
+          hit,
           replay: { source: spec.source, file: spec.file },
         }),
       );
@@ -93,7 +106,7 @@ export function latestResolver(spec: LatestSpec): MetricResolver<Deps> {
     if (!obs) return noData(what);
     const data = spec.object ? spec.object(recent, entity.value) : obs.value;
     if (data === undefined) return noData(`${what} (too few observations to compute it)`);
-    return ok(await latestAnswer(deps, spec, obs, data, entity.value, query));
+    return ok(await latestAnswer(deps, spec, obs, data, entity.value, query, hit));
   };
 }
 
@@ -104,6 +117,7 @@ async function latestAnswer(
   data: unknown,
   entity: string | undefined,
   query: MetricQuery,
+  hit: CatalogHit,
 ): Promise<MetricAnswer> {
   return feedAnswer(deps, {
     data: spec.object ? { ...(data as Record<string, unknown>), unit: spec.unit } : data,
@@ -111,7 +125,7 @@ async function latestAnswer(
     asOf: obs.ts,
     sources: [{ venue: spec.source, ts: iso(obs.ts), ...(entity ? { symbol: entity } : {}) }],
     method: `${spec.method} Unit: ${spec.unit}.`,
-    cadenceMs: spec.cadenceMs,
+    hit,
     replay: { source: spec.source, file: spec.file },
   });
 }
@@ -128,7 +142,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     key: fixed('BTC'),
     defaultEntity: 'BTC',
     unit: 'USD',
-    cadenceMs: 10 * MINUTE,
     method: 'blockchain.info /stats: market_price_usd x circulating supply (totalbc / 1e8).',
   }),
   'crypto/network/hashrate': latestResolver({
@@ -138,7 +151,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     key: fixed('BTC'),
     defaultEntity: 'BTC',
     unit: 'EH/s',
-    cadenceMs: 10 * MINUTE,
     method: 'blockchain.info /stats hash_rate (GH/s) divided by 1e9.',
   }),
   'crypto/network/difficulty': latestResolver({
@@ -148,7 +160,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     key: fixed('BTC'),
     defaultEntity: 'BTC',
     unit: 'count',
-    cadenceMs: 10 * MINUTE,
     method: 'blockchain.info /stats difficulty as published.',
   }),
   'crypto/network/tx_count': latestResolver({
@@ -158,7 +169,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     key: fixed('BTC'),
     defaultEntity: 'BTC',
     unit: 'count',
-    cadenceMs: 10 * MINUTE,
     method: 'blockchain.info /stats n_tx: confirmed transactions over the last 24 h.',
   }),
   ...Object.fromEntries(
@@ -177,7 +187,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
         key: byEntity,
         defaultEntity: 'london',
         unit,
-        cadenceMs: 15 * MINUTE,
         method: `Open-Meteo current conditions (${words}) at the city's coordinates.`,
       }),
     ]),
@@ -188,7 +197,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'temperature',
     key: fixed(COLDEST_PLACE),
     unit: 'celsius',
-    cadenceMs: 15 * MINUTE,
     method:
       'Open-Meteo current temperature_2m at Oymyakon (63.46 N, 142.79 E), the coldest inhabited place we watch.',
   }),
@@ -198,7 +206,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'water_level',
     key: fixed(TIDE_STATION),
     unit: 'm',
-    cadenceMs: 6 * MINUTE,
     method: 'NOAA CO-OPS 6-minute water level at The Battery, New York (station 8518750), metres above MLLW.',
   }),
   'absurd_cosmos/space_weather/planetary_kp': latestResolver({
@@ -207,7 +214,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'planetary_kp',
     key: fixed(''),
     unit: 'index',
-    cadenceMs: 3 * HOUR,
     method: 'NOAA SWPC planetary K-index (0-9) of the newest 3-hour interval.',
   }),
   'absurd_cosmos/solar_cycle/sunspot_number': latestResolver({
@@ -216,7 +222,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'sunspot_number',
     key: fixed(''),
     unit: 'count',
-    cadenceMs: 31 * DAY,
     method: 'NOAA SWPC observed solar cycle indices: monthly mean sunspot number (ssn) of the newest month.',
   }),
   'absurd_cosmos/off_world/humans_in_space': latestResolver({
@@ -225,7 +230,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'humans_in_space',
     key: fixed(''),
     unit: 'count',
-    cadenceMs: DAY,
     method: 'open-notify astros.json: number of people in space, counted by craft.',
     object: ([o]) => ({ count: o!.value, by_craft: o!.payload.by_craft, people: o!.payload.people }),
   }),
@@ -235,7 +239,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'red_tape_output',
     key: fixed(''),
     unit: 'count',
-    cadenceMs: DAY,
     method:
       'Federal Register documents published on the day, by document type (documents/facets/type), summed.',
     object: ([o]) => ({ documents: o!.value, by_type: o!.payload.by_type, day: iso(o!.ts).slice(0, 10) }),
@@ -246,7 +249,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'national_debt',
     key: fixed(''),
     unit: 'USD',
-    cadenceMs: 3 * DAY,
     method: 'Treasury Fiscal Data debt_to_penny: total public debt outstanding on the newest record date.',
   }),
   'absurd_economy/treasury/avg_interest_rate': latestResolver({
@@ -255,7 +257,6 @@ export const latestResolvers: Record<string, MetricResolver<Deps>> = {
     metric: 'avg_interest_rate',
     key: fixed(''),
     unit: 'percent',
-    cadenceMs: 31 * DAY,
     method:
       'Treasury Fiscal Data avg_interest_rates: average interest rate of total marketable debt, newest month.',
   }),

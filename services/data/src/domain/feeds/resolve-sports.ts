@@ -2,7 +2,7 @@ import { ok } from '@meridian/http-kit';
 import type { Deps } from '../../context.js';
 import { latestPerKey } from '../../db/repositories/feeds-observations.js';
 import type { MetricResolver } from '../metric-resolver.js';
-import { DAY, entityOf, feedAnswer, iso, MINUTE, noData, sourceOf } from './answer.js';
+import { DAY, entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
 import { gamePositionOf, gameRow, gamesFor, seriesGames, SPORTS_RULES, type SportEvent } from './sports.js';
 
 /** series=true reaches back this far for "recent played games". */
@@ -63,7 +63,7 @@ function sportsResolver(sport: string, metric: string): MetricResolver<Deps> {
         asOf,
         sources: leagues.map((l) => ({ venue: 'espn', ts: iso(asOf), symbol: l })),
         method,
-        cadenceMs: 5 * MINUTE,
+        hit,
         replay: { source: 'espn', file: sport === 'football' ? 'soccer' : sport },
       }),
     );

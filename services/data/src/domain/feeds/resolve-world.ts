@@ -7,7 +7,7 @@ import {
   type StoredObservation,
 } from '../../db/repositories/feeds-observations.js';
 import type { MetricQuery, MetricResolver } from '../metric-resolver.js';
-import { DAY, entityOf, feedAnswer, HOUR, iso, MINUTE, noData, sourceOf } from './answer.js';
+import { entityOf, feedAnswer, HOUR, iso, noData, sourceOf } from './answer.js';
 import { dayOf, largestQuake, monthOf, quakesIn, utcDayStart, type Quake } from './computations.js';
 import type { CatalogHit } from '@meridian/contracts';
 import { zonedDayStart } from './world-feeds.js';
@@ -48,7 +48,7 @@ const quakesLastHour: MetricResolver<Deps> = async (deps, query, hit) => {
       asOf: w.feed.ts,
       sources: [{ venue: 'usgs', ts: iso(w.feed.ts) }],
       method: `USGS all_day GeoJSON feed: earthquakes (any magnitude, worldwide) with origin time in (${iso(new Date(w.from))}, ${iso(w.feed.ts)}], the hour before the feed was generated. Unit: count.`,
-      cadenceMs: 5 * MINUTE,
+      hit,
       replay: { source: 'usgs', file: 'all_day' },
     }),
   );
@@ -73,7 +73,7 @@ const largestQuakeToday: MetricResolver<Deps> = async (deps, query, hit) => {
       sources: [{ venue: 'usgs', ts: iso(w.feed.ts) }],
       method:
         'USGS all_day GeoJSON feed: the largest magnitude among earthquakes since 00:00 UTC of the day the feed was generated (the earlier one wins a tie).',
-      cadenceMs: 5 * MINUTE,
+      hit,
       replay: { source: 'usgs', file: 'all_day' },
     }),
   );
@@ -95,7 +95,7 @@ const ratSightingsToday: MetricResolver<Deps> = async (deps, query, hit) => {
       asOf: feed.ts,
       sources: [{ venue: 'nyc_311', ts: iso(feed.ts) }],
       method: `NYC Open Data 311 service requests with descriptor "Rat Sighting" created since midnight New York time (${iso(new Date(dayStart))}) up to the feed snapshot. Unit: count.`,
-      cadenceMs: DAY,
+      hit,
       replay: { source: 'nyc_311', file: 'rat_sightings' },
     }),
   );
@@ -114,7 +114,6 @@ function breakdown(
   source: string,
   file: string,
   method: string,
-  cadenceMs: number,
   build: (rows: StoredObservation[], asOf: Date) => Record<string, unknown>,
 ): MetricResolver<Deps> {
   return async (deps, query, hit) => {
@@ -129,7 +128,7 @@ function breakdown(
         asOf: snap.asOf,
         sources: [{ venue: source, ts: iso(snap.asOf) }],
         method,
-        cadenceMs,
+        hit,
         replay: { source, file },
       }),
     );
@@ -152,7 +151,6 @@ export const worldResolvers: Record<string, MetricResolver<Deps>> = {
     'pubmed',
     'esearch_all',
     `${PUBMED_METHOD}.`,
-    DAY,
     (rows, asOf) => ({ day: dayOf(asOf), count: valueOf(rows, 'all') }),
   ),
   'medical/literature/publication_count_by_type': breakdown(
@@ -160,7 +158,6 @@ export const worldResolvers: Record<string, MetricResolver<Deps>> = {
     'pubmed',
     'esearch_all',
     `${PUBMED_METHOD}, one query per publication type ([Publication Type]); a record may carry several types, so the types need not sum to the total.`,
-    DAY,
     (rows, asOf) => ({ day: dayOf(asOf), total: valueOf(rows, 'all'), by_type: without(rows, 'all') }),
   ),
   'medical/guidelines/guideline_downloads': breakdown(
@@ -168,7 +165,6 @@ export const worldResolvers: Record<string, MetricResolver<Deps>> = {
     'nice',
     'guidance_downloads',
     'NICE guidance download report: downloads per guideline over the newest reported month, and their total.',
-    31 * DAY,
     (rows, asOf) => ({
       period: monthOf(asOf),
       total: rows.reduce((s, r) => s + (r.value ?? 0), 0),
@@ -182,7 +178,6 @@ export const worldResolvers: Record<string, MetricResolver<Deps>> = {
     'radiopaedia',
     'articles_summary',
     'Radiopaedia article summary: total published reference articles.',
-    DAY,
     (rows) => ({ count: valueOf(rows, 'all') }),
   ),
   'medical/radiology/article_count_by_category': breakdown(
@@ -190,7 +185,6 @@ export const worldResolvers: Record<string, MetricResolver<Deps>> = {
     'radiopaedia',
     'articles_summary',
     'Radiopaedia article summary: published reference articles per system (each article is filed under one system, so the categories sum to the total).',
-    DAY,
     (rows) => ({ total: valueOf(rows, 'all'), by_category: without(rows, 'all') }),
   ),
 };

@@ -1,3 +1,4 @@
+import { findMetric } from '@meridian/contracts';
 import { confidence, median, relativeDispersion } from '../confidence.js';
 import { baseOf, marketLabel, type Market } from './market.js';
 
@@ -14,8 +15,8 @@ export interface MarketQuote extends Market {
 }
 
 export const REFERENCE_POLICY = {
-  /** A market whose newest bar is older than this is dropped as stale. */
-  maxAgeMs: 15 * 60_000,
+  /** A market whose newest bar is older than this is dropped as stale: the catalogue's max age of crypto/spot. */
+  maxAgeMs: findMetric('crypto', 'spot', 'reference_price')!.metric.max_age_ms!,
   /** Window of the volume that weights each venue. */
   weightWindowMs: 60 * 60_000,
   /** Outlier when |price - median| > max(madK x 1.4826 x MAD, floor x median). */
