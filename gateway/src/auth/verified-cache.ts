@@ -29,7 +29,7 @@ export interface VerifiedCacheOptions<T extends Verified> {
   maxNegative: number;
   /** Misses allowed in flight at once to identity; beyond them a miss answers 503 at once. */
   maxInFlight: number;
-  /** Failed verifications allowed per client address; a miss over it answers 429 without asking identity. */
+  /** Failed verifications allowed per client address; a miss past it answers 429 without asking identity. */
   budget?: FailureBudget;
   rpcTimeoutMs?: number;
   now?: () => number;
@@ -50,9 +50,9 @@ export function credentialHash(credential: string): string {
 /**
  * Verification at the edge: answers from memory while identity's events keep it true, asks
  * identity over NATS on a miss, and remembers refusals briefly so a repeated bad credential
- * costs identity nothing. Concurrent misses of one credential share one request; a miss spends
- * the client address's budget of failed verifications first, so distinct bad credentials do not
- * reach identity faster than that budget.
+ * costs identity nothing. Concurrent misses of one credential share one request; a miss holds a
+ * try of the client address's budget of failed verifications while identity is asked, so distinct
+ * bad credentials do not reach identity faster than that budget.
  */
 export class VerifiedCache<T extends Verified> {
   private readonly good: TtlLru<T>;
@@ -62,12 +62,14 @@ export class VerifiedCache<T extends Verified> {
   private readonly revoked: TtlLru<true>;
   private readonly inFlight = new Map<string, Promise<Verification<T>>>();
   private readonly now: () => number;
+  private readonly rpcTimeoutMs: number;
   /** Bumped by clear(): an answer asked for before it is not cached. */
   private generation = 0;
   misses = 0;
 
   constructor(private readonly options: VerifiedCacheOptions<T>) {
     this.now = options.now ?? Date.now;
+    this.rpcTimeoutMs = options.rpcTimeoutMs ?? 2000;
     this.good = new TtlLru(options.maxEntries, options.ttlMs);
     this.bad = options.negativeTtlMs > 0 ? new TtlLru(options.maxNegative, options.negativeTtlMs) : undefined;
     this.revoked = new TtlLru(10_000, Math.max(options.ttlMs, 60_000));
@@ -75,22 +77,27 @@ export class VerifiedCache<T extends Verified> {
 
   /**
    * Synchronous when the answer is in memory, so the hot path pays no promise for a hit.
-   * `client` gives the caller's address, whose budget a miss spends (asked for on a miss only, as
-   * working it out costs the hot path); without it none is spent.
+   * `client` gives the caller's address, whose budget a miss is counted against (asked for on a
+   * miss only, as working it out costs the hot path); without it there is no budget.
    */
   verify(credential: string, client?: () => string): Verification<T> | Promise<Verification<T>> {
     const hash = credentialHash(credential);
+    const known = this.known(hash);
+    if (known) return known;
+    if (this.inFlight.size >= this.options.maxInFlight) return tooManyAtOnce();
+    const budget = this.options.budget;
+    if (!budget || client === undefined) return this.share(credential, hash);
+    return this.spend(budget, client(), credential, hash);
+  }
+
+  /** The answer in memory, or the request to identity another caller already made for it. */
+  private known(hash: string): Verification<T> | Promise<Verification<T>> | undefined {
     const now = this.now();
     const value = this.good.get(hash, now);
     if (value) return { ok: true, value };
     const refused = this.bad?.get(hash, now);
     if (refused) return { ok: false, problem: refused };
-    const pending = this.inFlight.get(hash);
-    if (pending) return pending;
-    if (this.inFlight.size >= this.options.maxInFlight) return tooManyAtOnce();
-    const budget = this.options.budget;
-    if (!budget || client === undefined) return this.share(credential, hash);
-    return this.spend(budget, client(), credential, hash);
+    return this.inFlight.get(hash);
   }
 
   private async spend(
@@ -99,18 +106,23 @@ export class VerifiedCache<T extends Verified> {
     credential: string,
     hash: string,
   ): Promise<Verification<T>> {
-    const decision = await budget.take(client);
-    if (!decision.allowed) return { ok: false, problem: budget.refusal(decision) };
-    const joined = this.inFlight.get(hash);
-    if (joined || this.inFlight.size >= this.options.maxInFlight) {
-      // Identity is not asked on this caller's behalf: the try is not spent.
-      budget.giveBack(client);
-      return joined ?? tooManyAtOnce();
+    const attempt = await budget.attempt(client, this.rpcTimeoutMs);
+    if (!attempt.ok) return attempt;
+    // While the budget was read another caller may have asked about this credential, or learnt it.
+    const known = this.known(hash);
+    if (known || this.inFlight.size >= this.options.maxInFlight) {
+      attempt.end(false);
+      return known ?? tooManyAtOnce();
     }
-    const result = await this.share(credential, hash);
-    // Only what identity refused counts against the address.
-    if (result.ok) budget.giveBack(client);
-    return result;
+    let refused = false;
+    try {
+      const result = await this.share(credential, hash);
+      // Only identity's refusal counts against the address, not its silence or failure.
+      refused = !result.ok && result.problem.status === 401;
+      return result;
+    } finally {
+      attempt.end(refused);
+    }
   }
 
   /** One request to identity per credential, whoever else asks for it meanwhile. */
@@ -126,9 +138,7 @@ export class VerifiedCache<T extends Verified> {
     const reply = await this.options.bus.request<unknown>(
       this.options.subject,
       this.options.request(credential),
-      {
-        timeoutMs: this.options.rpcTimeoutMs ?? 2000,
-      },
+      { timeoutMs: this.rpcTimeoutMs },
     );
     if (!reply.ok) {
       // Only identity's own refusal (401) is remembered; a transport failure is retried next time.

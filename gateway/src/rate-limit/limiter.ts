@@ -18,7 +18,13 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-/** The buckets of one replica, in memory: for one gateway, or when Redis is not configured. */
+/**
+ * The buckets of one replica, in memory: for one gateway, or when Redis is not configured.
+ * Bounded, since there is a bucket per unauthenticated client address: past `maxBuckets` the
+ * bucket touched longest ago is forgotten, without a sweep. Forgetting a bucket untouched for a
+ * minute is exact, as it is full again; one forgotten sooner starts full when it comes back, which
+ * takes `maxBuckets` other buckets touched in between.
+ */
 export class MemoryRateLimiter implements RateLimiter {
   readonly kind = 'memory';
   private readonly buckets = new Map<string, BucketState>();
@@ -28,6 +34,10 @@ export class MemoryRateLimiter implements RateLimiter {
     private readonly maxBuckets = 200_000,
   ) {}
 
+  get size(): number {
+    return this.buckets.size;
+  }
+
   take(bucket: string, policy: BucketPolicy): RateDecision {
     const { state, decision } = takeToken(this.buckets.get(bucket), this.now(), policy);
     this.keep(bucket, state);
@@ -36,18 +46,15 @@ export class MemoryRateLimiter implements RateLimiter {
 
   giveBack(bucket: string, policy: BucketPolicy): void {
     const state = this.buckets.get(bucket);
-    // A bucket that was swept is full already.
-    if (state) this.buckets.set(bucket, returnToken(state, this.now(), policy));
+    // A bucket forgotten is full already.
+    if (state) this.keep(bucket, returnToken(state, this.now(), policy));
   }
 
+  /** Re-inserted, so the map's order is the order of last use and its first entry the oldest. */
   private keep(bucket: string, state: BucketState): void {
-    // A bucket untouched for a minute is full again, the same as a new one: forgetting it is exact.
-    if (this.buckets.size >= this.maxBuckets && !this.buckets.has(bucket)) this.sweep(state.updatedAt);
+    this.buckets.delete(bucket);
     this.buckets.set(bucket, state);
-  }
-
-  private sweep(now: number): void {
-    for (const [key, state] of this.buckets) if (now - state.updatedAt >= 60_000) this.buckets.delete(key);
+    if (this.buckets.size > this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
   }
 
   async close(): Promise<void> {

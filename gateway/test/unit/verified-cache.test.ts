@@ -15,10 +15,21 @@ interface Vouched {
 
 const SUBJECT = 'rpc.test.key.verify.v1';
 
-/** Identity's part over the in-process bus: vouches for the keys it knows, 401 for the rest. */
-async function fakeIdentity(bus: Bus, known: Map<string, Vouched>, asked: string[]) {
+/**
+ * Identity's part over the in-process bus: vouches for the keys it knows, 401 for the rest; a
+ * `down-` key gets 503 as from an identity that cannot answer, a `slow-` one no answer until
+ * `answerSlow` resolves.
+ */
+async function fakeIdentity(
+  bus: Bus,
+  known: Map<string, Vouched>,
+  asked: string[],
+  answerSlow: Promise<void>,
+) {
   return bus.serve<{ key: string }, Vouched>(SUBJECT, 'identity', async ({ key }) => {
     asked.push(key);
+    if (key.startsWith('down-')) return { ok: false, problem: problem('service_unavailable', 'db down') };
+    if (key.startsWith('slow-')) await answerSlow;
     const value = known.get(key);
     return value
       ? { ok: true, data: { ...value } }
@@ -32,8 +43,9 @@ describe('VerifiedCache', () => {
   let limiter: MemoryRateLimiter;
   const known = new Map<string, Vouched>();
   let asked: string[];
+  let answerSlow: () => void;
 
-  const cache = (budget?: FailureBudget) =>
+  const cache = (budget?: FailureBudget, rpcTimeoutMs?: number) =>
     new VerifiedCache<Vouched>({
       bus,
       subject: SUBJECT,
@@ -46,6 +58,7 @@ describe('VerifiedCache', () => {
       maxNegative: 100,
       maxInFlight: 256,
       budget,
+      rpcTimeoutMs,
       now: () => now,
     });
 
@@ -56,10 +69,11 @@ describe('VerifiedCache', () => {
     asked = [];
     known.clear();
     for (let i = 0; i < 5; i++) known.set(`good-${i}`, { account_id: 'a1', plan: 'free', key_id: `k${i}` });
-    await fakeIdentity(bus, known, asked);
+    await fakeIdentity(bus, known, asked, new Promise((resolve) => (answerSlow = resolve)));
   });
 
   afterEach(async () => {
+    answerSlow();
     await bus.close();
   });
 
@@ -107,6 +121,37 @@ describe('VerifiedCache', () => {
     expect(asked).toEqual(['good-0', 'good-1', 'good-2', 'good-3', 'good-4', 'bad-1', 'bad-2']);
   });
 
+  it('serves valid uncached credentials from an address with one try left, however many at once', async () => {
+    const keys = cache(new FailureBudget(limiter, 'unknown-key', perMinute(5)));
+    for (let i = 0; i < 4; i++) {
+      expect(await keys.verify(`bad-${i}`, () => '203.0.113.9')).toMatchObject({ problem: { status: 401 } });
+    }
+    const valid = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => keys.verify(`good-${i}`, () => '203.0.113.9')),
+    );
+    expect(valid.map((r) => r.ok)).toEqual([true, true, true, true, true]);
+    // None of them spent the last try; the next refusal does.
+    expect(await keys.verify('bad-4', () => '203.0.113.9')).toMatchObject({ problem: { status: 401 } });
+    expect(await keys.verify('bad-5', () => '203.0.113.9')).toMatchObject({ problem: { status: 429 } });
+    expect(asked).toHaveLength(10);
+  });
+
+  it('spends no try when identity fails to answer or times out', async () => {
+    const keys = cache(new FailureBudget(limiter, 'unknown-key', perMinute(2)), 20);
+    for (let i = 0; i < 4; i++) {
+      expect(await keys.verify(`down-${i}`, () => '203.0.113.9')).toMatchObject({ problem: { status: 503 } });
+    }
+    const silent = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => keys.verify(`slow-${i}`, () => '203.0.113.9')),
+    );
+    expect(silent.map((r) => !r.ok && r.problem.status)).toEqual([503, 503, 503, 503]);
+    // Neither outage was remembered as a refusal nor counted against the address.
+    expect(await keys.verify('good-0', () => '203.0.113.9')).toMatchObject({ ok: true });
+    expect(await keys.verify('bad-1', () => '203.0.113.9')).toMatchObject({ problem: { status: 401 } });
+    expect(await keys.verify('bad-2', () => '203.0.113.9')).toMatchObject({ problem: { status: 401 } });
+    expect(await keys.verify('bad-3', () => '203.0.113.9')).toMatchObject({ problem: { status: 429 } });
+  });
+
   it('verifies everything again after clear(), and does not cache an answer asked for before it', async () => {
     const keys = cache();
     expect(await keys.verify('good-0')).toMatchObject({ ok: true });
@@ -119,5 +164,48 @@ describe('VerifiedCache', () => {
     keys.clear();
     expect(await inFlight).toMatchObject({ ok: true });
     expect(keys.verify('good-1')).toBeInstanceOf(Promise);
+  });
+});
+
+describe('FailureBudget', () => {
+  const address = '203.0.113.9';
+  let limiter: MemoryRateLimiter;
+
+  beforeEach(() => {
+    limiter = new MemoryRateLimiter(() => 1_000_000);
+  });
+
+  const held = async (budget: FailureBudget) => {
+    const attempt = await budget.attempt(address, 1000);
+    if (!attempt.ok) throw new Error(`expected a try, got ${attempt.problem.status}`);
+    return attempt;
+  };
+
+  it('lets a lookup wait for a held try: it gets the try when the holder is vouched for', async () => {
+    const budget = new FailureBudget(limiter, 'unknown-key', perMinute(1));
+    const first = await held(budget);
+    const waiting = budget.attempt(address, 10_000);
+    first.end(false);
+    expect(await waiting).toMatchObject({ ok: true });
+  });
+
+  it('answers 429 to the waiting lookup when identity refused the holder', async () => {
+    const budget = new FailureBudget(limiter, 'unknown-key', perMinute(1));
+    const first = await held(budget);
+    const waiting = budget.attempt(address, 10_000);
+    first.end(true);
+    first.end(false);
+    expect(await waiting).toMatchObject({ ok: false, problem: { status: 429, retry_after: 60 } });
+  });
+
+  it('answers 503 retryable to a lookup whose wait for a held try runs out', async () => {
+    const budget = new FailureBudget(limiter, 'unknown-key', perMinute(1));
+    await held(budget);
+    expect(await budget.attempt(address, 20)).toMatchObject({
+      ok: false,
+      problem: { status: 503, retryable: true },
+    });
+    // Another address has its own tries.
+    expect(await budget.attempt('198.51.100.4', 20)).toMatchObject({ ok: true });
   });
 });

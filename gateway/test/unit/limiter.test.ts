@@ -1,0 +1,30 @@
+import { describe, expect, it } from '@jest/globals';
+import { perMinute } from '../../src/domain/token-bucket.js';
+import { MemoryRateLimiter } from '../../src/rate-limit/limiter.js';
+
+describe('MemoryRateLimiter', () => {
+  const policy = perMinute(10);
+
+  it('keeps no more buckets than its cap, however many addresses come', () => {
+    const limiter = new MemoryRateLimiter(() => 0, 3);
+    for (let i = 0; i < 50; i++) {
+      limiter.take(`203.0.113.${i}`, policy);
+      expect(limiter.size).toBeLessThanOrEqual(3);
+    }
+    // The three newest kept their take; the first comes back full.
+    for (const i of [49, 48, 47]) expect(limiter.take(`203.0.113.${i}`, policy).remaining).toBe(8);
+    expect(limiter.take('203.0.113.0', policy).remaining).toBe(9);
+    expect(limiter.size).toBe(3);
+  });
+
+  it('evicts the oldest bucket first, a touch making a bucket young again', () => {
+    const limiter = new MemoryRateLimiter(() => 0, 3);
+    for (const bucket of ['a', 'b', 'c']) limiter.take(bucket, policy);
+    limiter.take('a', policy);
+    limiter.take('d', policy);
+    expect(limiter.size).toBe(3);
+    // 'b' was the oldest: it comes back full; 'a' kept its two takes.
+    expect(limiter.take('a', policy).remaining).toBe(7);
+    expect(limiter.take('b', policy).remaining).toBe(9);
+  });
+});
