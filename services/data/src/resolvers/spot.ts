@@ -15,7 +15,7 @@ import { confidence, relativeDispersion } from '../domain/confidence.js';
 import type { MetricAnswer, MetricQuery, MetricResolver, SourceRef } from '../domain/metric-resolver.js';
 import { INTERVAL_MS, rollUp, type Bar, type Interval } from '../domain/series/bar.js';
 import { PAGE_SIZE } from '../domain/series/shape.js';
-import { combineMarkets, type MarketBars } from '../domain/spot/combine.js';
+import { combineMarkets, excludedOf, type MarketBars } from '../domain/spot/combine.js';
 import { baseOf, ENTITY_PATTERN, type Market } from '../domain/spot/market.js';
 import { REFERENCE_POLICY, referencePrice, type ReferencePrice } from '../domain/spot/reference-price.js';
 import * as stats from '../domain/spot/stats-24h.js';
@@ -180,7 +180,7 @@ async function dayOfBars(deps: Deps, q: MetricQuery, sel: Selection) {
   const series = await marketBars(deps.db, 'candles_1m', sel.markets, from, to);
   if (!sel.combined) return { bars: series[0]?.bars ?? [], series, excluded: [] as MetricAnswer['excluded'] };
   const combined = combineMarkets(series);
-  return { bars: combined.bars, series, excluded: combined.excluded };
+  return { bars: combined.bars, series, excluded: excludedOf(combined.members) };
 }
 
 function statAnswer(
@@ -323,7 +323,7 @@ async function pageBars(
   const series = await marketSeries(deps, sel.markets, interval, start, end);
   if (!sel.combined) return { bars: series[0]?.bars ?? [], series, excluded: [] };
   const combined = combineMarkets(series);
-  return { bars: combined.bars, series, excluded: combined.excluded };
+  return { bars: combined.bars, series, excluded: excludedOf(combined.members) };
 }
 
 const ohlcvResolver: MetricResolver<Deps> = async (deps, q) => {
