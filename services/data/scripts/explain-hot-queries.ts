@@ -34,6 +34,7 @@ import {
   newestBarBefore,
   rollupBars,
 } from '../src/db/repositories/candles.js';
+import { combinedRollups } from '../src/db/repositories/combined-rollups.js';
 import {
   latestChainMarks,
   latestFunding,
@@ -189,6 +190,11 @@ async function hotQueries(db: Kysely<Database>, at: Date): Promise<HotQuery[]> {
       'combined OHLCV / 24 h metrics: 1m bars of every market, 24 h',
       (d) => marketBars(d, 'candles_1m', markets, ago(24 * HOUR), at),
     ],
+    [
+      'combined OHLCV 1h/4h: a page of 500 combined hours',
+      (d) => combinedRollups(d, '1h', 'BTC', ago(500 * HOUR), at),
+    ],
+    ['combined OHLCV 1d', (d) => combinedRollups(d, '1d', 'BTC', ago(500 * 24 * HOUR), at)],
     [
       'OHLCV 1s of a venue: a page of 500 bars',
       (d) => marketBars(d, 'candles_1s', [venue], ago(500_000), at),

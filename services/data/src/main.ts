@@ -5,6 +5,7 @@ import { parseConfig } from './config.js';
 import { dataContext } from './context.js';
 import { migrations } from './db/migrations/index.js';
 import { loadRecordedFeeds } from './domain/feeds/index.js';
+import { startCombinedBackfill } from './ingest/combined-backfill.js';
 import { ingestRpc } from './ingest/rpc.js';
 import { startMarketReplay } from './replay/market-replay.js';
 import { startRetentionPurge } from './retention/purge-job.js';
@@ -25,12 +26,13 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       rpc: (deps) => [ingestRpc(dataContext(deps).ingestor)],
       background: (deps) => {
         const purge = startRetentionPurge(deps.db, deps.logger, deps.config.retention);
-        if (deps.config.DATA_REPLAY === 'off') return [purge.stop];
+        const backfill = startCombinedBackfill(deps.db, deps.logger);
+        if (deps.config.DATA_REPLAY === 'off') return [purge.stop, backfill.stop];
         const replay = startMarketReplay(dataContext(deps).ingestor, deps.logger);
         const feeds = loadRecordedFeeds(deps, new Date()).catch((err: unknown) =>
           deps.logger.error({ err }, 'recorded feeds could not be replayed'),
         );
-        return [purge.stop, replay.stop, async () => void (await feeds)];
+        return [purge.stop, backfill.stop, replay.stop, async () => void (await feeds)];
       },
     },
     shared,

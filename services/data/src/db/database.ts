@@ -32,6 +32,32 @@ export interface CandleRollupTable extends Omit<CandleTable, 'ingested_at'> {
   bars: number;
 }
 
+/** What one market gave a combined bucket (see MemberTally). */
+export interface CombinedMemberRow {
+  venue: string;
+  symbol: string;
+  bars: number;
+  left_out: number;
+  last: number | null;
+}
+
+export interface CombinedRollupTable {
+  bucket: '1h' | '1d';
+  base: string;
+  /** Open time of the bucket, UTC. */
+  ts: Timestamp;
+  /** In USD; null exactly when bars is 0 (no market's bar of the bucket had a USD rate). */
+  open: number | null;
+  high: number | null;
+  low: number | null;
+  close: number | null;
+  volume: number;
+  trade_count: number | null;
+  /** Combined 1m bars in the bucket. */
+  bars: number;
+  markets: ColumnType<CombinedMemberRow[], string, string>;
+}
+
 export interface TradeTable {
   source: string;
   symbol: string;
@@ -98,6 +124,7 @@ export interface Database extends OutboxTables {
   candles_1s: CandleTable;
   candles_1m: CandleTable;
   candle_rollups: CandleRollupTable;
+  combined_rollups: CombinedRollupTable;
   trades: TradeTable;
   option_marks: OptionMarkTable;
   funding_rates: FundingRateTable;

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { IngestBatch, IngestSummary } from '@meridian/contracts';
 import { httpProblem } from '@meridian/http-kit';
 import type { Database } from '../db/database.js';
+import { refreshCombinedRollups } from '../db/repositories/combined-rollups.js';
 import { refreshRollups } from '../db/repositories/rollups.js';
 import { catalogueRefusal } from '../domain/catalogue-bound.js';
 
@@ -42,13 +43,11 @@ export async function ingest(db: Kysely<Database>, batch: IngestBatch): Promise<
       inserted += counts.inserted;
       updated += counts.updated;
     }
-    if (batch.kind === 'candles' && batch.interval === '1m' && inserted + updated > 0)
-      await refreshRollups(
-        trx,
-        batch.source,
-        batch.symbol,
-        batch.rows.map((r) => Date.parse(r.ts)),
-      );
+    if (batch.kind === 'candles' && batch.interval === '1m' && inserted + updated > 0) {
+      const times = batch.rows.map((r) => Date.parse(r.ts));
+      await refreshRollups(trx, batch.source, batch.symbol, times);
+      await refreshCombinedRollups(trx, splitSymbol(batch.symbol).base, times);
+    }
     const received = batch.rows.length;
     return { kind: batch.kind, received, inserted, updated, unchanged: received - inserted - updated };
   });

@@ -10,12 +10,21 @@ import {
   rollupBars,
   type NativeTable,
 } from '../db/repositories/candles.js';
+import { combinedRollups } from '../db/repositories/combined-rollups.js';
 import { tradesBefore, type TradesPosition } from '../db/repositories/trades.js';
 import { confidence, relativeDispersion } from '../domain/confidence.js';
 import type { MetricAnswer, MetricQuery, MetricResolver, SourceRef } from '../domain/metric-resolver.js';
 import { INTERVAL_MS, rollUp, type Bar, type Interval } from '../domain/series/bar.js';
 import { PAGE_SIZE } from '../domain/series/shape.js';
-import { combineMarkets, type MarketBars } from '../domain/spot/combine.js';
+import {
+  combineMarkets,
+  excludedOf,
+  mergeTallies,
+  RATE_LOOKBACK_MS,
+  rollUpBuckets,
+  type CombinedBars,
+  type MarketBars,
+} from '../domain/spot/combine.js';
 import { baseOf, ENTITY_PATTERN, type Market } from '../domain/spot/market.js';
 import { REFERENCE_POLICY, referencePrice, type ReferencePrice } from '../domain/spot/reference-price.js';
 import * as stats from '../domain/spot/stats-24h.js';
@@ -176,11 +185,15 @@ function priceAnswer(
 
 async function dayOfBars(deps: Deps, q: MetricQuery, sel: Selection) {
   const to = new Date(q.now.getTime() + 1);
-  const from = new Date(q.now.getTime() - stats.DAY_MS - REFERENCE_POLICY.maxAgeMs);
-  const series = await marketBars(deps.db, 'candles_1m', sel.markets, from, to);
-  if (!sel.combined) return { bars: series[0]?.bars ?? [], series, excluded: [] as MetricAnswer['excluded'] };
-  const combined = combineMarkets(series);
-  return { bars: combined.bars, series, excluded: combined.excluded };
+  const from = q.now.getTime() - stats.DAY_MS - REFERENCE_POLICY.maxAgeMs;
+  if (!sel.combined) {
+    const series = await marketBars(deps.db, 'candles_1m', sel.markets, new Date(from), to);
+    return { bars: series[0]?.bars ?? [], series, excluded: [] as MetricAnswer['excluded'] };
+  }
+  const read = await marketBars(deps.db, 'candles_1m', sel.markets, new Date(from - RATE_LOOKBACK_MS), to);
+  const combined = combineMarkets(read, from);
+  const series = read.map((s) => ({ market: s.market, bars: s.bars.filter((b) => b.ts >= from) }));
+  return { bars: combined.bars, series, excluded: excludedOf(combined.members) };
 }
 
 function statAnswer(
@@ -289,7 +302,7 @@ const tradeCountResolver: MetricResolver<Deps> = async (deps, q) => {
 const OHLCV_COLUMNS = ['ts', 'open', 'high', 'low', 'close', 'volume', 'trade_count'];
 
 /**
- * Each market's own bars of the interval in [start, end), in its quote currency: 1s and 1m native; 5m,
+ * One market's own bars of the interval in [start, end), in its quote currency: 1s and 1m native; 5m,
  * 15m and 30m rolled up from the 1m rows; 1h and 4h from the stored exact hourly roll-ups, 1d from the
  * daily ones (candle_rollups).
  */
@@ -309,21 +322,75 @@ async function marketSeries(
 }
 
 /**
- * A page of bars. Per venue: that market's own bars. Combined: per bar time (native) or per bucket
- * (roll-ups), the median across markets of their bars converted to USD, volumes summed (combineMarkets);
- * a roll-up bucket is thus built from each market's exact stored roll-up, never from every 1m row.
+ * The combined bars of the interval in [start, end): the exact roll-up of the combined 1m bars (1s: the
+ * combined 1s bars), each converted at its own minute's rate. Below an hour, combined here from every
+ * market's native bars, read from RATE_LOOKBACK_MS earlier so that the rates of the first minutes are
+ * those of an unbounded read; 1h, 4h and 1d from the combined hourly and daily roll-ups that ingestion
+ * keeps (combined_rollups), the same roll-up stored.
  */
+async function combinedSeries(
+  deps: Deps,
+  sel: Selection,
+  interval: Interval,
+  start: Date,
+  end: Date,
+): Promise<CombinedBars> {
+  const ms = INTERVAL_MS[interval];
+  if (ms < INTERVAL_MS['1h']) {
+    const table: NativeTable = interval === '1s' ? 'candles_1s' : 'candles_1m';
+    const from = new Date(start.getTime() - RATE_LOOKBACK_MS);
+    const combined = combineMarkets(
+      await marketBars(deps.db, table, sel.markets, from, end),
+      start.getTime(),
+    );
+    return { bars: rollUp(combined.bars, ms), members: combined.members };
+  }
+  const stored = await combinedRollups(
+    deps.db,
+    interval === '1d' ? '1d' : '1h',
+    baseOf(sel.symbol),
+    start,
+    end,
+  );
+  const buckets = interval === '4h' ? rollUpBuckets(stored, ms) : stored;
+  return {
+    bars: buckets.flatMap((b) => (b.bar ? [b.bar] : [])),
+    members: mergeTallies(buckets.flatMap((b) => b.members)),
+  };
+}
+
+interface Page {
+  bars: Bar[];
+  venues: string[];
+  sources: SourceRef[];
+  excluded: MetricAnswer['excluded'];
+}
+
+/** A page of bars: that venue's market's own bars, or the combined bars with what each market gave. */
 async function pageBars(
   deps: Deps,
   sel: Selection,
   interval: Interval,
   start: Date,
   end: Date,
-): Promise<{ bars: Bar[]; series: MarketBars[]; excluded: MetricAnswer['excluded'] }> {
-  const series = await marketSeries(deps, sel.markets, interval, start, end);
-  if (!sel.combined) return { bars: series[0]?.bars ?? [], series, excluded: [] };
-  const combined = combineMarkets(series);
-  return { bars: combined.bars, series, excluded: combined.excluded };
+): Promise<Page> {
+  if (!sel.combined) {
+    const series = await marketSeries(deps, sel.markets, interval, start, end);
+    return {
+      bars: series[0]?.bars ?? [],
+      venues: venuesOf(series),
+      sources: sourcesOf(series),
+      excluded: [],
+    };
+  }
+  const combined = await combinedSeries(deps, sel, interval, start, end);
+  const gave = combined.members.filter((m) => m.last !== null);
+  return {
+    bars: combined.bars,
+    venues: [...new Set(gave.map((m) => m.venue))],
+    sources: gave.map((m) => ({ venue: m.venue, symbol: m.symbol, ts: new Date(m.last!).toISOString() })),
+    excluded: excludedOf(combined.members),
+  };
 }
 
 const ohlcvResolver: MetricResolver<Deps> = async (deps, q) => {
@@ -336,9 +403,9 @@ const ohlcvResolver: MetricResolver<Deps> = async (deps, q) => {
   const newest = await newestBarBefore(deps.db, native, sel.value.markets, new Date(before));
   const method =
     (sel.value.combined
-      ? `Combined bars of every ${baseOf(sel.value.symbol)} market: per ${interval} bar, each market's own bar converted to USD at the quote rate derived from that same bar time (BASE-USD close over BASE-QUOTE close on a venue listing both, median over venues), median OHLC across markets, volumes summed`
+      ? `Combined bars of every ${baseOf(sel.value.symbol)} market: per ${interval === '1s' ? '1s' : '1m'} bar time, each market's bar converted to USD at the quote rate of that same bar time (BASE-USD close over BASE-QUOTE close on a venue listing both, both traded, median over venues; the last such rate up to ${RATE_LOOKBACK_MS / 60_000} min old otherwise; a bar with none is left out), median OHLC across markets, volumes summed`
       : `Bars of ${q.source} ${sel.value.symbol} in ${sel.value.symbol.split('-')[1]}`) +
-    `; ${interval === '1s' || interval === '1m' ? `native ${interval} bars` : `each market rolled up exactly to ${interval} from its 1m bars (hourly and daily partial aggregates kept as bars arrive), buckets aligned to UTC`}; a period with no trade is a gap, not a bar; newest ${PAGE_SIZE} buckets per page, the cursor walks back in time.`;
+    `; ${interval === '1s' || interval === '1m' ? `native ${interval} bars` : `rolled up exactly to ${interval} from ${sel.value.combined ? 'these combined' : 'its'} 1m bars (first open, highest high, lowest low, last close; hourly and daily partial aggregates kept as bars arrive), buckets aligned to UTC`}; a period with no trade is a gap, not a bar; newest ${PAGE_SIZE} buckets per page, the cursor walks back in time.`;
   if (newest === undefined)
     return ok({
       data: [],
@@ -360,7 +427,7 @@ const ohlcvResolver: MetricResolver<Deps> = async (deps, q) => {
   // A bucket in progress is only as new as its newest native bar's close (and nothing is newer than now).
   const newestClose = newest + INTERVAL_MS[interval === '1s' ? '1s' : '1m'];
   const asOf = Math.min(last ? last.ts + ms : newestClose, newestClose, q.now.getTime());
-  const venues = venuesOf(page.series);
+  const venues = page.venues;
   return ok({
     data: null,
     rows: page.bars.map((b) => ({ ...b, ts: new Date(b.ts).toISOString() })),
@@ -376,9 +443,9 @@ const ohlcvResolver: MetricResolver<Deps> = async (deps, q) => {
       staleness_ms: Math.max(0, q.now.getTime() - asOf),
       max_age_ms: Math.max(ms, REFERENCE_POLICY.maxAgeMs),
     }),
-    sources: sourcesOf(page.series),
+    sources: page.sources,
     method,
-    excluded: page.excluded ?? [],
+    excluded: page.excluded,
   });
 };
 

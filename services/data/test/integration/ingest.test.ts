@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { IngestBatch } from '@meridian/contracts';
 import { HttpProblem } from '@meridian/http-kit';
+import {
+  backfillCombinedRollups,
+  missingCombinedHours,
+  refreshCombinedRollups,
+} from '../../src/db/repositories/combined-rollups.js';
 import { ingest } from '../../src/ingest/ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 
@@ -99,6 +104,81 @@ describe('ingest', () => {
         bars: 60,
       })),
     );
+  });
+
+  it('concurrent batches of different markets of one base leave every combined roll-up complete', async () => {
+    const minute = (hour: number, m: number) => Date.UTC(2023, 3, 2, hour, m);
+    const usd = (t: number) => 28000 + ((t / 60_000) % 97);
+    const peg = (t: number) => 1 - ((t / 60_000) % 13) / 100;
+    const batch = (source: string, symbol: string, hour: number): IngestBatch => ({
+      kind: 'candles',
+      source,
+      symbol,
+      interval: '1m',
+      rows: Array.from({ length: 60 }, (_, m) => {
+        const t = minute(hour, m);
+        const px = symbol === 'BTC-USD' ? usd(t) : usd(t) / peg(t);
+        return { ts: new Date(t).toISOString(), open: px, high: px + 1, low: px - 1, close: px, volume: 1 };
+      }),
+    });
+    // Each hour's three markets at once; each batch recomputes the combined hours from every market.
+    for (let hour = 0; hour < 12; hour++)
+      await Promise.all([
+        ingest(db.db, batch('v1', 'BTC-USD', hour)),
+        ingest(db.db, batch('v1', 'BTC-USDC', hour)),
+        ingest(db.db, batch('v2', 'BTC-USDC', hour)),
+      ]);
+    const stored = () =>
+      db.db
+        .selectFrom('combined_rollups')
+        .selectAll()
+        .where('ts', '>=', new Date(minute(0, 0)))
+        .orderBy('bucket')
+        .orderBy('ts')
+        .execute();
+    const hours = (await stored()).filter((r) => r.bucket === '1h');
+    expect(hours.map((h) => [h.bars, h.markets.map((m) => `${m.venue}:${m.symbol}:${m.bars}`)])).toEqual(
+      Array.from({ length: 12 }, () => [60, ['v1:BTC-USD:60', 'v1:BTC-USDC:60', 'v2:BTC-USDC:60']]),
+    );
+    // The same rows as one recomputation over everything, in one transaction.
+    const concurrent = await stored();
+    await db.db.transaction().execute((trx) =>
+      refreshCombinedRollups(
+        trx,
+        'BTC',
+        Array.from({ length: 12 * 60 }, (_, m) => minute(0, m)),
+      ),
+    );
+    expect(await stored()).toEqual(concurrent);
+  });
+
+  it('backfills the combined roll-ups that 1m bars stored before them lack, and only those', async () => {
+    expect(await missingCombinedHours(db.db)).toEqual([]);
+    const all = () =>
+      db.db
+        .selectFrom('combined_rollups')
+        .selectAll()
+        .orderBy('bucket')
+        .orderBy('base')
+        .orderBy('ts')
+        .execute();
+    const complete = await all();
+    // As if hours 03:00-11:00 of 2023-04-02 had been ingested before the table existed.
+    await db.db
+      .deleteFrom('combined_rollups')
+      .where((eb) =>
+        eb.or([
+          eb('ts', '>=', new Date(Date.UTC(2023, 3, 2, 3))),
+          eb.and([eb('bucket', '=', '1d'), eb('ts', '=', new Date(Date.UTC(2023, 3, 2)))]),
+        ]),
+      )
+      .execute();
+    expect(await missingCombinedHours(db.db)).toEqual([
+      { base: 'BTC', hours: Array.from({ length: 9 }, (_, h) => Date.UTC(2023, 3, 2, 3 + h)) },
+    ]);
+    expect(await backfillCombinedRollups(db.db)).toBe(9);
+    expect(await all()).toEqual(complete);
+    expect(await backfillCombinedRollups(db.db)).toBe(0);
   });
 
   it('stores every kind of batch idempotently', async () => {

@@ -15,9 +15,6 @@ const HOUR = 3_600_000;
 
 type Row = Record<string, number | string | null>;
 
-/** Prices after a quote conversion carry float noise in another order of operations: equal to 1e-9 relative. */
-const near = (v: unknown) => Math.round((v as number) * 1e4) / 1e4;
-
 /** Volumes are float sums in another order (hour, then day): equal to 1e-9 relative; every other field exactly. */
 function roundRows(rows: Row[]) {
   return rows.map((r) => ({ ...r, volume: Math.round(Math.log((r.volume as number) + 1e-12) * 1e9) / 1e9 }));
@@ -125,63 +122,6 @@ describe('crypto/spot over HTTP, on the recorded USDC depeg shifted to now', () 
     const steps = times.slice(1).map((t, i) => t - times[i]!);
     expect(Math.max(...steps)).toBeGreaterThan(MINUTE);
   });
-
-  it.each(['15m', '1h', '4h', '1d'])(
-    "combined %s: per bucket the median of every market's own exact bar in USD, volumes summed",
-    async (interval) => {
-      const ms = { '15m': 15 * MINUTE, '1h': HOUR, '4h': 4 * HOUR, '1d': 24 * HOUR }[interval]!;
-      const res = await get(`/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=${interval}`);
-      expect(res.status).toBe(200);
-      const rows = res.body.data as Row[];
-      // Each market's own buckets, by brute force from the recorded 1m rows.
-      const own = window.map((w) => ({
-        market: w.market,
-        bars: new Map(bruteForce(w.bars, ms).map((b) => [b.ts, b])),
-      }));
-      const bar = (venue: string, symbol: string, ts: string) =>
-        own.find((o) => o.market.venue === venue && o.market.symbol === symbol)!.bars.get(ts);
-      const median = (v: number[]) => {
-        const s = [...v].sort((a, b) => a - b);
-        return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-      };
-      const expected = rows.map(({ ts }) => {
-        // The quote's USD rate of the bucket: BTC-USD close over BTC-QUOTE close on the one venue listing both.
-        const rate = (quote: string) => {
-          if (quote === 'USD') return 1;
-          const usd = bar('binanceus', 'BTC-USD', ts as string);
-          const q = bar('binanceus', `BTC-${quote}`, ts as string);
-          return usd && q && usd.volume > 0 && q.volume > 0 ? usd.close / q.close : undefined;
-        };
-        const usd = own.flatMap((o) => {
-          const b = o.bars.get(ts as string);
-          const r = rate(o.market.symbol.split('-')[1]!);
-          return b && r !== undefined
-            ? [{ ...b, open: b.open * r, high: b.high * r, low: b.low * r, close: b.close * r }]
-            : [];
-        });
-        return {
-          ts,
-          open: median(usd.map((b) => b.open)),
-          high: median(usd.map((b) => b.high)),
-          low: median(usd.map((b) => b.low)),
-          close: median(usd.map((b) => b.close)),
-          volume: usd.reduce((n, b) => n + b.volume, 0),
-          trade_count: usd.some((b) => b.trade_count !== null)
-            ? usd.reduce((n, b) => n + (b.trade_count ?? 0), 0)
-            : null,
-        };
-      });
-      expect(rows.length).toBeGreaterThan(interval === '1d' ? 1 : 10);
-      const close = (r: Row) => ({
-        ...r,
-        open: near(r.open),
-        high: near(r.high),
-        low: near(r.low),
-        close: near(r.close),
-      });
-      expect(roundRows(rows).map(close)).toEqual(roundRows(expected as Row[]).map(close));
-    },
-  );
 
   it('pages back with signed cursors, fields, table format and max_response_tokens', async () => {
     const first = await get('/v1/data/crypto/spot/ohlcv?entity=BTC-USD&source=binanceus&interval=1m');

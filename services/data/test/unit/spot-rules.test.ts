@@ -2,7 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { confidence } from '../../src/domain/confidence.js';
 import { signCursor, verifyCursor } from '../../src/domain/series/cursor.js';
 import { fitAnswer, fitRows } from '../../src/domain/series/shape.js';
-import { quoteRatesByTime } from '../../src/domain/spot/combine.js';
+import { bucketRanges, rollUp, type Bar } from '../../src/domain/series/bar.js';
+import {
+  combineIntoBuckets,
+  combineMarkets,
+  RATE_LOOKBACK_MS,
+  quoteRatesByTime,
+  rollUpBuckets,
+} from '../../src/domain/spot/combine.js';
 import { referencePrice, weightedMedian, type MarketQuote } from '../../src/domain/spot/reference-price.js';
 
 const NOW = Date.parse('2023-03-11T06:00:00Z');
@@ -185,5 +192,93 @@ describe('series plumbing', () => {
       else if (dropped > 0) expect(page(dropped - 1, false).length).toBeGreaterThan(tokens * 4);
     }
     expect(fitAnswer(rows, undefined, page).dropped).toBe(0);
+  });
+});
+
+describe('combined bars', () => {
+  const MINUTE = 60_000;
+  const HOUR = 60 * MINUTE;
+  const market = (venue: string, symbol: string) => ({
+    venue,
+    symbol,
+    base: 'BTC',
+    quote: symbol.split('-')[1]!,
+  });
+  /** A USD book, and a USDC book whose peg slides from 1.0 to 0.8 over three hours, with holes. */
+  const minutes = Array.from({ length: 180 }, (_, i) => i * MINUTE);
+  const bar = (ts: number, price: number, volume = 1): Bar => ({
+    ts,
+    open: price,
+    high: price * 1.001,
+    low: price * 0.999,
+    close: price,
+    volume,
+    trade_count: 2,
+  });
+  const usd = minutes.filter((t) => t % (7 * MINUTE) !== 0).map((t) => bar(t, 20000 + t / MINUTE));
+  const usdc = minutes
+    .filter((t) => t % (11 * MINUTE) !== 0)
+    .map((t) => bar(t, (20000 + t / MINUTE) / (1 - t / (900 * MINUTE))));
+  const series = [
+    { market: market('a', 'BTC-USD'), bars: usd },
+    { market: market('a', 'BTC-USDC'), bars: usdc },
+    { market: market('b', 'BTC-USDC'), bars: usdc.filter((b) => b.ts < 40 * MINUTE || b.ts > 50 * MINUTE) },
+  ];
+
+  it('an hour is the roll-up of its combined 1m bars, each at its own minute rate, not the hour converted at one rate', () => {
+    const hours = combineIntoBuckets(series, 0, HOUR);
+    expect(hours.map((h) => h.bar)).toEqual(rollUp(combineMarkets(series).bars, HOUR));
+    // Minutes 0, 77 and 154 have no bar anywhere: gaps.
+    expect(hours.map((h) => h.bars)).toEqual([59, 59, 59]);
+    // The USDC legs are converted minute by minute: the combined hour stays within 0.2 % of the USD book,
+    // while the USDC books' own hour spans 20 % (converted at one rate, one end of it would be far off).
+    const usdHigh = Math.max(...usd.filter((b) => b.ts >= 2 * HOUR).map((b) => b.high));
+    expect(Math.abs(hours[2]!.bar!.high / usdHigh - 1)).toBeLessThan(0.002);
+    expect(hours[0]!.members).toEqual([
+      { venue: 'a', symbol: 'BTC-USD', bars: 51, left_out: 0, last: 59 * MINUTE },
+      { venue: 'a', symbol: 'BTC-USDC', bars: 54, left_out: 0, last: 59 * MINUTE },
+      { venue: 'b', symbol: 'BTC-USDC', bars: 44, left_out: 0, last: 59 * MINUTE },
+    ]);
+  });
+
+  it('a range combined from RATE_LOOKBACK_MS before is the same as from an unbounded read', () => {
+    const from = 35 * MINUTE; // a minute without a USD bar: its rate comes from the minute before
+    const cut = series.map((s) => ({ ...s, bars: s.bars.filter((b) => b.ts >= from - RATE_LOOKBACK_MS) }));
+    expect(combineMarkets(cut, from).bars).toEqual(combineMarkets(series).bars.filter((b) => b.ts >= from));
+    const tooShort = series.map((s) => ({ ...s, bars: s.bars.filter((b) => b.ts >= from) }));
+    expect(combineMarkets(tooShort, from).bars[0]).not.toEqual(combineMarkets(series, from).bars[0]);
+  });
+
+  it('days from hours equal days from the combined 1m bars; a bucket without any rate is a gap with its tally', () => {
+    const noRate = series.map((s) =>
+      s.market.quote === 'USD' ? { ...s, bars: s.bars.filter((b) => b.ts < HOUR) } : s,
+    );
+    const hours = combineIntoBuckets(noRate, 0, HOUR);
+    const day = rollUpBuckets(hours, 24 * HOUR);
+    expect(day.map((d) => d.bar)).toEqual(rollUp(combineMarkets(noRate).bars, 24 * HOUR));
+    expect(hours[2]).toMatchObject({ bar: undefined, bars: 0 });
+    expect(hours[2]!.members.map((m) => [m.symbol, m.left_out === m.bars, m.last])).toEqual([
+      ['BTC-USDC', true, null],
+      ['BTC-USDC', true, null],
+    ]);
+    const left = day[0]!.members.find((m) => m.venue === 'a' && m.symbol === 'BTC-USDC')!;
+    // Carried for 5 minutes after the last USD bar (59), then left out.
+    expect(left.left_out).toBe(usdc.filter((b) => b.ts > 64 * MINUTE).length);
+  });
+
+  it('finds the buckets a change reaches, without the stretches between', () => {
+    expect(
+      bucketRanges(
+        [
+          { from: 58 * MINUTE, to: 63 * MINUTE },
+          { from: 10 * HOUR, to: 10 * HOUR + 1 },
+          { from: 2 * MINUTE, to: 3 * MINUTE },
+        ],
+        HOUR,
+      ),
+    ).toEqual([
+      { from: 0, to: 2 * HOUR },
+      { from: 10 * HOUR, to: 11 * HOUR },
+    ]);
   });
 });

@@ -51,3 +51,31 @@ export function rollUp(bars: Bar[], intervalMs: number): Bar[] {
   }
   return out;
 }
+
+export interface TimeRange {
+  /** Inclusive, ms since the epoch. */
+  from: number;
+  /** Exclusive. */
+  to: number;
+}
+
+/**
+ * The buckets of `intervalMs` (aligned to UTC) that the given ranges reach into, as few contiguous
+ * ranges as possible, ascending: what a change over those ranges obliges one to recompute, without
+ * the empty stretches between far-apart times.
+ */
+export function bucketRanges(ranges: TimeRange[], intervalMs: number): TimeRange[] {
+  const aligned = ranges
+    .map((r) => ({
+      from: Math.floor(r.from / intervalMs) * intervalMs,
+      to: Math.ceil(r.to / intervalMs) * intervalMs,
+    }))
+    .sort((a, b) => a.from - b.from);
+  const out: TimeRange[] = [];
+  for (const r of aligned) {
+    const last = out[out.length - 1];
+    if (last && r.from <= last.to) last.to = Math.max(last.to, r.to);
+    else out.push({ ...r });
+  }
+  return out;
+}

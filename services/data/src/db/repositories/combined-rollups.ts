@@ -1,0 +1,163 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { SCHEMA, type Database } from '../database.js';
+import { bucketRanges } from '../../domain/series/bar.js';
+import {
+  combineIntoBuckets,
+  RATE_LOOKBACK_MS,
+  rollUpBuckets,
+  type CombinedBucket,
+} from '../../domain/spot/combine.js';
+import { marketBars, marketsOf } from './candles.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+/** Rows per INSERT: 11 parameters a row, well under Postgres' 65,535. */
+const CHUNK = 2000;
+/** Hours recomputed per transaction by the backfill: a week. */
+const BACKFILL_HOURS = 168;
+
+/**
+ * Recomputes the combined hourly and daily roll-ups of `base` that 1m bars of the given times can change:
+ * each hour from every market's 1m bars (the combined 1m bars rolled up, see combineIntoBuckets), each
+ * day from its hours. A bar of time t moves the combined bars of [t, t + RATE_LOOKBACK_MS] (the quote rate
+ * it makes carries that far), so those hours are recomputed too, whichever market the bar belongs to:
+ * a late BASE-USD bar reprices the other venues' bars of its minutes.
+ *
+ * The hours read every market of the base, so two batches of different markets would each write an
+ * hour missing the other's uncommitted bars: the refresh first takes a transaction lock per base, after
+ * the batch's own rows are written (a batch waiting for it holds only its market's lock, never taken
+ * after this one: no cycle), and its statements then see every batch committed before it.
+ */
+export async function refreshCombinedRollups(db: Db, base: string, times: number[]): Promise<void> {
+  if (times.length === 0) return;
+  await sql`select pg_advisory_xact_lock(hashtext('data.combined_rollups'), hashtext(${base}))`.execute(db);
+  const markets = await marketsOf(db, base);
+  const hours = bucketRanges(
+    times.map((t) => ({ from: t, to: t + RATE_LOOKBACK_MS + 1 })),
+    HOUR_MS,
+  );
+  for (const range of hours) {
+    const series = await marketBars(
+      db,
+      'candles_1m',
+      markets,
+      new Date(range.from - RATE_LOOKBACK_MS),
+      new Date(range.to),
+    );
+    await upsertBuckets(db, '1h', base, combineIntoBuckets(series, range.from, HOUR_MS));
+  }
+  for (const range of bucketRanges(hours, DAY_MS)) {
+    const hourly = await combinedRollups(db, '1h', base, new Date(range.from), new Date(range.to));
+    await upsertBuckets(db, '1d', base, rollUpBuckets(hourly, DAY_MS));
+  }
+}
+
+/** The stored combined buckets of `base` in [from, to), ascending. */
+export async function combinedRollups(
+  db: Db,
+  bucket: '1h' | '1d',
+  base: string,
+  from: Date,
+  to: Date,
+): Promise<CombinedBucket[]> {
+  const rows = await db
+    .selectFrom('combined_rollups')
+    .select(['ts', 'open', 'high', 'low', 'close', 'volume', 'trade_count', 'bars', 'markets'])
+    .where('bucket', '=', bucket)
+    .where('base', '=', base)
+    .where('ts', '>=', from)
+    .where('ts', '<', to)
+    .orderBy('ts')
+    .execute();
+  return rows.map((r) => ({
+    ts: r.ts.getTime(),
+    bar:
+      r.open === null || r.high === null || r.low === null || r.close === null
+        ? undefined
+        : {
+            ts: r.ts.getTime(),
+            open: r.open,
+            high: r.high,
+            low: r.low,
+            close: r.close,
+            volume: r.volume,
+            trade_count: r.trade_count,
+          },
+    bars: r.bars,
+    members: r.markets,
+  }));
+}
+
+async function upsertBuckets(db: Db, bucket: '1h' | '1d', base: string, buckets: CombinedBucket[]) {
+  const rows = buckets.map((b) => ({
+    bucket,
+    base,
+    ts: new Date(b.ts),
+    open: b.bar?.open ?? null,
+    high: b.bar?.high ?? null,
+    low: b.bar?.low ?? null,
+    close: b.bar?.close ?? null,
+    volume: b.bar?.volume ?? 0,
+    trade_count: b.bar?.trade_count ?? null,
+    bars: b.bars,
+    markets: JSON.stringify(b.members),
+  }));
+  for (let i = 0; i < rows.length; i += CHUNK)
+    await db
+      .insertInto('combined_rollups')
+      .values(rows.slice(i, i + CHUNK))
+      .onConflict((oc) =>
+        oc.columns(['bucket', 'base', 'ts']).doUpdateSet((eb) => ({
+          open: eb.ref('excluded.open'),
+          high: eb.ref('excluded.high'),
+          low: eb.ref('excluded.low'),
+          close: eb.ref('excluded.close'),
+          volume: eb.ref('excluded.volume'),
+          trade_count: eb.ref('excluded.trade_count'),
+          bars: eb.ref('excluded.bars'),
+          markets: eb.ref('excluded.markets'),
+        })),
+      )
+      .execute();
+}
+
+/**
+ * Every hour that has 1m bars of some market (a `candle_rollups` hour) but no combined hour of its base:
+ * what 1m bars stored before `combined_rollups` existed left behind (ingestion writes both in one
+ * transaction, so this is empty otherwise). Reads every stored hourly roll-up once.
+ */
+export async function missingCombinedHours(db: Db): Promise<{ base: string; hours: number[] }[]> {
+  const { rows } = await sql<{ base: string; ts: Date }>`
+    select distinct r.base, r.ts from ${sql.table(`${SCHEMA}.candle_rollups`)} r
+     where r.bucket = '1h' and not exists (
+       select 1 from ${sql.table(`${SCHEMA}.combined_rollups`)} c where c.bucket = '1h' and c.base = r.base and c.ts = r.ts)
+     order by r.base, r.ts`.execute(db);
+  const byBase = new Map<string, number[]>();
+  for (const r of rows) {
+    const hours = byBase.get(r.base);
+    if (hours) hours.push(r.ts.getTime());
+    else byBase.set(r.base, [r.ts.getTime()]);
+  }
+  return [...byBase].map(([base, hours]) => ({ base, hours }));
+}
+
+/**
+ * Computes the missing combined hours (and their days), a week per transaction, until done or `stopped`;
+ * returns how many hours it computed. Safe beside ingestion and on several replicas at once: each week
+ * goes through refreshCombinedRollups and its lock, and computing an hour twice writes the same row.
+ */
+export async function backfillCombinedRollups(
+  db: Kysely<Database>,
+  stopped: () => boolean = () => false,
+): Promise<number> {
+  let done = 0;
+  for (const { base, hours } of await missingCombinedHours(db))
+    for (let i = 0; i < hours.length && !stopped(); i += BACKFILL_HOURS) {
+      const week = hours.slice(i, i + BACKFILL_HOURS);
+      await db.transaction().execute((trx) => refreshCombinedRollups(trx, base, week));
+      done += week.length;
+    }
+  return done;
+}

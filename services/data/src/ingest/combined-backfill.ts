@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from '@meridian/observability';
+import type { Database } from '../db/database.js';
+import { backfillCombinedRollups } from '../db/repositories/combined-rollups.js';
+
+/**
+ * Background task of the service: once at start, the combined roll-ups that 1m bars stored before
+ * `combined_rollups` existed lack (a replayed or re-imported bar changes nothing, so ingestion would
+ * never write them). `stop` lets the week in progress finish.
+ */
+export function startCombinedBackfill(db: Kysely<Database>, logger: Logger) {
+  let stopped = false;
+  const running = backfillCombinedRollups(db, () => stopped).then(
+    (hours) => {
+      if (hours > 0) logger.info({ hours }, 'combined roll-ups backfilled');
+    },
+    (err: unknown) => logger.error({ err }, 'combined roll-up backfill failed; it resumes at the next start'),
+  );
+  return {
+    stop: async () => {
+      stopped = true;
+      await running;
+    },
+  };
+}
