@@ -26,7 +26,10 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       rpc: (deps) => [ingestRpc(dataContext(deps).ingestor)],
       background: (deps) => {
         const purge = startRetentionPurge(deps.db, deps.logger, deps.config.retention);
-        const backfill = startCombinedBackfill(deps.db, deps.logger);
+        // Without DATABASE_URL the service runs on PGlite (see databaseTarget in @meridian/runtime).
+        const backfill = startCombinedBackfill(deps.db, deps.logger, {
+          singleConnection: !deps.config.DATABASE_URL,
+        });
         if (deps.config.DATA_REPLAY === 'off') return [purge.stop, backfill.stop];
         const replay = startMarketReplay(dataContext(deps).ingestor, deps.logger);
         const feeds = loadRecordedFeeds(deps, new Date()).catch((err: unknown) =>

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { IngestBatch } from '@meridian/contracts';
 import { HttpProblem } from '@meridian/http-kit';
+import { sql } from 'kysely';
+import { waitFor } from '@meridian/bus/testing';
 import {
+  backfillCombinedHours,
   backfillCombinedRollups,
   missingCombinedHours,
   refreshCombinedRollups,
@@ -152,19 +155,10 @@ describe('ingest', () => {
     expect(await stored()).toEqual(concurrent);
   });
 
-  it('backfills the combined roll-ups that 1m bars stored before them lack, and only those', async () => {
-    expect(await missingCombinedHours(db.db)).toEqual([]);
-    const all = () =>
-      db.db
-        .selectFrom('combined_rollups')
-        .selectAll()
-        .orderBy('bucket')
-        .orderBy('base')
-        .orderBy('ts')
-        .execute();
-    const complete = await all();
-    // As if hours 03:00-11:00 of 2023-04-02 had been ingested before the table existed.
-    await db.db
+  // As if hours 03:00-11:00 of 2023-04-02 (and so their day) had been ingested before the table existed.
+  const missingHours = Array.from({ length: 9 }, (_, h) => Date.UTC(2023, 3, 2, 3 + h));
+  const forgetHours = () =>
+    db.db
       .deleteFrom('combined_rollups')
       .where((eb) =>
         eb.or([
@@ -173,12 +167,75 @@ describe('ingest', () => {
         ]),
       )
       .execute();
-    expect(await missingCombinedHours(db.db)).toEqual([
-      { base: 'BTC', hours: Array.from({ length: 9 }, (_, h) => Date.UTC(2023, 3, 2, 3 + h)) },
-    ]);
+  const allCombined = () =>
+    db.db
+      .selectFrom('combined_rollups')
+      .selectAll()
+      .orderBy('bucket')
+      .orderBy('base')
+      .orderBy('ts')
+      .execute();
+  /** Each row's creating transaction: an upsert that rewrites a row with equal values still changes it. */
+  const rowVersions = async () =>
+    (
+      await sql<{
+        v: string;
+      }>`select xmin::text as v from data.combined_rollups order by bucket, base, ts`.execute(db.db)
+    ).rows.map((r) => r.v);
+
+  it('backfills the combined roll-ups that 1m bars stored before them lack, and only those', async () => {
+    expect(await missingCombinedHours(db.db)).toEqual([]);
+    const complete = await allCombined();
+    await forgetHours();
+    expect(await missingCombinedHours(db.db)).toEqual([{ base: 'BTC', hours: missingHours }]);
     expect(await backfillCombinedRollups(db.db)).toBe(9);
-    expect(await all()).toEqual(complete);
+    expect(await allCombined()).toEqual(complete);
+    const versions = await rowVersions();
     expect(await backfillCombinedRollups(db.db)).toBe(0);
+    expect(await rowVersions()).toEqual(versions);
+  });
+
+  it('a backfill given hours that were computed since it listed them writes nothing', async () => {
+    const versions = await rowVersions();
+    expect(await db.db.transaction().execute((trx) => backfillCombinedHours(trx, 'BTC', missingHours))).toBe(
+      0,
+    );
+    expect(await rowVersions()).toEqual(versions);
+  });
+
+  // Both backfills list the missing hours, then wait for the base's lock held here, so their runs overlap.
+  it.each([
+    ['replicas (one runs, the other skips)', false],
+    ['unlocked runs (each day re-read under the base lock)', true],
+  ])('concurrent backfills compute each missing hour once: %s', async (_, singleConnection) => {
+    const complete = await allCombined();
+    await forgetHours();
+    const waiting = async () =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*)::text as n from pg_locks
+            where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`.execute(
+            db.db,
+          )
+        ).rows[0]!.n,
+      );
+    const baseLock = await db.db.startTransaction().execute();
+    await sql`select pg_advisory_xact_lock(hashtext('data.combined_rollups'), hashtext('BTC'))`.execute(
+      baseLock,
+    );
+    const first = backfillCombinedRollups(db.db, { singleConnection });
+    await waitFor(async () => (await waiting()) === 1, {
+      what: 'the first backfill to wait for the base lock',
+    });
+    let secondDone = false;
+    const second = backfillCombinedRollups(db.db, { singleConnection }).finally(() => (secondDone = true));
+    await waitFor(async () => secondDone || (await waiting()) === 2, {
+      what: 'the second backfill to start',
+    });
+    await baseLock.commit().execute();
+    const counts = await Promise.all([first, second]);
+    expect(counts).toEqual(singleConnection ? [9, 0] : [9, undefined]);
+    expect(await allCombined()).toEqual(complete);
   });
 
   it('stores every kind of batch idempotently', async () => {

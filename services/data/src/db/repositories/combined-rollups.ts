@@ -15,8 +15,7 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 /** Rows per INSERT: 11 parameters a row, well under Postgres' 65,535. */
 const CHUNK = 2000;
-/** Hours recomputed per transaction by the backfill: a week. */
-const BACKFILL_HOURS = 168;
+const BACKFILL_LOCK = sql`hashtext('meridian.data.combined_backfill')`;
 
 /**
  * Recomputes the combined hourly and daily roll-ups of `base` that 1m bars of the given times can change:
@@ -32,7 +31,7 @@ const BACKFILL_HOURS = 168;
  */
 export async function refreshCombinedRollups(db: Db, base: string, times: number[]): Promise<void> {
   if (times.length === 0) return;
-  await sql`select pg_advisory_xact_lock(hashtext('data.combined_rollups'), hashtext(${base}))`.execute(db);
+  await lockBase(db, base);
   const markets = await marketsOf(db, base);
   const hours = bucketRanges(
     times.map((t) => ({ from: t, to: t + RATE_LOOKBACK_MS + 1 })),
@@ -90,6 +89,10 @@ export async function combinedRollups(
   }));
 }
 
+async function lockBase(db: Db, base: string) {
+  await sql`select pg_advisory_xact_lock(hashtext('data.combined_rollups'), hashtext(${base}))`.execute(db);
+}
+
 async function upsertBuckets(db: Db, bucket: '1h' | '1d', base: string, buckets: CombinedBucket[]) {
   const rows = buckets.map((b) => ({
     bucket,
@@ -144,20 +147,73 @@ export async function missingCombinedHours(db: Db): Promise<{ base: string; hour
 }
 
 /**
- * Computes the missing combined hours (and their days), a week per transaction, until done or `stopped`;
- * returns how many hours it computed. Safe beside ingestion and on several replicas at once: each week
- * goes through refreshCombinedRollups and its lock, and computing an hour twice writes the same row.
+ * Computes the missing combined hours (and their days), a UTC day's per transaction, until done or
+ * `stopped`; returns how many hours it computed, or undefined when another replica is running it (one
+ * at a time: each would otherwise recompute every hour, each day stalling that base's ingestion).
+ * `singleConnection` (PGlite) is one process, nothing to exclude, and pinning its only connection for
+ * the lock would hold every query of every service until the end: it runs unlocked there.
  */
 export async function backfillCombinedRollups(
   db: Kysely<Database>,
-  stopped: () => boolean = () => false,
-): Promise<number> {
-  let done = 0;
-  for (const { base, hours } of await missingCombinedHours(db))
-    for (let i = 0; i < hours.length && !stopped(); i += BACKFILL_HOURS) {
-      const week = hours.slice(i, i + BACKFILL_HOURS);
-      await db.transaction().execute((trx) => refreshCombinedRollups(trx, base, week));
-      done += week.length;
+  {
+    singleConnection = false,
+    stopped = () => false,
+  }: { singleConnection?: boolean; stopped?: () => boolean } = {},
+): Promise<number | undefined> {
+  const run = async (conn: Kysely<Database>) => {
+    let done = 0;
+    for (const { base, hours } of await missingCombinedHours(conn))
+      for (const day of byDay(hours)) {
+        if (stopped()) return done;
+        done += await conn.transaction().execute((trx) => backfillCombinedHours(trx, base, day));
+      }
+    return done;
+  };
+  if (singleConnection) return run(db);
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{
+      locked: boolean;
+    }>`select pg_try_advisory_lock(${BACKFILL_LOCK}) as locked`.execute(conn);
+    if (!rows[0]?.locked) return undefined;
+    try {
+      return await run(conn);
+    } finally {
+      await sql`select pg_advisory_unlock(${BACKFILL_LOCK})`.execute(conn);
     }
-  return done;
+  });
+}
+
+/**
+ * Computes those of `hours` that still have no combined hour of `base`, under the base's lock: the list
+ * was read before, and since then ingestion (or an earlier run) may have written some. Answers how many.
+ */
+export async function backfillCombinedHours(trx: Transaction<Database>, base: string, hours: number[]) {
+  if (hours.length === 0) return 0;
+  await lockBase(trx, base);
+  const present = await trx
+    .selectFrom('combined_rollups')
+    .select('ts')
+    .where('bucket', '=', '1h')
+    .where('base', '=', base)
+    .where(
+      'ts',
+      'in',
+      hours.map((h) => new Date(h)),
+    )
+    .execute();
+  const stored = new Set(present.map((r) => r.ts.getTime()));
+  const missing = hours.filter((h) => !stored.has(h));
+  await refreshCombinedRollups(trx, base, missing);
+  return missing.length;
+}
+
+/** Ascending hours grouped by UTC day: one transaction each, which then rolls its day up once. */
+function byDay(hours: number[]): number[][] {
+  const days: number[][] = [];
+  for (const h of hours) {
+    const last = days[days.length - 1];
+    if (last && Math.floor(last[0]! / DAY_MS) === Math.floor(h / DAY_MS)) last.push(h);
+    else days.push([h]);
+  }
+  return days;
 }
