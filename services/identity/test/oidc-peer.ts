@@ -7,6 +7,8 @@ export const OIDC_CLIENT = { id: 'meridian', secret: 'meridian-test-client-secre
 export interface Person {
   email?: string;
   email_verified: boolean;
+  /** Which of the above the ID token carries too; by default none: they are in userinfo only. */
+  inIdToken?: ('email' | 'email_verified')[];
 }
 
 export interface OidcPeer {
@@ -37,9 +39,12 @@ export async function startOidcPeer(redirectUri: string): Promise<OidcPeer> {
       },
     ],
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
+    // Each person's `inIdToken` says what the ID token holds (what providers do differs), not the
+    // provider's default of userinfo only for a code flow.
+    conformIdTokenClaims: false,
     findAccount: async (_ctx, sub) => ({
       accountId: sub,
-      claims: async () => ({ sub, ...people.get(sub) }),
+      claims: async (use) => ({ sub, ...claimsFor(people.get(sub), use) }),
     }),
     features: { devInteractions: { enabled: true } },
     ttl: {
@@ -58,6 +63,13 @@ export async function startOidcPeer(redirectUri: string): Promise<OidcPeer> {
     authorize: (url, subject) => authorizeAt(url, subject, redirectUri),
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+function claimsFor(person: Person | undefined, use: string): Partial<Person> {
+  if (!person) return {};
+  const { inIdToken = [], ...claims } = person;
+  if (use !== 'id_token') return claims;
+  return Object.fromEntries(inIdToken.map((name) => [name, claims[name]]));
 }
 
 /** A browser's cookies at the provider, by name. */

@@ -5,6 +5,7 @@ import { envelope, httpProblem } from '@meridian/http-kit';
 import type { Database } from '../db/database.js';
 import { confirmEmail, findAccountById, lockAccountByEmail } from '../db/repositories/accounts.js';
 import { consumeFlow, findLinkedAccount, insertFlow, insertLink } from '../db/repositories/oidc.js';
+import { needsUserinfo, providerEmail } from '../domain/provider-email.js';
 import { hashToken, newToken } from '../domain/secrets.js';
 import type { IdentityDeps } from '../deps.js';
 import { createAccount, disownUnproven } from '../flows/accounts.js';
@@ -132,19 +133,12 @@ async function exchange(
     throw refused(`the provider's answer did not validate (${whyRefused(err)})`);
   }
   const claims = tokens.claims()!;
-  let email = typeof claims.email === 'string' ? claims.email : undefined;
-  let verified = claims.email_verified === true;
-  if (email === undefined && tokens.access_token) {
-    const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
-    email = typeof info.email === 'string' ? info.email : undefined;
-    verified = info.email_verified === true;
-  }
-  return {
-    issuer: claims.iss,
-    subject: claims.sub,
-    email: email?.trim().toLowerCase(),
-    emailVerified: verified,
-  };
+  const userinfo =
+    needsUserinfo(claims) && tokens.access_token && config.serverMetadata().userinfo_endpoint
+      ? await client.fetchUserInfo(config, tokens.access_token, claims.sub)
+      : undefined;
+  const { email, verified } = providerEmail(claims, userinfo);
+  return { issuer: claims.iss, subject: claims.sub, email, emailVerified: verified };
 }
 
 /**

@@ -205,6 +205,28 @@ describe('OpenID Connect sign-in', () => {
     expect(await linkOf('heidi-sub')).toEqual({ account_id: id });
   });
 
+  it("asks userinfo whether the ID token's address is verified when the token does not say", async () => {
+    const email = freshEmail();
+    idp.people.set('split-sub', { email, email_verified: true, inIdToken: ['email'] });
+    const id = await signInThroughProvider('split-sub');
+    expect(await linkOf('split-sub')).toEqual({ account_id: id });
+    expect((await accountOf(email))?.id).toBe(id);
+    // Userinfo saying it is not verified still refuses.
+    idp.people.set('split-unverified-sub', {
+      email: freshEmail(),
+      email_verified: false,
+      inIdToken: ['email'],
+    });
+    expectRefused(await providerCallback('split-unverified-sub'), UNVERIFIED);
+  });
+
+  it('takes an ID token that says both the address and its verification as it is', async () => {
+    const email = freshEmail();
+    idp.people.set('whole-sub', { email, email_verified: true, inIdToken: ['email', 'email_verified'] });
+    const id = await signInThroughProvider('whole-sub');
+    expect((await accountOf(email))?.id).toBe(id);
+  });
+
   it('refuses an identity that shares no email, and makes no account for it', async () => {
     idp.people.set('nomail-sub', { email_verified: false });
     const accounts = async () =>
