@@ -93,11 +93,12 @@ export class FailureBudget {
     for (;;) {
       const asking = this.enter(bucket);
       const ends = asking.ends;
-      const decision = await this.limiter.take(bucket, this.policy);
+      const held = await this.limiter.hold(bucket, this.policy);
+      const decision = held.decision;
       asking.reading--;
       if (decision.allowed) {
         asking.holding++;
-        return { ok: true, end: this.holder(bucket, asking) };
+        return { ok: true, end: this.holder(bucket, asking, held.giveBack) };
       }
       this.leave(bucket, asking);
       // A holder ended while the bucket was read: its try may be back already, so read again.
@@ -131,13 +132,13 @@ export class FailureBudget {
     if (asking.idle && this.asking.get(bucket) === asking) this.asking.delete(bucket);
   }
 
-  private holder(bucket: string, asking: Asking): (refused: boolean) => void {
+  private holder(bucket: string, asking: Asking, giveBack: () => void): (refused: boolean) => void {
     let ended = false;
     return (refused) => {
       if (ended) return;
       ended = true;
       // Given back before the waiters wake, so the read each of them makes next sees it.
-      if (!refused) this.limiter.giveBack(bucket, this.policy);
+      if (!refused) giveBack();
       asking.ended();
       this.leave(bucket, asking);
     };
