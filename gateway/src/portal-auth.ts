@@ -77,11 +77,11 @@ export function portalAuth(caches: IdentityCaches) {
         forgetOnLogout(res, caches, session.value.session_id);
       return next();
     }
-    // Past its budget of failed verifications an address is not verified; an anonymous route
-    // still serves it as anonymous, so a flood from a shared address does not block sign-in.
-    if (access === 'anonymous' && session?.problem.status === 429) return next();
-    if (session && session.problem.status !== 401) return next(answer(session.problem));
+    // An anonymous route serves whoever was not vouched for as anonymous, whatever the reason: a
+    // spent budget (429), lookups of the address busy (503) or identity down, so a stale cookie
+    // or a flood from a shared address does not block sign-in.
     if (access === 'anonymous') return next();
+    if (session && session.problem.status !== 401) return next(answer(session.problem));
     let presented = token !== undefined;
     if (access === 'session_or_key') {
       const key = req.header('x-api-key') ?? bearerToken(req.headers);

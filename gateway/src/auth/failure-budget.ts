@@ -11,31 +11,55 @@ import type { RateLimiter } from '../rate-limit/limiter.js';
  */
 export type Attempt = { ok: true; end: (refused: boolean) => void } | { ok: false; problem: Problem };
 
+/** A place in the queue of one address: `turn` resolves when a holder's end wakes it. */
+interface Waiting {
+  turn: Promise<void>;
+  /** The wait ran out: leaves the queue, or passes the turn on if it came meanwhile. */
+  giveUp: () => void;
+}
+
 /**
- * The lookups of one address on this replica: those reading its bucket and those holding a try
- * while identity is asked, and the callers waiting for a holder to end.
+ * The lookups of one address on this replica: those reading its bucket, those holding a try
+ * while identity is asked, and those queued for a holder to end. Each end wakes one waiter, so
+ * an end costs one more read of the bucket, not one per waiter.
  */
 class Asking {
   reading = 0;
   holding = 0;
   /** Holders ended so far, to tell whether one did while the bucket was being read. */
   ends = 0;
-  private waiters: Array<() => void> = [];
+  private readonly waiters: Array<() => void> = [];
 
   get idle(): boolean {
-    return this.reading === 0 && this.holding === 0;
+    return this.reading === 0 && this.holding === 0 && this.waiters.length === 0;
   }
 
-  oneEnded(): Promise<void> {
-    return new Promise((resolve) => this.waiters.push(resolve));
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  /** A woken waiter that must wait again goes back to the head: it has waited longest. */
+  queue(again: boolean): Waiting {
+    let wake!: () => void;
+    const turn = new Promise<void>((resolve) => (wake = resolve));
+    if (again) this.waiters.unshift(wake);
+    else this.waiters.push(wake);
+    const giveUp = () => {
+      const at = this.waiters.indexOf(wake);
+      if (at >= 0) this.waiters.splice(at, 1);
+      else this.wakeNext();
+    };
+    return { turn, giveUp };
   }
 
   ended(): void {
     this.holding--;
     this.ends++;
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const wake of waiters) wake();
+    this.wakeNext();
+  }
+
+  wakeNext(): void {
+    this.waiters.shift()?.();
   }
 }
 
@@ -71,7 +95,9 @@ function busy(): { ok: false; problem: Problem } {
  * and gives it back unless identity refused. A lookup that finds every try left held by lookups
  * of its address in flight here waits for one of them to end rather than being refused: a valid
  * credential is answered 429 only when refusals spent the tries (or, with shared buckets, when
- * lookups in flight on other replicas hold them at that instant).
+ * lookups in flight on other replicas hold them at that instant). Waiters queue per address,
+ * first come first woken, one per holder's end and at most the bucket's capacity of them; past
+ * that a lookup is answered 503 at once.
  */
 export class FailureBudget {
   private readonly asking = new Map<string, Asking>();
@@ -90,24 +116,47 @@ export class FailureBudget {
   async attempt(client: string, maxWaitMs: number): Promise<Attempt> {
     const bucket = this.bucket(client);
     const deadline = Date.now() + maxWaitMs;
+    let woken = false;
     for (;;) {
       const asking = this.enter(bucket);
       const ends = asking.ends;
-      const decision = await this.limiter.take(bucket, this.policy);
+      const held = await this.limiter.hold(bucket, this.policy);
       asking.reading--;
-      if (decision.allowed) {
+      if (held.decision.allowed) {
         asking.holding++;
-        return { ok: true, end: this.holder(bucket, asking) };
+        return { ok: true, end: this.holder(bucket, asking, held.giveBack) };
       }
+      const outcome = this.denied(asking, asking.ends !== ends, deadline);
+      if (outcome === 'wait') woken = await this.waitForEnd(asking, woken, deadline);
       this.leave(bucket, asking);
-      // A holder ended while the bucket was read: its try may be back already, so read again.
-      if (asking.ends !== ends) continue;
-      // Reads of one bucket are answered in the order they were made, so whoever holds a try now
-      // took it before this read. With no holder, refusals spent the budget.
-      if (asking.holding === 0) return { ok: false, problem: this.refusal(decision) };
-      const left = deadline - Date.now();
-      if (left <= 0 || !(await within(asking.oneEnded(), left))) return busy();
+      if (outcome === 'spent') return { ok: false, problem: this.refusal(held.decision) };
+      if (outcome === 'busy' || (outcome === 'wait' && !woken)) return busy();
     }
+  }
+
+  /** What a lookup the bucket refused does next: read again, wait for a holder, or answer. */
+  private denied(asking: Asking, holderEnded: boolean, deadline: number): 'read' | 'wait' | 'spent' | 'busy' {
+    const late = deadline <= Date.now();
+    // A holder ended while the bucket was read: its try may be back already. Checked against the
+    // deadline too, so a lookup whose reads keep overlapping holders' ends still answers in time.
+    if (holderEnded) return late ? 'busy' : 'read';
+    // Reads of one bucket are answered in the order they were made, so whoever holds a try now
+    // took it before this read. With no holder, refusals spent the budget; the next waiter, if
+    // any, reads again and learns it too.
+    if (asking.holding === 0) {
+      asking.wakeNext();
+      return 'spent';
+    }
+    // At most as many waiters as the bucket holds tries, each woken by one holder's end.
+    return late || asking.waiting >= this.policy.capacity ? 'busy' : 'wait';
+  }
+
+  /** Queues for a holder's end; false when the deadline comes first. */
+  private async waitForEnd(asking: Asking, again: boolean, deadline: number): Promise<boolean> {
+    const waiting = asking.queue(again);
+    const woken = await within(waiting.turn, deadline - Date.now());
+    if (!woken) waiting.giveUp();
+    return woken;
   }
 
   /** The 429 of a spent budget. */
@@ -131,13 +180,13 @@ export class FailureBudget {
     if (asking.idle && this.asking.get(bucket) === asking) this.asking.delete(bucket);
   }
 
-  private holder(bucket: string, asking: Asking): (refused: boolean) => void {
+  private holder(bucket: string, asking: Asking, giveBack: () => void): (refused: boolean) => void {
     let ended = false;
     return (refused) => {
       if (ended) return;
       ended = true;
-      // Given back before the waiters wake, so the read each of them makes next sees it.
-      if (!refused) this.limiter.giveBack(bucket, this.policy);
+      // Given back before the next waiter wakes, so the read it makes sees it.
+      if (!refused) giveBack();
       asking.ended();
       this.leave(bucket, asking);
     };

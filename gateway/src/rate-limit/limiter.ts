@@ -7,14 +7,24 @@ import {
 } from '../domain/token-bucket.js';
 
 /**
+ * A token taken that may have to be given back. `giveBack` returns it to the store that answered
+ * the take, whichever answers now; best effort, never fails the caller. Call it only if the
+ * decision allowed the take.
+ */
+export interface HeldToken {
+  decision: RateDecision;
+  giveBack: () => void;
+}
+
+/**
  * Token buckets by name: one per key for data calls, one per client address for failed
  * verifications. Synchronous in memory; a promise when the state is shared.
  */
 export interface RateLimiter {
   readonly kind: 'memory' | 'redis';
   take(bucket: string, policy: BucketPolicy): RateDecision | Promise<RateDecision>;
-  /** Gives back one token taken by take(); best effort, never fails the caller. */
-  giveBack(bucket: string, policy: BucketPolicy): void;
+  /** take() for a token that may come back; the data path's take() allocates no give-back. */
+  hold(bucket: string, policy: BucketPolicy): HeldToken | Promise<HeldToken>;
   close(): Promise<void>;
 }
 
@@ -44,7 +54,11 @@ export class MemoryRateLimiter implements RateLimiter {
     return decision;
   }
 
-  giveBack(bucket: string, policy: BucketPolicy): void {
+  hold(bucket: string, policy: BucketPolicy): HeldToken {
+    return { decision: this.take(bucket, policy), giveBack: () => this.giveBack(bucket, policy) };
+  }
+
+  private giveBack(bucket: string, policy: BucketPolicy): void {
     const state = this.buckets.get(bucket);
     // A bucket forgotten is full already.
     if (state) this.keep(bucket, returnToken(state, this.now(), policy));

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@meridian/observability';
 import { decide, type BucketPolicy, type RateDecision } from '../domain/token-bucket.js';
-import { MemoryRateLimiter, type RateLimiter } from './limiter.js';
+import { MemoryRateLimiter, type HeldToken, type RateLimiter } from './limiter.js';
 
 /** Refill on Redis's clock, so replicas with skewed clocks agree. Shared head of both scripts. */
 const REFILL = `
@@ -98,23 +98,36 @@ export class RedisRateLimiter implements RateLimiter {
 
   async take(bucket: string, policy: BucketPolicy): Promise<RateDecision> {
     if (!this.shared) return this.fallback.take(bucket, policy);
+    return (await this.takeShared(`${this.prefix}${bucket}`, policy)) ?? this.fallback.take(bucket, policy);
+  }
+
+  /**
+   * The give-back goes to the store that answered the take: a token taken from Redis is not put
+   * into this replica's buckets if Redis drops meanwhile (Redis refills it on its own), and one
+   * taken here while Redis was away is not added to the shared bucket when it comes back.
+   */
+  async hold(bucket: string, policy: BucketPolicy): Promise<HeldToken> {
+    if (!this.shared) return this.fallback.hold(bucket, policy);
+    const key = `${this.prefix}${bucket}`;
+    const decision = await this.takeShared(key, policy);
+    if (!decision) return this.fallback.hold(bucket, policy);
+    return { decision, giveBack: () => this.giveBackShared(key, policy) };
+  }
+
+  /** undefined when Redis did not answer: the caller falls back to this replica's buckets. */
+  private async takeShared(key: string, policy: BucketPolicy): Promise<RateDecision | undefined> {
     try {
-      const [allowed, tokens] = await this.takeCommand(
-        `${this.prefix}${bucket}`,
-        policy.capacity,
-        policy.refillPerMs,
-      );
+      const [allowed, tokens] = await this.takeCommand(key, policy.capacity, policy.refillPerMs);
       return decide(allowed === 1, Number(tokens), policy);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'rate limit falls back to this replica');
-      return this.fallback.take(bucket, policy);
+      return undefined;
     }
   }
 
-  giveBack(bucket: string, policy: BucketPolicy): void {
-    if (!this.shared) return this.fallback.giveBack(bucket, policy);
-    this.giveBackCommand(`${this.prefix}${bucket}`, policy.capacity, policy.refillPerMs).catch(
-      (err: unknown) => this.logger.warn({ err: (err as Error).message }, 'giving a token back failed'),
+  private giveBackShared(key: string, policy: BucketPolicy): void {
+    this.giveBackCommand(key, policy.capacity, policy.refillPerMs).catch((err: unknown) =>
+      this.logger.warn({ err: (err as Error).message }, 'giving a token back failed'),
     );
   }
 

@@ -4,8 +4,8 @@ import type { Plan } from '@meridian/contracts';
 import { problem } from '@meridian/http-kit';
 import { FailureBudget } from '../../src/auth/failure-budget.js';
 import { VerifiedCache, type Verification } from '../../src/auth/verified-cache.js';
-import { perMinute } from '../../src/domain/token-bucket.js';
-import { MemoryRateLimiter } from '../../src/rate-limit/limiter.js';
+import { perMinute, type BucketPolicy, type RateDecision } from '../../src/domain/token-bucket.js';
+import { MemoryRateLimiter, type HeldToken, type RateLimiter } from '../../src/rate-limit/limiter.js';
 
 interface Vouched {
   account_id: string;
@@ -85,8 +85,11 @@ describe('VerifiedCache', () => {
     expect(asked).toHaveLength(5);
     const statuses = flood.map((r) => (r.ok ? 200 : r.problem.status));
     expect(statuses.filter((s) => s === 401)).toHaveLength(5);
+    // Five held the tries and five waited for them; the two past that were told to retry.
+    expect(statuses.filter((s) => s === 503)).toHaveLength(2);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
     const refused = flood.filter((r): r is Extract<Verification<Vouched>, { ok: false }> => !r.ok);
-    expect(refused.at(-1)!.problem).toMatchObject({
+    expect(refused.find((r) => r.problem.status === 429)!.problem).toMatchObject({
       status: 429,
       error_category: 'rate_limit',
       retryable: true,
@@ -167,12 +170,46 @@ describe('VerifiedCache', () => {
   });
 });
 
+/** Lets every callback already due run, so a waiting lookup is queued before a holder ends. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Whether `promise` has settled by the time the callbacks already due have run. */
+const pending = async (promise: Promise<unknown>) => {
+  let done = false;
+  void promise.then(() => (done = true));
+  await settle();
+  return !done;
+};
+
+/**
+ * The limiter of one replica, counting the reads of a bucket; while `gate` is set, a read is
+ * answered only once it resolves, so a test can end a holder while a lookup reads.
+ */
+class CountingLimiter implements RateLimiter {
+  readonly kind = 'memory';
+  reads = 0;
+  gate: Promise<void> | undefined;
+  private readonly inner = new MemoryRateLimiter(() => 1_000_000);
+
+  take(bucket: string, policy: BucketPolicy): RateDecision {
+    return this.inner.take(bucket, policy);
+  }
+
+  async hold(bucket: string, policy: BucketPolicy): Promise<HeldToken> {
+    this.reads++;
+    await this.gate;
+    return this.inner.hold(bucket, policy);
+  }
+
+  async close(): Promise<void> {}
+}
+
 describe('FailureBudget', () => {
   const address = '203.0.113.9';
-  let limiter: MemoryRateLimiter;
+  let limiter: CountingLimiter;
 
   beforeEach(() => {
-    limiter = new MemoryRateLimiter(() => 1_000_000);
+    limiter = new CountingLimiter();
   });
 
   const held = async (budget: FailureBudget) => {
@@ -184,7 +221,8 @@ describe('FailureBudget', () => {
   it('lets a lookup wait for a held try: it gets the try when the holder is vouched for', async () => {
     const budget = new FailureBudget(limiter, 'unknown-key', perMinute(1));
     const first = await held(budget);
-    const waiting = budget.attempt(address, 10_000);
+    const waiting = budget.attempt(address, 5_000);
+    expect(await pending(waiting)).toBe(true);
     first.end(false);
     expect(await waiting).toMatchObject({ ok: true });
   });
@@ -192,7 +230,8 @@ describe('FailureBudget', () => {
   it('answers 429 to the waiting lookup when identity refused the holder', async () => {
     const budget = new FailureBudget(limiter, 'unknown-key', perMinute(1));
     const first = await held(budget);
-    const waiting = budget.attempt(address, 10_000);
+    const waiting = budget.attempt(address, 5_000);
+    expect(await pending(waiting)).toBe(true);
     first.end(true);
     first.end(false);
     expect(await waiting).toMatchObject({ ok: false, problem: { status: 429, retry_after: 60 } });
@@ -207,5 +246,75 @@ describe('FailureBudget', () => {
     });
     // Another address has its own tries.
     expect(await budget.attempt('198.51.100.4', 20)).toMatchObject({ ok: true });
+  });
+
+  it('wakes one waiter per holder end, first come first served', async () => {
+    const budget = new FailureBudget(limiter, 'unknown-key', perMinute(3));
+    const holders = [await held(budget), await held(budget), await held(budget)];
+    const waiters = [0, 1, 2].map(() => budget.attempt(address, 5_000));
+    await settle();
+    const reads = limiter.reads;
+    holders[0]!.end(false);
+    expect(await waiters[0]).toMatchObject({ ok: true });
+    expect(await pending(waiters[1]!)).toBe(true);
+    expect(await pending(waiters[2]!)).toBe(true);
+    // One read for the one woken, not one per waiter.
+    expect(limiter.reads).toBe(reads + 1);
+    holders[1]!.end(false);
+    expect(await waiters[1]).toMatchObject({ ok: true });
+    expect(await pending(waiters[2]!)).toBe(true);
+    holders[2]!.end(false);
+    expect(await waiters[2]).toMatchObject({ ok: true });
+  });
+
+  it('answers 429 to every waiter once the last holder was refused, not 503 at the deadline', async () => {
+    const budget = new FailureBudget(limiter, 'unknown-key', perMinute(3));
+    const [first, second, last] = [await held(budget), await held(budget), await held(budget)];
+    first.end(true);
+    second.end(true);
+    const waiters = [0, 1, 2].map(() => budget.attempt(address, 5_000));
+    await settle();
+    // One end wakes one waiter; the one that learns the budget is spent tells the next.
+    last.end(true);
+    for (const waiting of waiters) expect(await waiting).toMatchObject({ problem: { status: 429 } });
+  });
+
+  it('queues no more waiters per address than the bucket holds tries, and answers 503 past them', async () => {
+    const budget = new FailureBudget(limiter, 'unknown-key', perMinute(2));
+    const holders = [await held(budget), await held(budget)];
+    const waiters = [0, 1].map(() => budget.attempt(address, 5_000));
+    const over = budget.attempt(address, 5_000);
+    expect(await pending(over)).toBe(false);
+    expect(await over).toMatchObject({ ok: false, problem: { status: 503, retryable: true } });
+    for (const holder of holders) holder.end(false);
+    for (const waiting of waiters) expect(await waiting).toMatchObject({ ok: true });
+  });
+
+  it('passes a holder end to the next waiter when the one ahead of it gave up', async () => {
+    const budget = new FailureBudget(limiter, 'unknown-key', perMinute(2));
+    const holders = [await held(budget), await held(budget)];
+    const impatient = budget.attempt(address, 20);
+    const patient = budget.attempt(address, 5_000);
+    expect(await impatient).toMatchObject({ problem: { status: 503 } });
+    holders[0]!.end(false);
+    expect(await patient).toMatchObject({ ok: true });
+    holders[1]!.end(false);
+  });
+
+  it('answers 503 at the deadline when a holder ended during the read, rather than reading again', async () => {
+    const budget = new FailureBudget(limiter, 'unknown-key', perMinute(2));
+    const holders = [await held(budget), await held(budget)];
+    let open!: () => void;
+    limiter.gate = new Promise((resolve) => (open = resolve));
+    const reads = limiter.reads;
+    const late = budget.attempt(address, 1);
+    const calledBy = Date.now();
+    holders[0]!.end(true);
+    // Past its deadline (at most calledBy + 1) before its read is answered.
+    while (Date.now() <= calledBy + 1) await settle();
+    open();
+    expect(await late).toMatchObject({ ok: false, problem: { status: 503 } });
+    expect(limiter.reads).toBe(reads + 1);
+    holders[1]!.end(false);
   });
 });

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { cuttableLink, waitFor, type CuttableLink } from '@meridian/bus/testing';
+import { createLogger } from '@meridian/observability';
+import type { BucketPolicy } from '../../src/domain/token-bucket.js';
+import { RedisRateLimiter } from '../../src/rate-limit/redis.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** Two tokens that do not refill within the test, so every count below is exact. */
+const TWO: BucketPolicy = { capacity: 2, refillPerMs: 1e-12 };
+
+describe('RedisRateLimiter with Redis going away and coming back', () => {
+  let link: CuttableLink;
+  let limiter: RedisRateLimiter;
+
+  beforeAll(async () => {
+    link = await cuttableLink(REDIS_URL);
+    const url = `redis://127.0.0.1:${new URL(link.url).port}`;
+    limiter = new RedisRateLimiter(url, `test:${randomUUID()}:`, createLogger('test', { level: 'silent' }));
+    await waitFor(() => limiter.shared, { what: 'Redis connected' });
+  });
+
+  afterAll(async () => {
+    await limiter?.close();
+    await link?.close();
+  });
+
+  it('gives a held token back to the store it was taken from', async () => {
+    const fromRedis = await limiter.hold('b', TWO);
+    expect(fromRedis.decision).toMatchObject({ allowed: true, remaining: 1 });
+
+    link.cut();
+    await waitFor(() => !limiter.shared, { what: 'Redis lost' });
+    const fromReplica = await limiter.hold('b', TWO);
+    expect(fromReplica.decision).toMatchObject({ allowed: true, remaining: 1 });
+    expect((await limiter.hold('b', TWO)).decision.allowed).toBe(true);
+    // Taken from Redis: not given to this replica's bucket, which stays empty.
+    fromRedis.giveBack();
+    expect((await limiter.hold('b', TWO)).decision.allowed).toBe(false);
+
+    link.restore();
+    await waitFor(() => limiter.shared, { what: 'Redis connected again' });
+    expect((await limiter.hold('b', TWO)).decision).toMatchObject({ allowed: true, remaining: 0 });
+    // Taken from this replica while Redis was away: not added to the shared bucket.
+    fromReplica.giveBack();
+    expect((await limiter.hold('b', TWO)).decision.allowed).toBe(false);
+  });
+});
