@@ -14,7 +14,7 @@ import { ANONYMOUS, type AssertionSigner } from './assertion.js';
 import type { VerifiedCache, Verification } from './auth/verified-cache.js';
 import { corsHeaders, isPreflight, type CorsPolicy } from './domain/cors.js';
 import { bearerChallenge, hasPaymentHeader, presentedKey } from './domain/credentials.js';
-import { dataTarget, gateRefusal, isPriced, isSeriesRead, type DataTarget } from './domain/data-route.js';
+import { dataTargets, gateRefusal, isPriced, isSeriesRead, type DataTarget } from './domain/data-route.js';
 import { PAYMENT_NOT_ENABLED, paymentRequired, type X402Settings } from './domain/payment-required.js';
 import { rateLimitHeaders, type BucketPolicy, type RateDecision } from './domain/token-bucket.js';
 import type { RateLimiter } from './rate-limit/limiter.js';
@@ -108,6 +108,7 @@ export function dataEdge(options: DataEdgeOptions) {
   const trusted = proxyaddr.compile(options.trustProxy.split(',').map((t) => t.trim()));
   const agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 256 });
   const duration = options.metrics.httpDuration;
+  const dataTarget = dataTargets();
 
   /** A refused key: 401 with the bearer challenge (RFC 9110 requires one on every 401). */
   function refuseKey(res: ServerResponse, presented: boolean, fields: Fields): void {
