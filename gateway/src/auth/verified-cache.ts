@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Bus } from '@meridian/bus';
 import type { Plan, Problem } from '@meridian/contracts';
 import { problem } from '@meridian/http-kit';
@@ -42,9 +42,12 @@ function tooManyAtOnce(): { ok: false; problem: Problem } {
   };
 }
 
-/** The cache key: a hash, so no raw key or token is held as a map key or reaches a log. */
+/**
+ * The cache key: a hash, so no raw key or token is held as a map key or reaches a log. One-shot
+ * hash(): no Hash object per call on the hot path.
+ */
 export function credentialHash(credential: string): string {
-  return createHash('sha256').update(credential).digest('base64url');
+  return hash('sha256', credential, 'base64url');
 }
 
 /**

@@ -35,6 +35,23 @@ export function dataTarget(path: string): DataTarget | undefined {
 }
 
 /**
+ * dataTarget remembered per path, for the hot path: the catalogue is fixed for the life of the
+ * process, and decoding a path and looking it up cost several µs a call under load. Holds at most
+ * `max` paths and starts over past them, so a flood of distinct paths costs no more memory.
+ */
+export function dataTargets(max = 1024): (path: string) => DataTarget | undefined {
+  const known = new Map<string, DataTarget | null>();
+  return (path) => {
+    const seen = known.get(path);
+    if (seen !== undefined) return seen ?? undefined;
+    const target = dataTarget(path);
+    if (known.size >= max) known.clear();
+    known.set(path, target ?? null);
+    return target;
+  };
+}
+
+/**
  * A metric that is live and priced: keyless calls get the x402 challenge. Unknown and planned
  * metrics sell nothing; the data service answers them (route_not_found, not_yet_available).
  */

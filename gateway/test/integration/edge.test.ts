@@ -285,6 +285,12 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
       expect(res.headers.get('ratelimit-remaining')).toBe('9');
       expect(res.headers.get('ratelimit-policy')).toBe('"per-key";q=10;w=60');
       expect(res.headers.get('ratelimit')).toMatch(/^"per-key";r=9;t=\d+$/);
+      // The upstream's fields pass, the edge's own replace the upstream's of the same name.
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect(res.headers.get('traceparent')).toBe(body.meta.traceparent);
+      expect(res.headers.get('x-request-id')).toMatch(/^[\w.:-]+$/);
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     });
 
     it('refuses a malformed or unknown key with 401, remembering the unknown one', async () => {

@@ -4,7 +4,7 @@ import { paymentRequiredSchema, USDC_MINT } from '@meridian/contracts';
 import { corsHeaders, corsPolicy } from '../../src/domain/cors.js';
 import { addressBucket } from '../../src/domain/client-address.js';
 import { bearerChallenge, cookieValue, presentedKey } from '../../src/domain/credentials.js';
-import { dataTarget, gateRefusal, isDataPath, isPriced } from '../../src/domain/data-route.js';
+import { dataTarget, dataTargets, gateRefusal, isDataPath, isPriced } from '../../src/domain/data-route.js';
 import { keyFormatValid } from '../../src/domain/key-format.js';
 import { PAYMENT_NOT_ENABLED, paymentRequired } from '../../src/domain/payment-required.js';
 import { TtlLru } from '../../src/domain/ttl-lru.js';
@@ -88,6 +88,19 @@ describe('data routes and the plan gate', () => {
     expect(gateRefusal('basic', trades)).toBeUndefined();
     expect(gateRefusal('pro', dataTarget('/v1/data/crypto/futures/funding'))).toContain('ultra');
     expect(gateRefusal('free', dataTarget('/v1/data/crypto/spot/spread'))).toBeUndefined();
+  });
+
+  it('remembers the target of each path, the same as reading it afresh, in bounded memory', () => {
+    const remembered = dataTargets(2);
+    const paths = [
+      '/v1/data/crypto/options/chain',
+      '/v1/data/crypto/spot',
+      '/v1/data/crypto/spot/trades',
+      '/v1/data/crypto/options/chain',
+      '/v1/data/nope/nope/nope',
+      '/v1/data/crypto/spot',
+    ];
+    for (const path of [...paths, ...paths]) expect(remembered(path)).toEqual(dataTarget(path));
   });
 });
 
