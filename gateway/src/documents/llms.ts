@@ -1,5 +1,4 @@
-import { CATALOG, PLANS, X402_PRICES } from '@meridian/contracts';
-import { PLAN_LIMITS } from '../domain/token-bucket.js';
+import { CATALOG, PLAN_RATE_LIMITS, PLANS, X402_PRICES } from '@meridian/contracts';
 import { baseOf } from './catalog-facts.js';
 
 /** GET /llms.txt: what a language-model agent needs to call the API, generated from the catalogue. */
@@ -15,7 +14,7 @@ export function llmsTxt(publicBaseUrl?: string): string {
     '- Auth: header `Authorization: Bearer <API_KEY>` or `X-API-Key: <API_KEY>`; no key on a priced',
     `  endpoint answers 402 with an x402 v2 challenge (USDC on Solana: ${X402_PRICES.read} atomic per read,`,
     `  ${X402_PRICES.series} per time-series read).`,
-    `- Plans and requests per minute: ${PLANS.map((p) => `${p} ${PLAN_LIMITS[p]}`).join(', ')}.`,
+    `- Plans and requests per minute: ${PLANS.map((p) => `${p} ${PLAN_RATE_LIMITS[p]}`).join(', ')}.`,
     '- Errors are application/problem+json with error_category: unauthorized (401, get a key),',
     '  tier_forbidden (403, upgrade), not_yet_available (404, planned metric), rate_limit (429, wait',
     '  retry_after seconds). Rate-limit headers: RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset.',

@@ -1,8 +1,5 @@
 import { PLAN_RATE_LIMITS, type Plan } from '@meridian/contracts';
 
-/** Requests per minute per key (data-api-interface 8): the contracts' table, which billing publishes. */
-export const PLAN_LIMITS: Readonly<Record<Plan, number>> = PLAN_RATE_LIMITS;
-
 /**
  * The bucket holds at most one minute's budget (capacity = the per-minute limit, so the burst is
  * the whole minute) and refills continuously at limit/60 tokens per second.
@@ -17,12 +14,17 @@ export function perMinute(limit: number): BucketPolicy {
   return { capacity: limit, refillPerMs: limit / 60_000 };
 }
 
-export function planPolicy(plan: Plan, limits: Record<Plan, number> = PLAN_LIMITS): BucketPolicy {
+export function planPolicy(
+  plan: Plan,
+  limits: Readonly<Record<Plan, number>> = PLAN_RATE_LIMITS,
+): BucketPolicy {
   return perMinute(limits[plan]);
 }
 
 /** The policy of every plan, computed once rather than on every call of the hot path. */
-export function planPolicies(limits: Record<Plan, number> = PLAN_LIMITS): Record<Plan, BucketPolicy> {
+export function planPolicies(
+  limits: Readonly<Record<Plan, number>> = PLAN_RATE_LIMITS,
+): Record<Plan, BucketPolicy> {
   return {
     free: planPolicy('free', limits),
     basic: planPolicy('basic', limits),
