@@ -10,3 +10,4 @@ export * from './subjects.js';
 export * from './x402.js';
 export * from './prices.js';
 export * from './portal.js';
+export * from './result.js';

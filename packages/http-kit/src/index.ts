@@ -4,7 +4,6 @@ export * from './internal-auth.js';
 export * from './lean.js';
 export * from './security-headers.js';
 export * from './problem.js';
-export * from './result.js';
 export * from './server.js';
 export * from './trace-headers.js';
 export * from './validate.js';

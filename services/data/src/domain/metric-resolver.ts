@@ -14,7 +14,7 @@
  * - Tables: src/db/database.ts (observations.value is numeric → string on read; Number() it).
  */
 import type { CatalogHit } from '@meridian/contracts';
-import type { Result } from '@meridian/http-kit';
+import type { Result } from '@meridian/contracts';
 
 /** One data-endpoint query after parsing (data-api-interface 4.1). */
 export interface MetricQuery {

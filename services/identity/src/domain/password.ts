@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { adjacencyGraphs, dictionary } from '@zxcvbn-ts/language-common';
-import { ok, refuse, type Result } from '@meridian/http-kit';
+import { ok, refuse, type Result } from '@meridian/contracts';
 
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 256;

@@ -1,5 +1,5 @@
 import type { CatalogHit } from '@meridian/contracts';
-import { ok, refuse, type Result } from '@meridian/http-kit';
+import { ok, refuse, type Result } from '@meridian/contracts';
 import type { Deps } from '../../context.js';
 import { replayMarker } from '../../db/repositories/feeds-observations.js';
 import { confidence } from '../confidence.js';

@@ -1,5 +1,5 @@
 import { findMetric } from '@meridian/contracts';
-import { ok, refuse } from '@meridian/http-kit';
+import { ok, refuse } from '@meridian/contracts';
 import type { Deps } from '../../context.js';
 import { loadReferencePrice } from '../../db/repositories/candles.js';
 import { replayMarker } from '../../db/repositories/feeds-observations.js';

@@ -1,4 +1,4 @@
-import { ok } from '@meridian/http-kit';
+import { ok } from '@meridian/contracts';
 import type { Deps } from '../../context.js';
 import { latestPerKey } from '../../db/repositories/feeds-observations.js';
 import type { MetricResolver } from '../metric-resolver.js';

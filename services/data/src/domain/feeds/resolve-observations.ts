@@ -1,5 +1,5 @@
 import type { CatalogHit } from '@meridian/contracts';
-import { ok } from '@meridian/http-kit';
+import { ok } from '@meridian/contracts';
 import type { Deps } from '../../context.js';
 import { observationHistory, type StoredObservation } from '../../db/repositories/feeds-observations.js';
 import type { MetricAnswer, MetricQuery, MetricResolver } from '../metric-resolver.js';

@@ -1,4 +1,4 @@
-import { ok } from '@meridian/http-kit';
+import { ok } from '@meridian/contracts';
 import type { Deps } from '../../context.js';
 import {
   latestObservation,

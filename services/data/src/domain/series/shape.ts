@@ -1,4 +1,4 @@
-import type { Result } from '@meridian/http-kit';
+import type { Result } from '@meridian/contracts';
 
 /** Bounds of max_response_tokens (data-api-interface 8 leaves them to us). */
 export const MAX_RESPONSE_TOKENS = { min: 200, max: 100_000 } as const;
