@@ -142,12 +142,15 @@ describe('all-in-one mail (SMTP_URL unset)', () => {
     const link = linkIn({ to: email, raw: logged.mail_body, text: logged.mail_body });
     expect(link.pathname).toBe('/auth/verify-email');
 
-    const kept = await solo.deps.db
-      .selectFrom('mail_outbox')
-      .select(['body', 'sent_at'])
-      .where('recipient', '=', email)
-      .executeTakeFirstOrThrow();
-    expect(kept).toEqual({ body: logged.mail_body, sent_at: expect.any(Date) });
+    // The relay logs the mail before it marks the row sent, so the mark may land a moment later.
+    const keptRow = () =>
+      solo.deps.db
+        .selectFrom('mail_outbox')
+        .select(['body', 'sent_at'])
+        .where('recipient', '=', email)
+        .executeTakeFirstOrThrow();
+    await waitFor(async () => (await keptRow()).sent_at !== null, { what: 'the logged mail marked sent' });
+    expect(await keptRow()).toEqual({ body: logged.mail_body, sent_at: expect.any(Date) });
     expect(solo.smtp.mails).toEqual([]);
 
     expect((await pressConfirmButton(solo, link)).status).toBe(200);
