@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { INTERNAL_ASSERTION_HEADER } from '@meridian/contracts';
-import { startSmtp } from '../services/identity/test/smtp.js';
+import { startSmtp } from '@meridian/test-peers';
 import { signedInAccount, type SignedIn } from './src/accounts.js';
 import { startSystem, type ServiceName, type System } from './src/system.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createNatsBus, type Bus } from '@meridian/bus';
 import { EVENTS, RPC, STREAMS, pricesSchema } from '@meridian/contracts';
 import { newEvent } from '@meridian/bus';
-import { startSmtp } from '../services/identity/test/smtp.js';
+import { startSmtp } from '@meridian/test-peers';
 import { createKey, signedInAccount } from './src/accounts.js';
 import { startSystem, type System } from './src/system.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startSmtp } from '../services/identity/test/smtp.js';
+import { startSmtp } from '@meridian/test-peers';
 import { createKey, postJson, pressConfirmButton, signedInAccount } from './src/accounts.js';
 import { startSystem, type System } from './src/system.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { SESSION_COOKIE } from '@meridian/contracts';
-import { OIDC_CLIENT, startOidcPeer, type OidcPeer } from '../services/identity/test/oidc-peer.js';
+import { OIDC_CLIENT, startOidcPeer, type OidcPeer } from '@meridian/test-peers';
 import { startSystem, type System } from './src/system.js';
 
 /** The redirect the provider knows; the test carries the browser's return leg to the real gateway. */

@@ -16,7 +16,7 @@ import type { IdentityDeps } from '../../src/deps.js';
 import { consumers } from '../../src/events/plan-changed.js';
 import { identityParts, mailRelay } from '../../src/main.js';
 import { rpcHandlers } from '../../src/rpc/verify.js';
-import { startSmtp, type ReceivedMail } from '../smtp.js';
+import { startSmtp, type ReceivedMail } from '@meridian/test-peers';
 
 export { startSmtp, type ReceivedMail };
 

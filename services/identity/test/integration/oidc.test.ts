@@ -11,7 +11,7 @@ import { FLOW_COOKIE } from '../../src/routes/oauth.js';
 import { startSession } from '../../src/flows/sessions.js';
 import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
 import { anonymous, pressConfirmButton, signIn, signUpConfirmed, submitResetForm } from './flows.js';
-import { OIDC_CLIENT, startOidcPeer, type OidcPeer } from '../oidc-peer.js';
+import { OIDC_CLIENT, startOidcPeer, type OidcPeer } from '@meridian/test-peers';
 
 const REDIRECT = 'http://localhost:8080/auth/oauth/idp/callback';
 
