@@ -13,7 +13,3 @@ export const cloudEventSchema = z.object({
 });
 
 export type CloudEvent<T = unknown> = Omit<z.infer<typeof cloudEventSchema>, 'data'> & { data: T };
-
-export function cloudEventOf<T extends z.ZodType>(data: T) {
-  return cloudEventSchema.extend({ data });
-}

@@ -87,10 +87,3 @@ export function problem(code: ProblemCode, detail: string, init: ProblemInit = {
 
 /** A reply on a request/reply subject: `{ok: true, data}` or `{ok: false, problem}`. */
 export type RpcReply<T> = { ok: true; data: T } | { ok: false; problem: Problem };
-
-export function rpcReplySchema<T extends z.ZodType>(data: T) {
-  return z.discriminatedUnion('ok', [
-    z.object({ ok: z.literal(true), data }),
-    z.object({ ok: z.literal(false), problem: problemSchema }),
-  ]);
-}

@@ -1,4 +1,4 @@
-import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely';
+import { Kysely, PGliteDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 
@@ -54,9 +54,4 @@ function sharedPGliteRoot(pglite: PGlite): Kysely<unknown> {
     pgliteRoots.set(pglite, root);
   }
   return root;
-}
-
-/** Answers when the database is reachable (for /ready). */
-export async function pingDatabase(db: Kysely<unknown>): Promise<void> {
-  await sql`select 1`.execute(db);
 }

@@ -1,8 +1,9 @@
 import { STREAMS } from '@meridian/contracts';
 import { isEntrypoint, runMain, startService, type SharedInfra } from '@meridian/runtime';
-import { SERVICE, routes } from './app.js';
+import { routes } from './app.js';
 import { parseConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
+import { SERVICE } from './deps.js';
 
 /** Composition root: the only place that reads the environment. */
 export async function start(env: Record<string, string | undefined>, shared?: SharedInfra) {

@@ -1,10 +1,10 @@
 import { Router } from 'express';
 import { envelope } from '@meridian/http-kit';
-import type { Deps } from '../app.js';
+import type { BillingDeps } from '../deps.js';
 import { priceList } from '../domain/prices.js';
 
 /** GET /v1/billing/prices (data-api-interface 4.3): public, so the gateway sends an anonymous caller. */
-export function priceRoutes(deps: Deps): Router {
+export function priceRoutes(deps: BillingDeps): Router {
   const router = Router();
   // The list only changes with a deploy or a restart with new PLAN_MONTHLY_PRICES.
   const prices = priceList(deps.config.PLAN_MONTHLY_PRICES, deps.config.RATE_LIMITS);
