@@ -2,7 +2,7 @@ export * from './api-key.js';
 export * from './caller.js';
 export * from './cloudevent.js';
 export * from './identity.js';
-export * from './catalog.js';
+export * from './catalog/index.js';
 export * from './data-ingest.js';
 export * from './problem.js';
 export * from './streams.js';

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import type { Plan } from '../caller.js';
+
+/** The shape of a catalogue entry (data-api-interface 2.3, 4.2). */
+export const valueShapeSchema = z.enum(['scalar', 'object', 'series']);
+export const metricStatusSchema = z.enum(['live', 'planned']);
+
+export interface MetricEntry {
+  metric: string;
+  value_shape: z.infer<typeof valueShapeSchema>;
+  unit: string;
+  cadence: string;
+  /**
+   * The cadence in numbers: time between two publications of the upstream, in ms (for an upstream that
+   * changes continuously, between two of our polls). Absent only for a real-time tick metric.
+   */
+  cadence_ms?: number;
+  /**
+   * The age in ms past which the metric's newest value is overdue (see `overdueAfter`). The data
+   * service reads it and no constant of its own: a venue this old is dropped as stale where several
+   * venues combine, and meta.confidence scores a value this old 0.37 on freshness. Absent when cadence_ms is.
+   */
+  max_age_ms?: number;
+  status: z.infer<typeof metricStatusSchema>;
+  /** The metric's own gate; the effective gate is the higher of this and the product's. */
+  min_tier: Plan;
+  /**
+   * Whether `series=true` has an answer (a history of the metric); true for every series-shaped metric.
+   * The data service refuses series=true on the others, and the gateway prices it as a series read only here.
+   */
+  series: boolean;
+  description: string;
+}
+
+export interface ProductEntry {
+  category: string;
+  product: string;
+  min_tier: Plan;
+  /** Venues or upstream sources the product draws on. */
+  sources: string[];
+  /** Entity identifiers the product offers; empty for metrics with no entity. */
+  entities: string[];
+  metrics: MetricEntry[];
+}
+
+export interface CatalogHit {
+  product: ProductEntry;
+  metric: MetricEntry;
+  /** The higher of the product's and the metric's min_tier. */
+  gate: Plan;
+}
