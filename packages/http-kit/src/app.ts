@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { runWithTrace, type Logger, type Metrics } from '@meridian/observability';
+import { requestErrorProblem } from './body-problem.js';
 import { HttpProblem, httpProblem, problem } from './problem.js';
 import { setSecurityHeaders } from './security-headers.js';
 import { answerTrace } from './trace-headers.js';
@@ -77,24 +78,10 @@ export function finishApp(app: Express): Express {
 }
 
 function lastErrorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
-  const known = asHttpProblem(err);
+  const known = err instanceof HttpProblem ? err : requestErrorProblem(err);
   if (known) return sendProblem(res, known);
   const logger = req.app.locals.logger as Logger | undefined;
   logger?.error({ err, method: req.method, path: req.path }, 'unhandled error');
   // Nothing about the failure reaches the client: no message, no stack, no SQL.
   sendProblem(res, new HttpProblem(problem('internal', 'The server failed to answer this request.')));
-}
-
-/** Body-parser and other express errors carry a status and a type; map those we expect. */
-function asHttpProblem(err: unknown): HttpProblem | undefined {
-  if (err instanceof HttpProblem) return err;
-  const e = err as { type?: string; status?: number } | undefined;
-  if (e?.type === 'entity.too.large')
-    return httpProblem('payload_too_large', 'The request body is too large.');
-  if (e?.type === 'entity.parse.failed')
-    return httpProblem('bad_request', 'The request body is not valid JSON.');
-  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported')
-    return httpProblem('unsupported_media_type', 'The request body encoding is not supported.');
-  if (e?.status === 400) return httpProblem('bad_request', 'The request is malformed.');
-  return undefined;
 }
