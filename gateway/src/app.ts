@@ -1,32 +1,27 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Express, NextFunction, Request, Response } from 'express';
-import type { Bus, Closable } from '@meridian/bus';
+import type { Express } from 'express';
 import { createHttpApp, finishApp } from '@meridian/http-kit';
-import type { Logger, Metrics } from '@meridian/observability';
 import { probeRouter } from '@meridian/runtime';
-import { AssertionSigner, callerAssertion } from './assertion.js';
-import { followIdentityEvents, identityCaches, type IdentityCaches } from './auth/identity.js';
+import type { Closable } from '@meridian/bus';
+import { followIdentityEvents, identityCaches, type IdentityCaches } from './adapters/identity.js';
+import { MemoryRateLimiter, type RateLimiter } from './adapters/rate-limiter.js';
+import { RedisRateLimiter } from './adapters/redis-rate-limiter.js';
 import type { Config } from './config.js';
-import { dataEdge } from './data-edge.js';
-import { documentsRouter } from './documents/router.js';
-import { corsHeaders, corsPolicy, isPreflight, type CorsPolicy } from './domain/cors.js';
+import type { Deps, EdgeDeps } from './deps.js';
+import { corsPolicy } from './domain/cors.js';
 import { isDataPath } from './domain/data-route.js';
 import { keyFormatValid } from './domain/key-format.js';
 import type { X402Settings } from './domain/payment-required.js';
+import type { ServiceName } from './domain/route-table.js';
 import { planPolicies } from './domain/token-bucket.js';
-import { portalAuth } from './portal-auth.js';
-import { serviceProxy } from './proxy.js';
-import { MemoryRateLimiter, type RateLimiter } from './rate-limit/limiter.js';
-import { RedisRateLimiter } from './rate-limit/redis.js';
-import type { ServiceName } from './route-table.js';
+import { AssertionSigner, callerAssertion } from './edge/assertion.js';
+import { cors } from './edge/cors.js';
+import { dataEdge } from './edge/data-calls.js';
+import { documentsRouter } from './edge/documents.js';
+import { portalAuth } from './edge/portal-auth.js';
+import { serviceProxy } from './edge/proxy.js';
 
-export interface Deps {
-  config: Config;
-  logger: Logger;
-  metrics: Metrics;
-  assertionKey: Uint8Array;
-  bus: Bus;
-}
+export type { Deps } from './deps.js';
 
 export interface Gateway {
   handler: RequestListener;
@@ -51,33 +46,17 @@ function x402Settings(config: Config): X402Settings {
   return { payTo: config.X402_PAY_TO, feePayer: config.X402_FEE_PAYER };
 }
 
-function cors(policy: CorsPolicy) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const preflight = isPreflight(req.method, req.headers);
-    const headers = corsHeaders(policy, req.header('origin'), preflight);
-    if (headers) res.set(headers);
-    if (preflight) return void res.status(204).end();
-    next();
-  };
-}
-
-interface AppParts extends Deps {
-  signer: AssertionSigner;
-  caches: IdentityCaches;
-  ready: () => Promise<void>;
-}
-
 /** Everything but data calls: probes, documents, portal sessions, then the proxy to the owner. */
-export function createApp(parts: AppParts): Express {
-  const { config } = parts;
+export function createApp(deps: EdgeDeps): Express {
+  const { config } = deps;
   const app = createHttpApp({
-    logger: parts.logger,
-    metrics: parts.metrics,
+    logger: deps.logger,
+    metrics: deps.metrics,
     parseJson: false,
     trustProxy: config.TRUST_PROXY,
   });
   app.use(cors(corsPolicy(config.CORS_ORIGINS)));
-  app.use(probeRouter('gateway', parts.metrics, parts.ready, { serveMetrics: false }));
+  app.use(probeRouter('gateway', deps.metrics, deps.ready, { serveMetrics: false }));
   app.use(
     documentsRouter({
       x402: x402Settings(config),
@@ -87,15 +66,35 @@ export function createApp(parts: AppParts): Express {
     }),
   );
   app.use(
-    portalAuth(parts.caches),
-    callerAssertion(parts.signer),
+    portalAuth(deps.caches),
+    callerAssertion(deps.signer),
     serviceProxy({
       targets: serviceTargets(config),
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      logger: parts.logger,
+      logger: deps.logger,
     }),
   );
   return finishApp(app);
+}
+
+/** The lean listener of data calls (data-api-interface 4.1). */
+function createDataEdge(deps: EdgeDeps) {
+  const { config } = deps;
+  return dataEdge({
+    target: config.DATA_URL,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    keys: deps.caches.keys,
+    limiter: deps.limiter,
+    plans: planPolicies(config.RATE_LIMITS),
+    signer: deps.signer,
+    x402: x402Settings(config),
+    publicBaseUrl: config.PUBLIC_BASE_URL,
+    cors: corsPolicy(config.CORS_ORIGINS),
+    trustProxy: config.TRUST_PROXY,
+    keyFormatValid,
+    logger: deps.logger,
+    metrics: deps.metrics,
+  });
 }
 
 function rateLimiter(deps: Deps): RateLimiter {
@@ -106,43 +105,33 @@ function rateLimiter(deps: Deps): RateLimiter {
 }
 
 /**
- * The edge: data calls take the lean path of data-edge.ts, everything else the express app.
+ * The edge: data calls take the lean path of edge/data-calls.ts, everything else the express app.
  * Subscribes to identity's events before it answers, so its caches are never behind.
  * Ready when the bus answers: without it no key or session can be verified. Redis is not part of
  * readiness, since the limiter falls back to per-replica buckets when it is gone.
  */
 export async function createGateway(deps: Deps): Promise<Gateway> {
-  const { config } = deps;
-  const signer = new AssertionSigner(deps.assertionKey);
   const limiter = rateLimiter(deps);
-  const caches = identityCaches(deps.bus, config, limiter);
+  const caches = identityCaches(deps.bus, deps.config, limiter);
   const subscriptions: Closable[] = await followIdentityEvents(deps.bus, caches, deps.logger).catch(
     async (err: unknown) => {
       await limiter.close();
       throw err;
     },
   );
-  const ready = () => deps.bus.ping();
-  const app = createApp({ ...deps, signer, caches, ready });
-  const edge = dataEdge({
-    target: config.DATA_URL,
-    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-    keys: caches.keys,
+  const edgeDeps: EdgeDeps = {
+    ...deps,
+    signer: new AssertionSigner(deps.assertionKey),
+    caches,
     limiter,
-    plans: planPolicies(config.RATE_LIMITS),
-    signer,
-    x402: x402Settings(config),
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    cors: corsPolicy(config.CORS_ORIGINS),
-    trustProxy: config.TRUST_PROXY,
-    keyFormatValid,
-    logger: deps.logger,
-    metrics: deps.metrics,
-  });
+    ready: () => deps.bus.ping(),
+  };
+  const app = createApp(edgeDeps);
+  const data = createDataEdge(edgeDeps);
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
-    if (isDataPath(q < 0 ? url : url.slice(0, q))) edge(req, res);
+    if (isDataPath(q < 0 ? url : url.slice(0, q))) data(req, res);
     else app(req, res);
   };
   return {

@@ -1,34 +1,19 @@
-import { createMemoryBus, createNatsBus, type Bus } from '@meridian/bus';
 import { assertionKey, setErrorsBase, startServer } from '@meridian/http-kit';
 import { createLogger, createMetrics } from '@meridian/observability';
-import { isEntrypoint, metricsListener, runMain, type SharedInfra } from '@meridian/runtime';
+import { isEntrypoint, metricsListener, openBus, runMain, type SharedInfra } from '@meridian/runtime';
 import { createGateway } from './app.js';
 import { parseConfig } from './config.js';
+import { SERVICE } from './deps.js';
 
 /** Composition root of the edge: the only place that reads the environment. */
 export async function start(env: Record<string, string | undefined>, shared: SharedInfra = {}) {
   const config = parseConfig(env);
   setErrorsBase(config.ERRORS_BASE);
-  const logger = createLogger('gateway', { level: config.LOG_LEVEL });
-  const metrics = shared.gatewayMetrics ?? createMetrics('gateway');
+  const logger = createLogger(SERVICE, { level: config.LOG_LEVEL });
+  const metrics = shared.gatewayMetrics ?? createMetrics(SERVICE);
   const closers: Array<() => Promise<void>> = [];
-  let bus: Bus;
-  if (config.NATS_URL) {
-    bus = await createNatsBus({
-      url: config.NATS_URL,
-      name: 'gateway',
-      namespace: config.BUS_NAMESPACE,
-      metrics,
-      logger,
-    });
-    closers.push(() => bus.close());
-  } else if (shared.bus) {
-    bus = shared.bus;
-  } else {
-    // Alone with no NATS the gateway reaches no identity: every key and session is refused (503).
-    bus = createMemoryBus({ name: 'gateway', metrics, logger });
-    closers.push(() => bus.close());
-  }
+  // Without NATS_URL and alone (no all-in-one bus), no identity answers: keys and sessions get 503.
+  const bus = await openBus(SERVICE, config, shared, metrics, logger, closers);
   const gateway = await createGateway({
     config,
     logger,

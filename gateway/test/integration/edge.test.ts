@@ -14,10 +14,10 @@ import { createHttpApp, finishApp, requireCaller, startServer, type RunningServe
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
 import { start as startIdentity } from '@meridian/identity';
 import { createLogger, createMetrics } from '@meridian/observability';
-import { PORTAL_ROUTES } from '../../src/documents/portal-routes.js';
+import { PORTAL_ROUTES } from '../../src/domain/portal-routes.js';
 import { isDataPath } from '../../src/domain/data-route.js';
 import { start as startGateway } from '../../src/main.js';
-import { ROUTE_TABLE, accessOf } from '../../src/route-table.js';
+import { ROUTE_TABLE, accessOf } from '../../src/domain/route-table.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { cuttableLink, waitFor, type CuttableLink } from '@meridian/bus/testing';
 import { createLogger } from '@meridian/observability';
 import type { BucketPolicy } from '../../src/domain/token-bucket.js';
-import { RedisRateLimiter } from '../../src/rate-limit/redis.js';
+import { RedisRateLimiter } from '../../src/adapters/redis-rate-limiter.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Two tokens that do not refill within the test, so every count below is exact. */

@@ -8,7 +8,7 @@ import { dataTarget, dataTargets, gateRefusal, isDataPath, isPriced } from '../.
 import { keyFormatValid } from '../../src/domain/key-format.js';
 import { PAYMENT_NOT_ENABLED, paymentRequired } from '../../src/domain/payment-required.js';
 import { TtlLru } from '../../src/domain/ttl-lru.js';
-import { accessOf } from '../../src/route-table.js';
+import { accessOf } from '../../src/domain/route-table.js';
 
 describe('presented credentials', () => {
   it('takes the key from X-API-Key or a bearer Authorization, and nothing else', () => {

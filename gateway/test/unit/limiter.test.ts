@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { perMinute } from '../../src/domain/token-bucket.js';
-import { MemoryRateLimiter } from '../../src/rate-limit/limiter.js';
+import { MemoryRateLimiter } from '../../src/adapters/rate-limiter.js';
 
 describe('MemoryRateLimiter', () => {
   const policy = perMinute(10);

@@ -4,9 +4,9 @@ import request from 'supertest';
 import { createMemoryBus, type Bus } from '@meridian/bus';
 import { RPC, type SessionVerifyReply } from '@meridian/contracts';
 import { problem, type HttpProblem } from '@meridian/http-kit';
-import { identityCaches, type IdentityCaches } from '../../src/auth/identity.js';
-import { portalAuth } from '../../src/portal-auth.js';
-import { MemoryRateLimiter } from '../../src/rate-limit/limiter.js';
+import { identityCaches, type IdentityCaches } from '../../src/adapters/identity.js';
+import { portalAuth } from '../../src/edge/portal-auth.js';
+import { MemoryRateLimiter } from '../../src/adapters/rate-limiter.js';
 
 const ADDRESS = '203.0.113.9';
 const SETTINGS = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { routeOwner } from '../../src/route-table.js';
+import { routeOwner } from '../../src/domain/route-table.js';
 
 describe('route table', () => {
   it.each([

@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { createMemoryBus, type Bus } from '@meridian/bus';
 import type { Plan } from '@meridian/contracts';
 import { problem } from '@meridian/http-kit';
-import { FailureBudget } from '../../src/auth/failure-budget.js';
-import { VerifiedCache, type Verification } from '../../src/auth/verified-cache.js';
+import { FailureBudget } from '../../src/adapters/failure-budget.js';
+import { VerifiedCache, type Verification } from '../../src/adapters/verified-cache.js';
 import { perMinute, type BucketPolicy, type RateDecision } from '../../src/domain/token-bucket.js';
-import { MemoryRateLimiter, type HeldToken, type RateLimiter } from '../../src/rate-limit/limiter.js';
+import { MemoryRateLimiter, type HeldToken, type RateLimiter } from '../../src/adapters/rate-limiter.js';
 
 interface Vouched {
   account_id: string;

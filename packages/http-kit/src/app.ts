@@ -1,7 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { runWithTrace, type Logger, type Metrics } from '@meridian/observability';
 import { requestErrorProblem } from './body-problem.js';
-import { HttpProblem, httpProblem, problem } from './problem.js';
+import { HttpProblem, httpProblem, problem, writeProblem } from './problem.js';
 import { setSecurityHeaders } from './security-headers.js';
 import { answerTrace } from './trace-headers.js';
 
@@ -64,8 +64,7 @@ function metricsMiddleware(metrics: Metrics) {
 
 /** Writes a problem+json answer. */
 export function sendProblem(res: Response, err: HttpProblem): void {
-  for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-  res.status(err.body.status).type('application/problem+json').send(JSON.stringify(err.body));
+  writeProblem(res, err.body, err.headers);
 }
 
 /** Adds the routing 404 and the last error handler; call after every route. */

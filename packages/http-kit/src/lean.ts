@@ -1,10 +1,10 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
-import { INTERNAL_ASSERTION_HEADER, type Caller, type Problem } from '@meridian/contracts';
+import { INTERNAL_ASSERTION_HEADER, type Caller } from '@meridian/contracts';
 import { runWithTrace, type Logger, type Metrics } from '@meridian/observability';
 import { callerVerifier, notFromGateway } from './internal-auth.js';
-import { HttpProblem, problem } from './problem.js';
-import { SECURITY_HEADERS } from './security-headers.js';
+import { HttpProblem, problem, writeProblem } from './problem.js';
+import { SECURITY_HEADERS, setSecurityHeaders } from './security-headers.js';
 import { answerTrace } from './trace-headers.js';
 
 /** A GET route answered without express: the hot read paths of a service. */
@@ -27,10 +27,6 @@ export interface LeanOptions {
 const JSON_HEADERS = new Map<string, string | number | readonly string[]>([
   ...SECURITY_HEADERS,
   ['content-type', 'application/json; charset=utf-8'],
-]);
-const PROBLEM_HEADERS = new Map<string, string | number | readonly string[]>([
-  ...SECURITY_HEADERS,
-  ['content-type', 'application/problem+json'],
 ]);
 
 /**
@@ -83,17 +79,8 @@ async function serve(
 }
 
 function sendLeanProblem(req: IncomingMessage, res: ServerResponse, err: unknown, logger: Logger): void {
-  let body: Problem;
-  if (err instanceof HttpProblem) {
-    body = err.body;
-    for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-  } else {
-    logger.error({ err, method: req.method, path: req.url?.split('?')[0] }, 'unhandled error');
-    body = problem('internal', 'The server failed to answer this request.');
-  }
-  const text = JSON.stringify(body);
-  res.statusCode = body.status;
-  res.setHeaders(PROBLEM_HEADERS);
-  res.setHeader('content-length', Buffer.byteLength(text));
-  res.end(req.method === 'HEAD' ? undefined : text);
+  setSecurityHeaders(res);
+  if (err instanceof HttpProblem) return writeProblem(res, err.body, err.headers);
+  logger.error({ err, method: req.method, path: req.url?.split('?')[0] }, 'unhandled error');
+  writeProblem(res, problem('internal', 'The server failed to answer this request.'));
 }

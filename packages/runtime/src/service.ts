@@ -192,9 +192,16 @@ async function databaseTarget(
   return { kind: 'pglite', pglite };
 }
 
-async function openBus(
+/** The bus settings openBus reads: every service's and the gateway's config has them. */
+export type BusConfig = Pick<BaseConfig, 'NATS_URL' | 'BUS_NAMESPACE'>;
+
+/**
+ * The bus of one process: NATS when NATS_URL is set, else the all-in-one process's shared
+ * in-process bus, else one of its own. What it opened is closed by `closers`, not what it shares.
+ */
+export async function openBus(
   name: string,
-  config: BaseConfig,
+  config: BusConfig,
   shared: SharedInfra,
   metrics: Metrics,
   logger: Logger,

@@ -1,6 +1,6 @@
 import { SOLANA_MAINNET, USDC_MINT, X402_MAX_TIMEOUT_S, X402_VERSION } from '@meridian/contracts';
-import { SERIES_PARAMETERS, dataQuerySchema, envelopeSchema, jsonSchemaOf } from '../domain/data-schemas.js';
-import { priceOf, type X402Settings } from '../domain/payment-required.js';
+import { SERIES_PARAMETERS, dataQuerySchema, envelopeSchema, jsonSchemaOf } from './data-schemas.js';
+import { priceOf, type X402Settings } from './payment-required.js';
 import { baseOf, pricedPaths } from './catalog-facts.js';
 
 /**

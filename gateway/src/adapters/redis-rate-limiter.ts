@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@meridian/observability';
 import { decide, type BucketPolicy, type RateDecision } from '../domain/token-bucket.js';
-import { MemoryRateLimiter, type HeldToken, type RateLimiter } from './limiter.js';
+import { MemoryRateLimiter, type HeldToken, type RateLimiter } from './rate-limiter.js';
 
 /** Refill on Redis's clock, so replicas with skewed clocks agree. Shared head of both scripts. */
 const REFILL = `

@@ -2,7 +2,7 @@ import type { Problem } from '@meridian/contracts';
 import { problem } from '@meridian/http-kit';
 import { addressBucket } from '../domain/client-address.js';
 import type { BucketPolicy, RateDecision } from '../domain/token-bucket.js';
-import type { RateLimiter } from '../rate-limit/limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
 
 /**
  * A try held while identity is asked: `end(true)` when identity refused the credential (401), so

@@ -7,11 +7,11 @@ import {
 } from '@meridian/contracts';
 import type { Problem } from '@meridian/contracts';
 import { HttpProblem, httpProblem } from '@meridian/http-kit';
-import type { IdentityCaches } from './auth/identity.js';
-import type { Verification } from './auth/verified-cache.js';
-import { bearerChallenge, bearerToken, cookieValue } from './domain/credentials.js';
-import { keyFormatValid, looksLikeApiKey } from './domain/key-format.js';
-import { accessOf, routeOwner } from './route-table.js';
+import type { IdentityCaches } from '../adapters/identity.js';
+import type { Verification } from '../adapters/verified-cache.js';
+import { bearerChallenge, bearerToken, cookieValue } from '../domain/credentials.js';
+import { keyFormatValid, looksLikeApiKey } from '../domain/key-format.js';
+import { accessOf, routeOwner } from '../domain/route-table.js';
 
 function sessionCaller(v: SessionVerifyReply): Caller {
   return { account_id: v.account_id, plan: v.plan, auth: 'session', key_id: null, session_id: v.session_id };

@@ -5,7 +5,7 @@ import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { HttpProblem } from '@meridian/http-kit';
 import { httpProblem, sendProblem } from '@meridian/http-kit';
 import type { Logger } from '@meridian/observability';
-import { routeOwner, type RouteOwner, type ServiceName } from './route-table.js';
+import { routeOwner, type RouteOwner, type ServiceName } from '../domain/route-table.js';
 
 export interface ProxyOptions {
   targets: Record<ServiceName, string>;

@@ -12,7 +12,7 @@ import {
 } from '@meridian/contracts';
 import type { Logger } from '@meridian/observability';
 import { perMinute } from '../domain/token-bucket.js';
-import type { RateLimiter } from '../rate-limit/limiter.js';
+import type { RateLimiter } from './rate-limiter.js';
 import { FailureBudget } from './failure-budget.js';
 import { VerifiedCache } from './verified-cache.js';
 

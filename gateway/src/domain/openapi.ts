@@ -6,8 +6,8 @@ import {
   problemSchema,
   type CatalogHit,
 } from '@meridian/contracts';
-import { dataQuerySchema, envelopeSchema, jsonSchemaOf, SERIES_PARAMETERS } from '../domain/data-schemas.js';
-import { accessOf } from '../route-table.js';
+import { dataQuerySchema, envelopeSchema, jsonSchemaOf, SERIES_PARAMETERS } from './data-schemas.js';
+import { accessOf } from './route-table.js';
 import { baseOf, pricedPaths } from './catalog-facts.js';
 import { PORTAL_ROUTES, type PortalRoute } from './portal-routes.js';
 

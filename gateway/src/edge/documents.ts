@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import type { X402Settings } from '../domain/payment-required.js';
-import { agentDescriptor, type DescriptorSettings } from './descriptor.js';
-import { llmsTxt } from './llms.js';
-import { openApiDocument } from './openapi.js';
-import { x402Manifest } from './x402-manifest.js';
+import { agentDescriptor, type DescriptorSettings } from '../domain/agent-descriptor.js';
+import { llmsTxt } from '../domain/llms.js';
+import { openApiDocument } from '../domain/openapi.js';
+import { x402Manifest } from '../domain/x402-manifest.js';
 
 export interface DocumentSettings extends DescriptorSettings {
   x402: X402Settings;

@@ -1,4 +1,4 @@
-import { LEGACY_ROUTES } from './domain/data-route.js';
+import { LEGACY_ROUTES } from './data-route.js';
 
 /** The services behind the gateway. */
 export const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'] as const;

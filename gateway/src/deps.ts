@@ -1,0 +1,26 @@
+import type { Bus } from '@meridian/bus';
+import type { Logger, Metrics } from '@meridian/observability';
+import type { IdentityCaches } from './adapters/identity.js';
+import type { RateLimiter } from './adapters/rate-limiter.js';
+import type { Config } from './config.js';
+import type { AssertionSigner } from './edge/assertion.js';
+
+export const SERVICE = 'gateway';
+
+/** What main.ts opens for the edge: the settings, the bus and the observability pair. */
+export interface Deps {
+  config: Config;
+  logger: Logger;
+  metrics: Metrics;
+  assertionKey: Uint8Array;
+  bus: Bus;
+}
+
+/** Deps and the edge's own parts, built once by createGateway and shared by both paths. */
+export interface EdgeDeps extends Deps {
+  signer: AssertionSigner;
+  caches: IdentityCaches;
+  limiter: RateLimiter;
+  /** Ready when the bus answers: without it no key or session can be verified. */
+  ready: () => Promise<void>;
+}
