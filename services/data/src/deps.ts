@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { ReplayNote } from './domain/envelope.js';
 import type { MetricAnswer } from './domain/metric-resolver.js';
-import type { Ingestor } from './ingest/ingestor.js';
+import type { Ingestor } from './flows/ingestor.js';
 import type { PriceCache } from './resolvers/spot.js';
 
 /** What every part of this service gets: the chassis' deps and data's own. */

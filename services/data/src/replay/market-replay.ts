@@ -3,7 +3,7 @@ import { startPeriodic } from '@meridian/runtime';
 import type { ReplayNote } from '../domain/envelope.js';
 import type { MetricAnswer } from '../domain/metric-resolver.js';
 import type { Bar } from '../domain/series/bar.js';
-import type { Ingestor } from '../ingest/ingestor.js';
+import { ingestOwn, type Ingestor } from '../flows/ingestor.js';
 import { loadRecordedBars, RECORDED_MARKETS, RECORDING, type RecordedMarket } from './recorded-market.js';
 import { shiftedRange } from './replay-clock.js';
 
@@ -44,7 +44,7 @@ async function ingestRange(
 ) {
   const rows = shiftedRange(RECORDING, bars, from, to);
   if (rows.length === 0) return;
-  await ingestor.ingest({
+  await ingestOwn(ingestor, {
     kind: 'candles',
     source: market.venue,
     symbol: market.symbol,

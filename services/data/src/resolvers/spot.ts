@@ -1,7 +1,7 @@
 import type { CatalogHit } from '@meridian/contracts';
 import { ok, refuse, type Result } from '@meridian/contracts';
 import type { DataDeps } from '../deps.js';
-import type { Ingestor } from '../ingest/ingestor.js';
+import type { Ingestor } from '../flows/ingestor.js';
 import {
   marketBars,
   marketsOf,

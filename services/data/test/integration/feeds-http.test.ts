@@ -6,7 +6,7 @@ import { createLogger, createMetrics } from '@meridian/observability';
 import { createApp, type Deps } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { dataDeps } from '../../src/main.js';
-import { ingest } from '../../src/ingest/ingest.js';
+import { ingest } from '../../src/flows/ingest.js';
 import { loadRecordedFeeds } from '../../src/domain/feeds/index.js';
 import { deribitInstrument } from '../../src/domain/feeds/options.js';
 import { replayShift } from '../../src/domain/feeds/replay-clock.js';

@@ -243,7 +243,7 @@ describe('crypto/spot over HTTP, on the recorded USDC depeg shifted to now', () 
   });
 
   it('trades: normalised taker prints, paged', async () => {
-    const { ingest } = await import('../../src/ingest/ingest.js');
+    const { ingest } = await import('../../src/flows/ingest.js');
     const rows = Array.from({ length: 3 }, (_, i) => ({
       trade_id: `t${i}`,
       ts: new Date(NOW_MINUTE - (3 - i) * 1000).toISOString(),

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ingestBatchSchema, type IngestBatchInput, type IngestSummary } from '@meridian/contracts';
 import type { DataDeps } from '../../deps.js';
+import { ingestOwn } from '../../flows/ingestor.js';
 import { RECORDINGS, type Recording } from './recordings.js';
 import { replayShift } from './replay-clock.js';
 
@@ -55,7 +56,7 @@ export async function loadRecordedFeeds(deps: DataDeps, now: Date): Promise<Repl
     let rows = 0;
     let inserted = 0;
     for (const input of replayBatches(recording, text, now)) {
-      const summary: IngestSummary = await deps.ingestor.ingest(ingestBatchSchema.parse(input));
+      const summary: IngestSummary = await ingestOwn(deps.ingestor, ingestBatchSchema.parse(input));
       rows += summary.received;
       inserted += summary.inserted;
     }
