@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { startServer } from '@meridian/http-kit';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createApp } from '../services/data/src/app.js';
-import { ingest } from '../services/data/src/ingest/ingest.js';
+import { ingest } from '../services/data/src/flows/ingest.js';
 import { loadRecordedBars, RECORDED_MARKETS } from '../services/data/src/replay/recorded-market.js';
 import { benchDatabase, benchDeps, dropBench, type BenchDb } from './support.js';
 

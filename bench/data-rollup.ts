@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { startServer } from '@meridian/http-kit';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createApp } from '../services/data/src/app.js';
-import { ingest } from '../services/data/src/ingest/ingest.js';
+import { ingest } from '../services/data/src/flows/ingest.js';
 import { benchDatabase, benchDeps, dropBench, timeIt, type BenchDb } from './support.js';
 
 const DAYS = 30;

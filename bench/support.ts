@@ -7,6 +7,7 @@ import type { Deps } from '../services/data/src/app.js';
 import { parseConfig } from '../services/data/src/config.js';
 import type { Database } from '../services/data/src/db/database.js';
 import { migrations } from '../services/data/src/db/migrations/index.js';
+import { dataDeps } from '../services/data/src/main.js';
 
 export interface BenchDb extends OpenDatabase<Database> {
   test: TestDatabase;
@@ -27,7 +28,7 @@ export async function dropBench(db: BenchDb): Promise<void> {
 
 export function benchDeps(db: BenchDb, env: Record<string, string> = {}): Deps {
   const logger = createLogger('bench', { level: 'silent' });
-  return {
+  return dataDeps({
     config: parseConfig({
       INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
       DATABASE_URL: db.test.url,
@@ -39,7 +40,7 @@ export function benchDeps(db: BenchDb, env: Record<string, string> = {}): Deps {
     logger,
     metrics: createMetrics('data', { defaultMetrics: false }),
     assertionKey: testAssertionKey,
-  };
+  });
 }
 
 export async function timeIt(

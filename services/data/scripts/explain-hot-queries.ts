@@ -12,7 +12,7 @@
  * end (the purge's DELETE deletes nothing for good). Prints markdown on stdout.
  */
 import { readFileSync } from 'node:fs';
-import { ingestBatchSchema } from '@meridian/contracts';
+import { ingestBatchSchema, type IngestBatch } from '@meridian/contracts';
 import {
   CompiledQuery,
   PostgresQueryCompiler,
@@ -48,9 +48,15 @@ import { RECORDINGS, type Recording } from '../src/domain/feeds/recordings.js';
 import { CHAIN_SNAPSHOT_SPAN_MS } from '../src/domain/feeds/resolve-derivatives.js';
 import { replayBatches } from '../src/domain/feeds/recorded.js';
 import type { ReplayClock } from '../src/domain/feeds/replay-clock.js';
-import { ingest } from '../src/ingest/ingest.js';
+import { ingest as ingestBatch } from '../src/flows/ingest.js';
 import { PURGE_BATCH_ROWS } from '../src/retention/purge-job.js';
 import { loadRecordedBars, RECORDED_MARKETS } from '../src/replay/recorded-market.js';
+
+/** Stores a batch; a refused one stops the script with its reason. */
+async function ingest(db: Kysely<Database>, batch: IngestBatch): Promise<void> {
+  const result = await ingestBatch(db, batch);
+  if (!result.ok) throw new Error(result.detail);
+}
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

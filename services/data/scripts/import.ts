@@ -16,11 +16,10 @@ import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { ingestBatchSchema, type IngestSummary } from '@meridian/contracts';
 import { migrateToLatest, openDatabase, openPGlite, type DatabaseTarget } from '@meridian/db';
-import { HttpProblem } from '@meridian/http-kit';
 import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
-import { ingest } from '../src/ingest/ingest.js';
+import { ingest } from '../src/flows/ingest.js';
 import { importRows, type ImportKind } from '../src/ingest/import-rows.js';
 
 const BATCH = 5_000;
@@ -96,7 +95,9 @@ export async function importFile(
       const at = issue.path[0] === 'rows' ? ` (row ${i + Number(issue.path[1]) + 1})` : '';
       throw new ImportRefused(`${issue.path.join('.')}: ${issue.message}${at}`);
     }
-    const summary = await ingest(db, parsed.data);
+    const result = await ingest(db, parsed.data);
+    if (!result.ok) throw new ImportRefused(result.detail);
+    const summary = result.value;
     total.received += summary.received;
     total.inserted += summary.inserted;
     total.updated += summary.updated;
@@ -145,7 +146,7 @@ export async function main(argv: string[], io: ImportIo = processIo): Promise<nu
     return 0;
   } catch (err) {
     // A refused market (catalogue-bound ingestion) or a bad file: the reason, no stack.
-    if (err instanceof ImportRefused || err instanceof HttpProblem) {
+    if (err instanceof ImportRefused) {
       io.stderr(`\ndata:import: ${err.message}\n`);
       return 2;
     }

@@ -1,27 +1,26 @@
 import { Router } from 'express';
 import { buildServiceApp } from '@meridian/runtime';
-import type { Deps } from './context.js';
+import { SERVICE, type DataDeps } from './deps.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { dataLeanRoutes } from './routes/data.js';
 import { demoRoutes } from './routes/demo.js';
 
-export const SERVICE = 'data';
-
-export type { Deps } from './context.js';
+export { SERVICE };
+export type Deps = DataDeps;
 
 /** The routes of this service, behind the gateway's caller assertion. */
-export function routes(deps: Deps): Router {
+export function routes(deps: DataDeps): Router {
   const router = Router();
   router.use(catalogRoutes(), demoRoutes(deps));
   return router;
 }
 
 /** GET /v1/data/... and the legacy routes, served before express. */
-export function leanRoutes(deps: Deps) {
+export function leanRoutes(deps: DataDeps) {
   return dataLeanRoutes(deps);
 }
 
 /** The whole app without listen(), for supertest. */
-export function createApp(deps: Deps, ready: () => Promise<void> = async () => {}) {
+export function createApp(deps: DataDeps, ready: () => Promise<void> = async () => {}) {
   return buildServiceApp({ name: SERVICE, routes, leanRoutes }, deps, ready);
 }

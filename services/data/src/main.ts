@@ -1,18 +1,50 @@
 import { STREAMS } from '@meridian/contracts';
-import { isEntrypoint, runMain, startService, type SharedInfra } from '@meridian/runtime';
-import { SERVICE, leanRoutes, routes } from './app.js';
-import { parseConfig } from './config.js';
-import { dataContext } from './context.js';
+import { isEntrypoint, runMain, startService, type ServiceDeps, type SharedInfra } from '@meridian/runtime';
+import { leanRoutes, routes } from './app.js';
+import { parseConfig, type Config } from './config.js';
+import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
+import { SERVICE, type DataDeps } from './deps.js';
 import { loadRecordedFeeds } from './domain/feeds/index.js';
 import { startCombinedBackfill } from './ingest/combined-backfill.js';
-import { ingestRpc } from './ingest/rpc.js';
-import { startMarketReplay } from './replay/market-replay.js';
+import { createIngestor } from './flows/ingestor.js';
+import { ingestRpc } from './rpc/ingest.js';
+import { marketReplayNote, startMarketReplay } from './replay/market-replay.js';
+import { createPriceCache } from './resolvers/spot.js';
 import { startRetentionPurge } from './retention/purge-job.js';
+
+/** Data's own parts over the chassis' deps: the ingestor, the price cache it clears, the replay note. */
+export function dataDeps(deps: ServiceDeps<Database, Config>): DataDeps {
+  const ingestor = createIngestor(deps.db);
+  return {
+    ...deps,
+    ingestor,
+    prices: createPriceCache(ingestor),
+    replayNote: deps.config.DATA_REPLAY === 'on' ? marketReplayNote : () => undefined,
+  };
+}
+
+/** The background tasks: retention purge, combined roll-up backfill and, unless DATA_REPLAY=off, the replays. */
+function background(deps: DataDeps): Array<() => Promise<void>> {
+  const purge = startRetentionPurge(deps.db, deps.logger, deps.config.retention);
+  // Without DATABASE_URL the service runs on PGlite (see databaseTarget in @meridian/runtime).
+  const backfill = startCombinedBackfill(deps.db, deps.logger, {
+    singleConnection: !deps.config.DATABASE_URL,
+  });
+  if (deps.config.DATA_REPLAY === 'off') return [purge.stop, backfill.stop];
+  const replay = startMarketReplay(deps.ingestor, deps.logger);
+  const feeds = loadRecordedFeeds(deps, new Date()).catch((err: unknown) =>
+    deps.logger.error({ err }, 'recorded feeds could not be replayed'),
+  );
+  return [purge.stop, backfill.stop, replay.stop, async () => void (await feeds)];
+}
 
 /** Composition root: the only place that reads the environment. */
 export async function start(env: Record<string, string | undefined>, shared?: SharedInfra) {
   const config = parseConfig(env);
+  let built: DataDeps | undefined;
+  // startService hands one deps object to every hook: data's own parts are built on the first call, once.
+  const full = (deps: ServiceDeps<Database, Config>) => (built ??= dataDeps(deps));
   return startService(
     {
       name: SERVICE,
@@ -21,22 +53,10 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       migrations,
       streams: [STREAMS.data],
       outbox: true,
-      routes,
-      leanRoutes,
-      rpc: (deps) => [ingestRpc(dataContext(deps).ingestor)],
-      background: (deps) => {
-        const purge = startRetentionPurge(deps.db, deps.logger, deps.config.retention);
-        // Without DATABASE_URL the service runs on PGlite (see databaseTarget in @meridian/runtime).
-        const backfill = startCombinedBackfill(deps.db, deps.logger, {
-          singleConnection: !deps.config.DATABASE_URL,
-        });
-        if (deps.config.DATA_REPLAY === 'off') return [purge.stop, backfill.stop];
-        const replay = startMarketReplay(dataContext(deps).ingestor, deps.logger);
-        const feeds = loadRecordedFeeds(deps, new Date()).catch((err: unknown) =>
-          deps.logger.error({ err }, 'recorded feeds could not be replayed'),
-        );
-        return [purge.stop, backfill.stop, replay.stop, async () => void (await feeds)];
-      },
+      routes: (deps) => routes(full(deps)),
+      leanRoutes: (deps) => leanRoutes(full(deps)),
+      rpc: (deps) => [ingestRpc(full(deps).ingestor)],
+      background: (deps) => background(full(deps)),
     },
     shared,
   );

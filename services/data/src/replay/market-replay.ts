@@ -1,7 +1,9 @@
 import type { Logger } from '@meridian/observability';
 import { startPeriodic } from '@meridian/runtime';
-import type { Ingestor } from '../ingest/ingestor.js';
+import type { ReplayNote } from '../domain/envelope.js';
+import type { MetricAnswer } from '../domain/metric-resolver.js';
 import type { Bar } from '../domain/series/bar.js';
+import { ingestOwn, type Ingestor } from '../flows/ingestor.js';
 import { loadRecordedBars, RECORDED_MARKETS, RECORDING, type RecordedMarket } from './recorded-market.js';
 import { shiftedRange } from './replay-clock.js';
 
@@ -42,7 +44,7 @@ async function ingestRange(
 ) {
   const rows = shiftedRange(RECORDING, bars, from, to);
   if (rows.length === 0) return;
-  await ingestor.ingest({
+  await ingestOwn(ingestor, {
     kind: 'candles',
     source: market.venue,
     symbol: market.symbol,
@@ -60,3 +62,13 @@ async function ingestRange(
 }
 
 export const REPLAYED_MARKETS = new Set(RECORDED_MARKETS.map((m) => `${m.venue}:${m.symbol}`));
+
+/** The note of an answer that rests on replayed market recordings; undefined when none of its sources is. */
+export function marketReplayNote(answer: MetricAnswer): ReplayNote | undefined {
+  const recorded = answer.sources
+    .map((s) => `${s.venue}:${s.symbol ?? ''}`)
+    .filter((label) => REPLAYED_MARKETS.has(label));
+  return recorded.length > 0
+    ? { recorded: [...new Set(recorded)].join(', '), method: REPLAY_METHOD }
+    : undefined;
+}

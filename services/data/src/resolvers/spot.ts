@@ -1,7 +1,7 @@
 import type { CatalogHit } from '@meridian/contracts';
 import { ok, refuse, type Result } from '@meridian/contracts';
-import type { Deps } from '../context.js';
-import { dataContext } from '../context.js';
+import type { DataDeps } from '../deps.js';
+import type { Ingestor } from '../flows/ingestor.js';
 import {
   marketBars,
   marketsOf,
@@ -40,7 +40,7 @@ interface Selection {
 }
 
 /** entity=BASE-QUOTE. With source: that venue's market of that symbol, native; without: every market of BASE, in USD. */
-async function select(deps: Deps, q: MetricQuery): Promise<Result<Selection>> {
+async function select(deps: DataDeps, q: MetricQuery): Promise<Result<Selection>> {
   const entity = q.entity ?? 'BTC-USD';
   if (!SYMBOL.test(entity))
     return refuse('validation_failed', `entity: "${entity}" is not a BASE-QUOTE pair`);
@@ -88,27 +88,23 @@ interface CachedPrice {
   answer: Omit<MetricAnswer, 'staleness_ms' | 'confidence'> | undefined;
 }
 
-const priceCaches = new WeakMap<Deps, Map<string, CachedPrice>>();
+/** Reference prices by `entity|source`. */
+export type PriceCache = Map<string, CachedPrice>;
 
 /**
  * The reference price is cached per (entity, source) until the first of: any candle batch is
  * ingested in this process, a kept quote turns stale, or one second (the bound for replicas that
  * did not see the ingest; DATA_PRICE_CACHE_MS).
  */
-function priceCache(deps: Deps): Map<string, CachedPrice> {
-  let cache = priceCaches.get(deps);
-  if (!cache) {
-    const fresh = new Map<string, CachedPrice>();
-    dataContext(deps).ingestor.onChange((batch) => {
-      if (batch.kind === 'candles') fresh.clear();
-    });
-    priceCaches.set(deps, fresh);
-    cache = fresh;
-  }
+export function createPriceCache(ingestor: Ingestor): PriceCache {
+  const cache: PriceCache = new Map();
+  ingestor.onChange((batch) => {
+    if (batch.kind === 'candles') cache.clear();
+  });
   return cache;
 }
 
-async function computePrice(deps: Deps, entity: string, source: string | undefined, now: number) {
+async function computePrice(deps: DataDeps, entity: string, source: string | undefined, now: number) {
   const quotes = await referenceQuotes(deps.db, baseOf(entity), new Date(now));
   // Quote rates come from every venue; `source` only narrows the prints that are priced.
   return referencePrice(entity, quotes, now, source === undefined ? undefined : (q) => q.venue === source);
@@ -119,12 +115,12 @@ function toMicroUsd(usd: number): number {
   return Math.round(usd * 1e6) / 1e6;
 }
 
-export const referencePriceResolver: MetricResolver<Deps> = async (deps, q) => {
+export const referencePriceResolver: MetricResolver<DataDeps> = async (deps, q) => {
   const entity = q.entity ?? 'BTC-USD';
   if (!ENTITY_PATTERN.test(entity))
     return refuse('validation_failed', `entity: reference_price is in USD; ask for BASE-USD such as BTC-USD`);
   const now = q.now.getTime();
-  const cache = priceCache(deps);
+  const cache = deps.prices;
   const key = `${entity}|${q.source ?? ''}`;
   let hit = cache.get(key);
   if (!hit || hit.until <= now || now < (hit.value?.as_of ?? 0)) {
@@ -183,7 +179,7 @@ function priceAnswer(
 
 // ---------------------------------------------------------------- 24 h statistics
 
-async function dayOfBars(deps: Deps, q: MetricQuery, sel: Selection) {
+async function dayOfBars(deps: DataDeps, q: MetricQuery, sel: Selection) {
   const to = new Date(q.now.getTime() + 1);
   const from = q.now.getTime() - stats.DAY_MS - REFERENCE_POLICY.maxAgeMs;
   if (!sel.combined) {
@@ -241,7 +237,7 @@ function statAnswer(
 function statResolver(
   compute: (bars: Bar[]) => Record<string, unknown> | undefined,
   method: string,
-): MetricResolver<Deps> {
+): MetricResolver<DataDeps> {
   return async (deps, q) => {
     const sel = await select(deps, q);
     if (!sel.ok) return sel;
@@ -252,7 +248,7 @@ function statResolver(
   };
 }
 
-const tradeCountResolver: MetricResolver<Deps> = async (deps, q) => {
+const tradeCountResolver: MetricResolver<DataDeps> = async (deps, q) => {
   const sel = await select(deps, q);
   if (!sel.ok) return sel;
   const day = await dayOfBars(deps, q, { ...sel.value, combined: false });
@@ -307,7 +303,7 @@ const OHLCV_COLUMNS = ['ts', 'open', 'high', 'low', 'close', 'volume', 'trade_co
  * daily ones (candle_rollups).
  */
 async function marketSeries(
-  deps: Deps,
+  deps: DataDeps,
   markets: Market[],
   interval: Interval,
   start: Date,
@@ -329,7 +325,7 @@ async function marketSeries(
  * keeps (combined_rollups), the same roll-up stored.
  */
 async function combinedSeries(
-  deps: Deps,
+  deps: DataDeps,
   sel: Selection,
   interval: Interval,
   start: Date,
@@ -368,7 +364,7 @@ interface Page {
 
 /** A page of bars: that venue's market's own bars, or the combined bars with what each market gave. */
 async function pageBars(
-  deps: Deps,
+  deps: DataDeps,
   sel: Selection,
   interval: Interval,
   start: Date,
@@ -393,7 +389,7 @@ async function pageBars(
   };
 }
 
-const ohlcvResolver: MetricResolver<Deps> = async (deps, q) => {
+const ohlcvResolver: MetricResolver<DataDeps> = async (deps, q) => {
   const interval = (q.interval ?? '1m') as Interval;
   const sel = await select(deps, q);
   if (!sel.ok) return sel;
@@ -453,7 +449,7 @@ const ohlcvResolver: MetricResolver<Deps> = async (deps, q) => {
 
 const TRADE_COLUMNS = ['ts', 'venue', 'symbol', 'trade_id', 'price', 'size', 'taker_side'];
 
-const tradesResolver: MetricResolver<Deps> = async (deps, q) => {
+const tradesResolver: MetricResolver<DataDeps> = async (deps, q) => {
   const symbol = q.entity ?? 'BTC-USD';
   if (!SYMBOL.test(symbol))
     return refuse('validation_failed', `entity: "${symbol}" is not a BASE-QUOTE pair`);
@@ -493,7 +489,7 @@ const tradesResolver: MetricResolver<Deps> = async (deps, q) => {
 };
 
 /** The crypto/spot resolvers, keyed 'category/product/metric'. */
-export const spotResolvers: Record<string, MetricResolver<Deps>> = {
+export const spotResolvers: Record<string, MetricResolver<DataDeps>> = {
   'crypto/spot/reference_price': referencePriceResolver,
   'crypto/spot/change_24h': statResolver(
     (b) => stats.change24h(b),

@@ -8,8 +8,7 @@ import {
   type Caller,
 } from '@meridian/contracts';
 import { httpProblem, parseInput, type LeanRoute, type ProblemCode } from '@meridian/http-kit';
-import type { Deps } from '../context.js';
-import { dataContext } from '../context.js';
+import type { DataDeps } from '../deps.js';
 import { metricEnvelope, type SeriesMeta } from '../domain/envelope.js';
 import type { MetricAnswer, MetricQuery } from '../domain/metric-resolver.js';
 import { signCursor, verifyCursor } from '../domain/series/cursor.js';
@@ -25,7 +24,7 @@ const DATA_PREFIX = '/v1/data/';
  * metricPathOf, the same function the gateway's gate uses. A path of another shape falls through
  * to express and its routing 404.
  */
-export function dataLeanRoutes(deps: Deps): LeanRoute[] {
+export function dataLeanRoutes(deps: DataDeps): LeanRoute[] {
   const handle: LeanRoute['handle'] = (p, query, caller) =>
     answerMetric(deps, p.category!, p.product!, p.metric!, query, caller);
   return [
@@ -67,7 +66,7 @@ function refusal(code: string, detail: string): never {
 }
 
 async function answerMetric(
-  deps: Deps,
+  deps: DataDeps,
   category: string,
   product: string,
   metric: string,
@@ -109,7 +108,7 @@ async function answerMetric(
   const result = await resolver(deps, metricQuery, hit);
   if (!result.ok) refusal(result.code, result.detail);
   const answer = result.value;
-  const replay = dataContext(deps).replayNote(answer);
+  const replay = deps.replayNote(answer);
   if (!answer.rows) {
     refuseSeriesParams(query);
     return metricEnvelope(answer, answer.data, undefined, replay);

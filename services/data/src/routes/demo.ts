@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { envelope } from '@meridian/http-kit';
-import type { Deps } from '../context.js';
+import type { DataDeps } from '../deps.js';
 import { demoSnapshot } from '../domain/feeds/index.js';
 import type { SourceRef } from '../domain/metric-resolver.js';
 import { referencePriceResolver } from '../resolvers/spot.js';
@@ -10,7 +10,7 @@ export const DEMO_TTL_S = 60;
 const DEMO_SPOT = ['BTC-USD'];
 
 /** GET /v1/demo: the multi-category snapshot of data-api-interface 2.2, computed at most once a minute. */
-export function demoRoutes(deps: Deps): Router {
+export function demoRoutes(deps: DataDeps): Router {
   const router = Router();
   let cached: { body: unknown; until: number } | undefined;
   let pending: Promise<unknown> | undefined;
@@ -26,7 +26,7 @@ export function demoRoutes(deps: Deps): Router {
   return router;
 }
 
-async function buildDemo(deps: Deps, now: Date) {
+async function buildDemo(deps: DataDeps, now: Date) {
   const hit = findMetric('crypto', 'spot', 'reference_price')!;
   const spot = [];
   const sources: SourceRef[] = [];

@@ -5,7 +5,7 @@ import type { RequestListener } from 'node:http';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 import { bruteForce, MINUTE, recordedWindow } from '../support/recorded.js';
-import { ingest } from '../../src/ingest/ingest.js';
+import { ingest } from '../../src/flows/ingest.js';
 import type { Bar } from '../../src/domain/series/bar.js';
 import type { Market } from '../../src/domain/spot/market.js';
 
@@ -277,7 +277,7 @@ describe('combined OHLCV over the recorded USDC depeg: every interval is the exa
     const before = await snapshot();
     const usd = data.find((s) => s.market.symbol === 'BTC-USD')!;
     const summary = await ingest(db.db, batch(usd, usd.bars.slice(0, 500)));
-    expect(summary).toMatchObject({ inserted: 0, updated: 0 });
+    expect(summary).toMatchObject({ ok: true, value: { inserted: 0, updated: 0 } });
     expect(await snapshot()).toEqual(before);
 
     const at = Date.parse('2023-03-11T12:00:00Z');
@@ -292,7 +292,7 @@ describe('combined OHLCV over the recorded USDC depeg: every interval is the exa
         : s,
     );
     const fixed = corrected.find((s) => s.market.symbol === 'BTC-USD')!.bars.find((b) => b.ts === at)!;
-    expect(await ingest(db.db, batch(usd, [fixed]))).toMatchObject({ updated: 1 });
+    expect(await ingest(db.db, batch(usd, [fixed]))).toMatchObject({ ok: true, value: { updated: 1 } });
     await expectEqualToBruteForce(corrected);
     expect(await snapshot()).not.toEqual(before);
   });

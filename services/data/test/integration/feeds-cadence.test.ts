@@ -3,7 +3,7 @@ import { allMetrics, findMetric, type CatalogHit } from '@meridian/contracts';
 import type { Deps } from '../../src/app.js';
 import { feedResolvers, loadRecordedFeeds } from '../../src/domain/feeds/index.js';
 import type { MetricAnswer } from '../../src/domain/metric-resolver.js';
-import { ingest } from '../../src/ingest/ingest.js';
+import { ingest } from '../../src/flows/ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testDeps } from '../support/app.js';
 

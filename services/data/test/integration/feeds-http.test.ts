@@ -5,7 +5,8 @@ import { callerHeaders, TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@mer
 import { createLogger, createMetrics } from '@meridian/observability';
 import { createApp, type Deps } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
-import { ingest } from '../../src/ingest/ingest.js';
+import { dataDeps } from '../../src/main.js';
+import { ingest } from '../../src/flows/ingest.js';
 import { loadRecordedFeeds } from '../../src/domain/feeds/index.js';
 import { deribitInstrument } from '../../src/domain/feeds/options.js';
 import { replayShift } from '../../src/domain/feeds/replay-clock.js';
@@ -28,14 +29,14 @@ describe('feed metrics over HTTP', () => {
       DATABASE_URL: db.url,
       DATA_REPLAY: 'off',
     });
-    const deps: Deps = {
+    const deps: Deps = dataDeps({
       config,
       db: db.db,
       bus: createMemoryBus(),
       logger: createLogger('data-test', { level: 'silent' }),
       metrics: createMetrics('data_test', { defaultMetrics: false }),
       assertionKey: testAssertionKey,
-    };
+    });
     loadedAt = new Date();
     await loadRecordedFeeds(deps, loadedAt);
     await spotQuotes(db, loadedAt);

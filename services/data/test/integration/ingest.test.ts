@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { IngestBatch } from '@meridian/contracts';
-import { HttpProblem } from '@meridian/http-kit';
 import { sql } from 'kysely';
 import { waitFor } from '@meridian/bus/testing';
 import {
@@ -9,7 +8,9 @@ import {
   missingCombinedHours,
   refreshCombinedRollups,
 } from '../../src/db/repositories/combined-rollups.js';
-import { ingest } from '../../src/ingest/ingest.js';
+import { ingest } from '../../src/flows/ingest.js';
+import { createIngestor } from '../../src/flows/ingestor.js';
+import { ingestRpc } from '../../src/rpc/ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 
 const candles: IngestBatch = {
@@ -33,14 +34,18 @@ describe('ingest', () => {
 
   it('stores a batch once: a replayed batch changes nothing, a corrected row replaces the stored one', async () => {
     expect(await ingest(db.db, candles)).toMatchObject({
-      received: 3,
-      inserted: 3,
-      updated: 0,
-      unchanged: 0,
+      ok: true,
+      value: { received: 3, inserted: 3, updated: 0, unchanged: 0 },
     });
-    expect(await ingest(db.db, candles)).toMatchObject({ inserted: 0, updated: 0, unchanged: 3 });
+    expect(await ingest(db.db, candles)).toMatchObject({
+      ok: true,
+      value: { inserted: 0, updated: 0, unchanged: 3 },
+    });
     const corrected = { ...candles, rows: [{ ...candles.rows[2]!, close: 13.5 }] } as IngestBatch;
-    expect(await ingest(db.db, corrected)).toMatchObject({ inserted: 0, updated: 1, unchanged: 0 });
+    expect(await ingest(db.db, corrected)).toMatchObject({
+      ok: true,
+      value: { inserted: 0, updated: 1, unchanged: 0 },
+    });
     const rows = await db.db
       .selectFrom('candles_1m')
       .select(['ts', 'close', 'quote'])
@@ -289,21 +294,22 @@ describe('ingest', () => {
       },
     ];
     for (const batch of batches) {
-      expect(await ingest(db.db, batch)).toMatchObject({ inserted: 1, updated: 0 });
-      expect(await ingest(db.db, batch)).toMatchObject({ inserted: 0, updated: 0, unchanged: 1 });
+      expect(await ingest(db.db, batch)).toMatchObject({ ok: true, value: { inserted: 1, updated: 0 } });
+      expect(await ingest(db.db, batch)).toMatchObject({
+        ok: true,
+        value: { inserted: 0, updated: 0, unchanged: 1 },
+      });
     }
     const obs = await db.db.selectFrom('observations').select(['value', 'payload']).executeTakeFirstOrThrow();
     expect([Number(obs.value), obs.payload]).toEqual([3.33, { a: 1 }]);
   });
 
   it('refuses a market the catalogue does not list, naming the field, and stores nothing of it', async () => {
+    const rpc = ingestRpc(createIngestor(db.db));
     const refused = async (batch: IngestBatch) => {
-      const err = await ingest(db.db, batch).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      expect(err).toBeInstanceOf(HttpProblem);
-      return (err as HttpProblem).body;
+      const reply = await rpc.handler(batch);
+      if (reply.ok) throw new Error(`${batch.kind} ${JSON.stringify(batch)} was stored`);
+      return reply.problem;
     };
     const bar = { ts: '2023-03-11T00:00:00Z', open: 1, high: 1, low: 1, close: 1, volume: 1 };
     const eur = await refused({
@@ -360,7 +366,7 @@ describe('ingest', () => {
     // in any quote too.
     expect(
       await ingest(db.db, { kind: 'candles', source: 'x', symbol: 'USDC-USD', interval: '1m', rows: [bar] }),
-    ).toMatchObject({ inserted: 1 });
+    ).toMatchObject({ ok: true, value: { inserted: 1 } });
     expect(
       await ingest(db.db, {
         kind: 'mark_prices',
@@ -368,6 +374,6 @@ describe('ingest', () => {
         symbol: 'BTC-USDC',
         rows: [{ ts: bar.ts, mark_price: 2 }],
       }),
-    ).toMatchObject({ inserted: 1 });
+    ).toMatchObject({ ok: true, value: { inserted: 1 } });
   });
 });

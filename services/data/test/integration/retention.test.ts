@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@meridian/observability';
 import { sql } from 'kysely';
 import { retentionCutoffs } from '../../src/domain/retention.js';
-import { ingest } from '../../src/ingest/ingest.js';
+import { ingest } from '../../src/flows/ingest.js';
 import { purgeExpired, startRetentionPurge } from '../../src/retention/purge-job.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 

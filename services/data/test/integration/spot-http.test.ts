@@ -4,7 +4,6 @@ import { callerHeaders } from '@meridian/http-kit/testing';
 import type { RequestListener } from 'node:http';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
-import { dataContext } from '../../src/context.js';
 import { bruteForce, ingestBars, MINUTE, recordedWindow } from '../support/recorded.js';
 
 /** The recorded minute played as "now": deep in the USDC depeg (USDC about 0.90 USD). */
@@ -244,7 +243,7 @@ describe('crypto/spot over HTTP, on the recorded USDC depeg shifted to now', () 
   });
 
   it('trades: normalised taker prints, paged', async () => {
-    const { ingest } = await import('../../src/ingest/ingest.js');
+    const { ingest } = await import('../../src/flows/ingest.js');
     const rows = Array.from({ length: 3 }, (_, i) => ({
       trade_id: `t${i}`,
       ts: new Date(NOW_MINUTE - (3 - i) * 1000).toISOString(),
@@ -339,7 +338,7 @@ describe('crypto/spot over HTTP, on the recorded USDC depeg shifted to now', () 
       ['bitstamp', usd.slice(-30)],
       ['gemini', usd.slice(-30)],
     ] as const)
-      await dataContext(deps).ingestor.ingest({
+      await deps.ingestor.ingest({
         kind: 'candles',
         source,
         symbol: 'BTC-USD',
@@ -359,7 +358,7 @@ describe('crypto/spot over HTTP, on the recorded USDC depeg shifted to now', () 
   });
   it('a direct USDC-USD market prices USDC outright', async () => {
     const usd = window.find((w) => w.market.venue === 'binanceus' && w.market.symbol === 'BTC-USD')!.bars;
-    await dataContext(deps).ingestor.ingest({
+    await deps.ingestor.ingest({
       kind: 'candles',
       source: 'kraken',
       symbol: 'USDC-USD',

@@ -3,12 +3,13 @@ import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/
 import { createLogger, createMetrics } from '@meridian/observability';
 import { createApp, type Deps } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
+import { dataDeps } from '../../src/main.js';
 import type { MigratedDatabase } from './db.js';
 
 /** The data service's app over a migrated test database, replay off: the test ingests what it needs. */
 export function testDeps(db: MigratedDatabase, env: Record<string, string> = {}): Deps {
   const logger = createLogger('data-test', { level: 'silent' });
-  return {
+  return dataDeps({
     config: parseConfig({
       INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
       DATABASE_URL: db.url,
@@ -20,7 +21,7 @@ export function testDeps(db: MigratedDatabase, env: Record<string, string> = {})
     logger,
     metrics: createMetrics('data', { defaultMetrics: false }),
     assertionKey: testAssertionKey,
-  };
+  });
 }
 
 export function testApp(deps: Deps) {

@@ -1,6 +1,6 @@
 import type { CatalogHit } from '@meridian/contracts';
 import { ok, refuse, type Result } from '@meridian/contracts';
-import type { Deps } from '../../context.js';
+import type { DataDeps } from '../../deps.js';
 import { replayMarker } from '../../db/repositories/feeds-observations.js';
 import { confidence } from '../confidence.js';
 import type { MetricAnswer, MetricQuery, SourceRef } from '../metric-resolver.js';
@@ -77,7 +77,7 @@ export interface FeedAnswerInput {
 }
 
 /** Envelope fields of a feed answer; the method says when the data is a replay of a recording. */
-export async function feedAnswer(deps: Deps, input: FeedAnswerInput): Promise<MetricAnswer> {
+export async function feedAnswer(deps: DataDeps, input: FeedAnswerInput): Promise<MetricAnswer> {
   const venues = [...new Set(input.sources.map((s) => s.venue))];
   const staleness = Math.max(0, input.now.getTime() - input.asOf.getTime());
   let method = input.method;

@@ -2,7 +2,7 @@
  * FEEDS of the data service: every metric other than crypto/spot (issue 4, feeds half).
  *
  * For the core engineer:
- * - `feedResolvers`: 'category/product/metric' → MetricResolver<Deps>, for the dispatcher.
+ * - `feedResolvers`: 'category/product/metric' → MetricResolver<DataDeps>, for the dispatcher.
  * - `demoSnapshot(deps, now)`: {options, sports, sources} for GET /v1/demo (data 2.2 shapes).
  * - `loadRecordedFeeds(deps, now)`: call it once at start (main.ts / the replay, after migrations
  *   and beside the spot replay) to ingest services/data/recordings/** through the ingestor, shifted
@@ -11,7 +11,7 @@
  *   `resumeBefore` (how a truncated answer resumes before its oldest row kept); `data` holds the
  *   same rows for callers that read it directly.
  */
-import type { Deps } from '../../context.js';
+import type { DataDeps } from '../../deps.js';
 import type { MetricResolver, SourceRef } from '../metric-resolver.js';
 import { iso } from './answer.js';
 import { buildChain, demoOptions, type DemoOptions } from './options.js';
@@ -25,7 +25,7 @@ import { worldResolvers } from './resolve-world.js';
 
 export { loadRecordedFeeds } from './recorded.js';
 
-export const feedResolvers: Record<string, MetricResolver<Deps>> = {
+export const feedResolvers: Record<string, MetricResolver<DataDeps>> = {
   ...optionsResolvers,
   ...futuresResolvers,
   ...marketResolvers,
@@ -58,7 +58,7 @@ const DEMO_SPORTS: [sport: string, leagues: string[]][] = [
 ];
 
 /** The options and sports parts of GET /v1/demo (data 2.2): a few BTC contracts and the current scoreboards. */
-export async function demoSnapshot(deps: Deps, now: Date): Promise<DemoFeeds> {
+export async function demoSnapshot(deps: DataDeps, now: Date): Promise<DemoFeeds> {
   const sources: SourceRef[] = [];
   const snap = await chainSnapshot(deps, 'BTC', now);
   let options: DemoOptions | null = null;

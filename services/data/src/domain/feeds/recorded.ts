@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { ingestBatchSchema, type IngestBatchInput, type IngestSummary } from '@meridian/contracts';
-import { dataContext, type Deps } from '../../context.js';
+import type { DataDeps } from '../../deps.js';
+import { ingestOwn } from '../../flows/ingestor.js';
 import { RECORDINGS, type Recording } from './recordings.js';
 import { replayShift } from './replay-clock.js';
 
@@ -48,15 +49,14 @@ export function replayBatches(recording: Recording, text: string, now: Date): In
  * shifted to the present, so that the service answers offline. Idempotent for the same `now`;
  * a later start adds the same recording at its new position in time.
  */
-export async function loadRecordedFeeds(deps: Deps, now: Date): Promise<ReplayedRecording[]> {
-  const { ingestor } = dataContext(deps);
+export async function loadRecordedFeeds(deps: DataDeps, now: Date): Promise<ReplayedRecording[]> {
   const done: ReplayedRecording[] = [];
   for (const recording of RECORDINGS) {
     const text = await readFile(new URL(recording.file, RECORDINGS_DIR), 'utf8');
     let rows = 0;
     let inserted = 0;
     for (const input of replayBatches(recording, text, now)) {
-      const summary: IngestSummary = await ingestor.ingest(ingestBatchSchema.parse(input));
+      const summary: IngestSummary = await ingestOwn(deps.ingestor, ingestBatchSchema.parse(input));
       rows += summary.received;
       inserted += summary.inserted;
     }

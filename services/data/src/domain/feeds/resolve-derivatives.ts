@@ -1,6 +1,6 @@
 import { findMetric } from '@meridian/contracts';
 import { ok, refuse } from '@meridian/contracts';
-import type { Deps } from '../../context.js';
+import type { DataDeps } from '../../deps.js';
 import { loadReferencePrice } from '../../db/repositories/candles.js';
 import { replayMarker } from '../../db/repositories/feeds-observations.js';
 import { latestChainMarks, latestFunding, latestPerpMarks } from '../../db/repositories/feeds-derivatives.js';
@@ -24,7 +24,7 @@ const OPTIONS_FILE = 'btc_options';
  */
 export const CHAIN_SNAPSHOT_SPAN_MS = maxAgeOf(findMetric('crypto', 'options', 'chain')!);
 
-export async function chainSnapshot(deps: Deps, underlying: string, now: Date) {
+export async function chainSnapshot(deps: DataDeps, underlying: string, now: Date) {
   const marks = await latestChainMarks(deps.db, underlying, now, CHAIN_SNAPSHOT_SPAN_MS);
   if (marks.length === 0) return undefined;
   const asOf = new Date(Math.max(...marks.map((m) => m.ts.getTime())));
@@ -34,7 +34,7 @@ export async function chainSnapshot(deps: Deps, underlying: string, now: Date) {
 function optionsResolver(
   method: string,
   compute: (marks: OptionMark[], asOf: Date, underlying: string) => unknown,
-): MetricResolver<Deps> {
+): MetricResolver<DataDeps> {
   return async (deps, query, hit) => {
     const entity = entityOf(query, hit, 'BTC');
     if (!entity.ok) return entity;
@@ -63,7 +63,7 @@ function optionsResolver(
   };
 }
 
-export const optionsResolvers: Record<string, MetricResolver<Deps>> = {
+export const optionsResolvers: Record<string, MetricResolver<DataDeps>> = {
   'crypto/options/chain': optionsResolver(
     'Deribit option marks: mark_price_usd = mark price in the underlying x the expiry forward (underlying_price); mark_iv as a fraction; greeks as Deribit computes them (delta per underlying unit, gamma per USD, vega and theta in USD per contract). underlying_px is the forward of the nearest expiry.',
     (marks, _asOf, underlying) => buildChain(underlying, marks),
@@ -102,7 +102,7 @@ const REPLAY_MARK_SPREAD_MS = 5 * MINUTE;
  * MARK_MAX_AGE_MS is kept only when it is the replayed recording.
  */
 async function usablePrints<P extends FuturesPrint>(
-  deps: Deps,
+  deps: DataDeps,
   prints: P[],
   source: string | undefined,
   now: Date,
@@ -123,11 +123,14 @@ async function usablePrints<P extends FuturesPrint>(
 }
 
 /** The newest mark of every perp of `base` (of `source` when given) young enough to price with. */
-async function usableMarks(deps: Deps, base: string, source: string | undefined, now: Date) {
+async function usableMarks(deps: DataDeps, base: string, source: string | undefined, now: Date) {
   return usablePrints(deps, await latestPerpMarks(deps.db, base, now), source, now, 'mark');
 }
 
-function futuresEntity(query: Parameters<MetricResolver<Deps>>[1], hit: Parameters<MetricResolver<Deps>>[2]) {
+function futuresEntity(
+  query: Parameters<MetricResolver<DataDeps>>[1],
+  hit: Parameters<MetricResolver<DataDeps>>[2],
+) {
   const entity = entityOf(query, hit, hit.product.entities[0]);
   if (!entity.ok) return entity;
   const source = sourceOf(query, hit);
@@ -139,7 +142,7 @@ const replayOf = (venues: string[]) =>
   [...new Set(venues)].map((venue) => ({ source: venue, file: FUTURES_FILES[venue] ?? '' }));
 
 /** Quote rates measured by the spot side (USD per unit of USDT, USDC...): the basis never assumes 1.0. */
-async function spotReference(deps: Deps, entity: string, now: Date) {
+async function spotReference(deps: DataDeps, entity: string, now: Date) {
   const ref = await loadReferencePrice(deps.db, entity, now);
   const rates = new Map<string, number>((ref?.quote_rates ?? []).map((r) => [r.quote, r.rate]));
   return { ref, rates };
@@ -150,7 +153,7 @@ async function spotReference(deps: Deps, entity: string, now: Date) {
  * reference they were converted by. `needsReference`: refuse before converting when spot has none.
  */
 async function usdMarks(
-  deps: Deps,
+  deps: DataDeps,
   target: { base: string; entity: string; source: string | undefined },
   now: Date,
   needsReference: boolean,
@@ -171,7 +174,7 @@ async function usdMarks(
   return ok({ kept: converted.kept, excluded, ref });
 }
 
-const fundingResolver: MetricResolver<Deps> = async (deps, query, hit) => {
+const fundingResolver: MetricResolver<DataDeps> = async (deps, query, hit) => {
   const parsed = futuresEntity(query, hit);
   if (!parsed.ok) return parsed;
   const { base, entity, source } = parsed.value;
@@ -218,7 +221,7 @@ const fundingResolver: MetricResolver<Deps> = async (deps, query, hit) => {
   );
 };
 
-const markPriceResolver: MetricResolver<Deps> = async (deps, query, hit) => {
+const markPriceResolver: MetricResolver<DataDeps> = async (deps, query, hit) => {
   const parsed = futuresEntity(query, hit);
   if (!parsed.ok) return parsed;
   const { entity } = parsed.value;
@@ -253,7 +256,7 @@ const markPriceResolver: MetricResolver<Deps> = async (deps, query, hit) => {
   );
 };
 
-const basisResolver: MetricResolver<Deps> = async (deps, query, hit) => {
+const basisResolver: MetricResolver<DataDeps> = async (deps, query, hit) => {
   const parsed = futuresEntity(query, hit);
   if (!parsed.ok) return parsed;
   const { entity } = parsed.value;
@@ -296,7 +299,7 @@ const basisResolver: MetricResolver<Deps> = async (deps, query, hit) => {
   );
 };
 
-export const futuresResolvers: Record<string, MetricResolver<Deps>> = {
+export const futuresResolvers: Record<string, MetricResolver<DataDeps>> = {
   'crypto/futures/funding': fundingResolver,
   'crypto/futures/mark_price': markPriceResolver,
   'crypto/futures/basis': basisResolver,

@@ -1,5 +1,5 @@
 import { ok } from '@meridian/contracts';
-import type { Deps } from '../../context.js';
+import type { DataDeps } from '../../deps.js';
 import { latestPerKey } from '../../db/repositories/feeds-observations.js';
 import type { MetricResolver } from '../metric-resolver.js';
 import { entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
@@ -11,7 +11,7 @@ const ETF_METHOD =
   'Farside Investors daily US spot bitcoin ETF flow table (US$m converted to USD; outflows negative); a day is dated 00:00 UTC of the trading day.';
 
 /** Fund flows of the newest day: every fund, or the one fund named by entity. */
-const flowByEtf: MetricResolver<Deps> = async (deps, query, hit) => {
+const flowByEtf: MetricResolver<DataDeps> = async (deps, query, hit) => {
   const entity = entityOf(query, hit);
   if (!entity.ok) return entity;
   const source = sourceOf(query, hit);
@@ -161,7 +161,7 @@ const yoy = (metric: string, file: string, levelUnit: string, words: string) =>
     },
   });
 
-export const marketResolvers: Record<string, MetricResolver<Deps>> = {
+export const marketResolvers: Record<string, MetricResolver<DataDeps>> = {
   'crypto/etf_flows/net_flow': etfLatest(
     'etf_net_flow',
     'Net flow of the newest day: the Total column for all funds, or the fund named by entity.',

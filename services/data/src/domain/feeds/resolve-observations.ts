@@ -1,6 +1,6 @@
 import type { CatalogHit } from '@meridian/contracts';
 import { ok } from '@meridian/contracts';
-import type { Deps } from '../../context.js';
+import type { DataDeps } from '../../deps.js';
 import { observationHistory, type StoredObservation } from '../../db/repositories/feeds-observations.js';
 import type { MetricAnswer, MetricQuery, MetricResolver } from '../metric-resolver.js';
 import { entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
@@ -48,7 +48,7 @@ export const resumeBeforeTs = (row: Record<string, unknown>) => ({ before: Strin
  * point whose base is missing (the oldest ones) has none.
  */
 export async function historyPage(
-  deps: Deps,
+  deps: DataDeps,
   spec: Pick<LatestSpec, 'metric' | 'computed' | 'take'>,
   key: string,
   query: MetricQuery,
@@ -66,7 +66,7 @@ export async function historyPage(
 }
 
 /** The resolver of a metric answered by the newest observation of one key (history when series=true). */
-export function latestResolver(spec: LatestSpec): MetricResolver<Deps> {
+export function latestResolver(spec: LatestSpec): MetricResolver<DataDeps> {
   return async (deps, query, hit) => {
     const entity = entityOf(query, hit, spec.defaultEntity);
     if (!entity.ok) return entity;
@@ -111,7 +111,7 @@ export function latestResolver(spec: LatestSpec): MetricResolver<Deps> {
 }
 
 async function latestAnswer(
-  deps: Deps,
+  deps: DataDeps,
   spec: LatestSpec,
   obs: StoredObservation,
   data: unknown,
@@ -134,7 +134,7 @@ const fixed = (key: string) => () => key;
 const byEntity = (entity: string | undefined) => entity ?? '';
 
 /** Metrics that are the newest observation of one key, as is. */
-export const latestResolvers: Record<string, MetricResolver<Deps>> = {
+export const latestResolvers: Record<string, MetricResolver<DataDeps>> = {
   'crypto/network/market_cap': latestResolver({
     source: 'blockchain_info',
     file: 'stats',

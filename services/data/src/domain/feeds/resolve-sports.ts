@@ -1,5 +1,5 @@
 import { ok } from '@meridian/contracts';
-import type { Deps } from '../../context.js';
+import type { DataDeps } from '../../deps.js';
 import { latestPerKey } from '../../db/repositories/feeds-observations.js';
 import type { MetricResolver } from '../metric-resolver.js';
 import { DAY, entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
@@ -9,14 +9,14 @@ import { gamePositionOf, gameRow, gamesFor, seriesGames, SPORTS_RULES, type Spor
 export const RECENT_GAMES_WINDOW_MS = 7 * DAY;
 
 /** The newest stored state of every game of a sport (one league, or every league of the product). */
-export async function sportEvents(deps: Deps, sport: string, leagues: string[], now: Date) {
+export async function sportEvents(deps: DataDeps, sport: string, leagues: string[], now: Date) {
   const lists = await Promise.all(
     leagues.map((league) => latestPerKey(deps.db, `${sport}_event`, now, `${league}:`)),
   );
   return lists.flat().map((o) => ({ event: o.payload as unknown as SportEvent, ts: o.ts }));
 }
 
-function sportsResolver(sport: string, metric: string): MetricResolver<Deps> {
+function sportsResolver(sport: string, metric: string): MetricResolver<DataDeps> {
   const rule = SPORTS_RULES[metric]!;
   return async (deps, query, hit) => {
     const entity = entityOf(query, hit);
@@ -70,7 +70,7 @@ function sportsResolver(sport: string, metric: string): MetricResolver<Deps> {
   };
 }
 
-export const sportsResolvers: Record<string, MetricResolver<Deps>> = {
+export const sportsResolvers: Record<string, MetricResolver<DataDeps>> = {
   'sports/tennis/match_result': sportsResolver('tennis', 'match_result'),
   'sports/tennis/live_score': sportsResolver('tennis', 'live_score'),
   'sports/football/match_result': sportsResolver('football', 'match_result'),

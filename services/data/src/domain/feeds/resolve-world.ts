@@ -1,5 +1,5 @@
 import { ok } from '@meridian/contracts';
-import type { Deps } from '../../context.js';
+import type { DataDeps } from '../../deps.js';
 import {
   latestObservation,
   latestPerKey,
@@ -27,7 +27,7 @@ const toQuake = (o: StoredObservation): Quake => ({
 });
 
 /** The USGS answers count against the feed's own time: "the last hour" of the newest feed snapshot. */
-async function quakeWindow(deps: Deps, query: MetricQuery, window: (asOf: number) => number) {
+async function quakeWindow(deps: DataDeps, query: MetricQuery, window: (asOf: number) => number) {
   const feed = await latestObservation(deps.db, 'usgs_feed', 'all_day', query.now);
   if (!feed) return undefined;
   const to = feed.ts.getTime();
@@ -36,7 +36,7 @@ async function quakeWindow(deps: Deps, query: MetricQuery, window: (asOf: number
   return { feed, from, to, quakes: quakesIn(quakes, from, to) };
 }
 
-const quakesLastHour: MetricResolver<Deps> = async (deps, query, hit) => {
+const quakesLastHour: MetricResolver<DataDeps> = async (deps, query, hit) => {
   const checked = noEntity(query, hit);
   if (!checked.ok) return checked;
   const w = await quakeWindow(deps, query, (to) => to - HOUR);
@@ -54,7 +54,7 @@ const quakesLastHour: MetricResolver<Deps> = async (deps, query, hit) => {
   );
 };
 
-const largestQuakeToday: MetricResolver<Deps> = async (deps, query, hit) => {
+const largestQuakeToday: MetricResolver<DataDeps> = async (deps, query, hit) => {
   const checked = noEntity(query, hit);
   if (!checked.ok) return checked;
   const w = await quakeWindow(deps, query, (to) => utcDayStart(to) - 1);
@@ -81,7 +81,7 @@ const largestQuakeToday: MetricResolver<Deps> = async (deps, query, hit) => {
 
 const NYC = 'America/New_York';
 
-const ratSightingsToday: MetricResolver<Deps> = async (deps, query, hit) => {
+const ratSightingsToday: MetricResolver<DataDeps> = async (deps, query, hit) => {
   const checked = noEntity(query, hit);
   if (!checked.ok) return checked;
   const feed = await latestObservation(deps.db, 'nyc_311_feed', 'rat_sightings', query.now);
@@ -102,7 +102,7 @@ const ratSightingsToday: MetricResolver<Deps> = async (deps, query, hit) => {
 };
 
 /** The newest observations of a metric that share the newest timestamp (one snapshot of every key). */
-async function newestSnapshot(deps: Deps, metric: string, now: Date) {
+async function newestSnapshot(deps: DataDeps, metric: string, now: Date) {
   const all = await latestPerKey(deps.db, metric, now);
   if (all.length === 0) return undefined;
   const newest = Math.max(...all.map((o) => o.ts.getTime()));
@@ -115,7 +115,7 @@ function breakdown(
   file: string,
   method: string,
   build: (rows: StoredObservation[], asOf: Date) => Record<string, unknown>,
-): MetricResolver<Deps> {
+): MetricResolver<DataDeps> {
   return async (deps, query, hit) => {
     const checked = noEntity(query, hit);
     if (!checked.ok) return checked;
@@ -142,7 +142,7 @@ const without = (rows: StoredObservation[], key: string) =>
 const PUBMED_METHOD =
   'NCBI E-utilities esearch count (retmax=0) of PubMed records by Entrez date of the newest complete day';
 
-export const worldResolvers: Record<string, MetricResolver<Deps>> = {
+export const worldResolvers: Record<string, MetricResolver<DataDeps>> = {
   'absurd_cosmos/restless_earth/quakes_last_hour': quakesLastHour,
   'absurd_cosmos/restless_earth/largest_quake_today': largestQuakeToday,
   'absurd_civic/city_nervous_system/rat_sightings_today': ratSightingsToday,

@@ -12,6 +12,12 @@ export function baseOf(entity: string): string {
   return entity.split('-')[0]!;
 }
 
+/** BASE and QUOTE of a symbol; a symbol without a dash is all base. */
+export function splitSymbol(symbol: string): { base: string; quote: string } {
+  const [base = symbol, quote = ''] = symbol.split('-');
+  return { base, quote };
+}
+
 export function marketLabel(m: { venue: string; symbol: string }): string {
   return `${m.venue}:${m.symbol}`;
 }

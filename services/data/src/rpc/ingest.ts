@@ -1,8 +1,9 @@
 import { RPC, ingestBatchSchema, type IngestSummary, type RpcReply } from '@meridian/contracts';
-import { HttpProblem, problem } from '@meridian/http-kit';
-import type { Ingestor } from './ingestor.js';
+import { problem } from '@meridian/http-kit';
+import type { RpcRegistration } from '@meridian/runtime';
+import type { Ingestor } from '../flows/ingestor.js';
 
-/** rpc.data.ingest.v1: the bus face of the ingestion function; a bad batch answers a 400 problem. */
+/** rpc.data.ingest.v1: the bus face of the ingestion function; a bad or refused batch answers a 400 problem. */
 export function ingestRpc(ingestor: Ingestor) {
   return {
     subject: RPC.dataIngest,
@@ -25,13 +26,10 @@ export function ingestRpc(ingestor: Ingestor) {
           ),
         };
       }
-      try {
-        return { ok: true, data: await ingestor.ingest(parsed.data) };
-      } catch (err) {
-        // A batch the catalogue refuses (a market it does not list) answers its 400 problem.
-        if (err instanceof HttpProblem) return { ok: false, problem: err.body };
-        throw err;
-      }
+      const result = await ingestor.ingest(parsed.data);
+      if (!result.ok)
+        return { ok: false, problem: problem(result.code, result.detail, { errors: result.errors }) };
+      return { ok: true, data: result.value };
     },
-  };
+  } satisfies RpcRegistration;
 }

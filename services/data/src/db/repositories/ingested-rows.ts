@@ -1,10 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { IngestBatch, IngestSummary } from '@meridian/contracts';
-import { httpProblem } from '@meridian/http-kit';
-import type { Database } from '../db/database.js';
-import { refreshCombinedRollups } from '../db/repositories/combined-rollups.js';
-import { refreshRollups } from '../db/repositories/rollups.js';
-import { catalogueRefusal } from '../domain/catalogue-bound.js';
+import type { IngestBatch } from '@meridian/contracts';
+import type { Database } from '../database.js';
+import { splitSymbol } from '../../domain/spot/market.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -18,44 +15,31 @@ interface Upsert {
 }
 
 /**
- * The one ingestion interface: every writer (replay, importer, connectors, the NATS subject) calls
- * it. Idempotent on (source, key, timestamp): a row already stored with the same values is left
- * alone, a corrected row replaces the stored one, and a replayed batch changes nothing. A market the
- * catalogue does not list is refused (HttpProblem validation_failed, see catalogueRefusal): it could
- * be stored but never served.
+ * Holds the market's roll-up lock until the transaction ends: two batches of one market recompute the
+ * same roll-up buckets, each from the bars it can see, and without it the later commit would write an
+ * aggregate missing the other's bars.
  */
-export async function ingest(db: Kysely<Database>, batch: IngestBatch): Promise<IngestSummary> {
-  const refusal = catalogueRefusal(batch);
-  if (refusal)
-    throw httpProblem('validation_failed', `${refusal.path}: ${refusal.message}`, { errors: [refusal] });
-  const upsert = toUpsert(batch);
-  return db.transaction().execute(async (trx) => {
-    // Two batches of one market recompute the same roll-up buckets, each from the bars it can see;
-    // without this lock the later commit would write an aggregate missing the other's bars.
-    if (batch.kind === 'candles')
-      await sql`select pg_advisory_xact_lock(hashtext(${batch.source} || ':' || ${batch.symbol}))`.execute(
-        trx,
-      );
-    let inserted = 0;
-    let updated = 0;
-    for (let i = 0; i < upsert.values.length; i += CHUNK) {
-      const counts = await upsertChunk(trx, upsert, upsert.values.slice(i, i + CHUNK));
-      inserted += counts.inserted;
-      updated += counts.updated;
-    }
-    if (batch.kind === 'candles' && batch.interval === '1m' && inserted + updated > 0) {
-      const times = batch.rows.map((r) => Date.parse(r.ts));
-      await refreshRollups(trx, batch.source, batch.symbol, times);
-      await refreshCombinedRollups(trx, splitSymbol(batch.symbol).base, times);
-    }
-    const received = batch.rows.length;
-    return { kind: batch.kind, received, inserted, updated, unchanged: received - inserted - updated };
-  });
+export async function lockMarketRollups(trx: Transaction<Database>, source: string, symbol: string) {
+  await sql`select pg_advisory_xact_lock(hashtext(${source} || ':' || ${symbol}))`.execute(trx);
 }
 
-function splitSymbol(symbol: string): { base: string; quote: string } {
-  const [base = symbol, quote = ''] = symbol.split('-');
-  return { base, quote };
+/**
+ * Writes a batch's rows into its table, keyed on (source, key, timestamp): a row already stored with
+ * the same values is left alone, a corrected row replaces the stored one.
+ */
+export async function upsertBatch(
+  trx: Db,
+  batch: IngestBatch,
+): Promise<{ inserted: number; updated: number }> {
+  const upsert = toUpsert(batch);
+  let inserted = 0;
+  let updated = 0;
+  for (let i = 0; i < upsert.values.length; i += CHUNK) {
+    const counts = await upsertChunk(trx, upsert, upsert.values.slice(i, i + CHUNK));
+    inserted += counts.inserted;
+    updated += counts.updated;
+  }
+  return { inserted, updated };
 }
 
 function toUpsert(batch: IngestBatch): Upsert {

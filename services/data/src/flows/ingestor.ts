@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { IngestBatch, IngestSummary } from '@meridian/contracts';
 import type { Database } from '../db/database.js';
-import { ingest } from './ingest.js';
+import { ingest, type IngestResult } from './ingest.js';
 
 export type IngestListener = (batch: IngestBatch, summary: IngestSummary) => void;
 
@@ -10,7 +10,7 @@ export type IngestListener = (batch: IngestBatch, summary: IngestSummary) => voi
  * cache, the demo cache) when a batch changed something, so that no cached answer outlives its data.
  */
 export interface Ingestor {
-  ingest(batch: IngestBatch): Promise<IngestSummary>;
+  ingest(batch: IngestBatch): Promise<IngestResult>;
   onChange(listener: IngestListener): void;
 }
 
@@ -18,12 +18,20 @@ export function createIngestor(db: Kysely<Database>): Ingestor {
   const listeners: IngestListener[] = [];
   return {
     async ingest(batch) {
-      const summary = await ingest(db, batch);
-      if (summary.inserted + summary.updated > 0) for (const l of listeners) l(batch, summary);
-      return summary;
+      const result = await ingest(db, batch);
+      if (result.ok && result.value.inserted + result.value.updated > 0)
+        for (const l of listeners) l(batch, result.value);
+      return result;
     },
     onChange(listener) {
       listeners.push(listener);
     },
   };
+}
+
+/** Ingests a batch the service itself produced (a replay): a refusal there is a bug, thrown. */
+export async function ingestOwn(ingestor: Ingestor, batch: IngestBatch): Promise<IngestSummary> {
+  const result = await ingestor.ingest(batch);
+  if (!result.ok) throw new Error(`own batch refused: ${result.detail}`);
+  return result.value;
 }

@@ -1,0 +1,19 @@
+import type { ServiceDeps } from '@meridian/runtime';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { ReplayNote } from './domain/envelope.js';
+import type { MetricAnswer } from './domain/metric-resolver.js';
+import type { Ingestor } from './flows/ingestor.js';
+import type { PriceCache } from './resolvers/spot.js';
+
+/** What every part of this service gets: the chassis' deps and data's own. */
+export interface DataDeps extends ServiceDeps<Database, Config> {
+  /** The ingestion function bound to this process; it tells the caches when a batch changed data. */
+  ingestor: Ingestor;
+  /** Reference prices computed lately, dropped by any candle batch this process ingests. */
+  prices: PriceCache;
+  /** Says so when an answer rests on replayed recordings (DATA_REPLAY=on). */
+  replayNote(answer: MetricAnswer): ReplayNote | undefined;
+}
+
+export const SERVICE = 'data';
