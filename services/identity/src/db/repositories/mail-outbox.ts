@@ -1,7 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../database.js';
 
 type Db = Kysely<Database>;
+
+/** Written inside the transaction of the change the mail belongs to; the relay sends it. */
+export async function insertMail(db: Db, mail: { to: string; subject: string; text: string }): Promise<void> {
+  await db
+    .insertInto('mail_outbox')
+    .values({ id: randomUUID(), recipient: mail.to, subject: mail.subject, body: mail.text })
+    .execute();
+}
 
 export interface QueuedMail {
   id: string;

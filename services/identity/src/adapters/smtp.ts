@@ -1,0 +1,22 @@
+import nodemailer from 'nodemailer';
+import type { Mail } from '../domain/mail.js';
+
+/** Where the mail relay hands a mail over. */
+export interface MailTransport {
+  send(mail: Mail): Promise<void>;
+  close(): void;
+}
+
+/** Bounded so that one delivery fits well within the relay's lease of the mail. */
+const SMTP_TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 30_000 };
+
+/** An SMTP server (SMTP_URL, nodemailer URL syntax); resolves once the server accepted the mail. */
+export function smtpTransport(url: string, from: string): MailTransport {
+  const transport = nodemailer.createTransport({ url, ...SMTP_TIMEOUTS });
+  return {
+    send: async (mail) => {
+      await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+    },
+    close: () => transport.close(),
+  };
+}
