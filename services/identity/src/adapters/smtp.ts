@@ -1,9 +1,9 @@
 import nodemailer from 'nodemailer';
 import type { Mail } from '../domain/mail.js';
 
-/** Where the mail relay hands a mail over. */
+/** Where the mail relay hands a mail over; `send` answers where the mail now is, when that is a file. */
 export interface MailTransport {
-  send(mail: Mail): Promise<void>;
+  send(mail: Mail): Promise<string | undefined>;
   close(): void;
 }
 
@@ -16,6 +16,7 @@ export function smtpTransport(url: string, from: string): MailTransport {
   return {
     send: async (mail) => {
       await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text });
+      return undefined;
     },
     close: () => transport.close(),
   };

@@ -25,8 +25,8 @@ export class MailSignal {
 export interface MailRelayOptions {
   db: Kysely<Database>;
   logger: Logger;
-  /** Unset: the all-in-one mode, where the mail is logged and kept in mail_outbox. */
-  transport: MailTransport | undefined;
+  /** SMTP, or (all-in-one) the files of MAIL_DIR. */
+  transport: MailTransport;
   signal: MailSignal;
   intervalMs?: number;
 }
@@ -41,11 +41,10 @@ const LEASE_MS = 5 * 60 * 1000;
 
 /**
  * Sends queued mail. The HTTP answer never waits for SMTP, so an answer takes as long whether it
- * mailed a new account or the owner of an existing one. Without a transport the mail is printed
- * to the log instead (all-in-one: the link is what a person trying the system needs) and its
- * body stays in identity.mail_outbox; with SMTP the body is cleared once sent or given up on, so
- * no live link stays in the database and none reaches the log. Every replica runs a relay: each
- * leases the mails it sends, so none is sent twice (see claimDueMail).
+ * mailed a new account or the owner of an existing one. The body is cleared once the mail is
+ * handed over or given up on, so no live link stays in the database; none ever reaches the log
+ * (a file transport's mail is logged by its path and subject only). Every replica runs a relay:
+ * each leases the mails it sends, so none is sent twice (see claimDueMail).
  */
 export function startMailRelay(options: MailRelayOptions): () => Promise<void> {
   const owner = randomUUID();
@@ -70,7 +69,7 @@ export function startMailRelay(options: MailRelayOptions): () => Promise<void> {
     closed = true;
     clearTimeout(timer);
     await running;
-    options.transport?.close();
+    options.transport.close();
   };
 }
 
@@ -85,18 +84,10 @@ async function relayBatch(options: MailRelayOptions, owner: string) {
 
 async function deliver(options: MailRelayOptions, mail: QueuedMail): Promise<void> {
   const { db, logger, transport } = options;
-  if (!transport) {
-    // The documented exception: without SMTP the log is the mailbox of the all-in-one mode.
-    logger.info(
-      { mail_to: mail.recipient, mail_subject: mail.subject, mail_body: mail.body },
-      'mail not sent (SMTP_URL unset)',
-    );
-    await markMailSent(db, mail.id, new Date(), true);
-    return;
-  }
   try {
-    await transport.send({ to: mail.recipient, subject: mail.subject, text: mail.body ?? '' });
-    await markMailSent(db, mail.id, new Date(), false);
+    const file = await transport.send({ to: mail.recipient, subject: mail.subject, text: mail.body ?? '' });
+    if (file) logger.info({ mail_file: file, mail_subject: mail.subject }, 'mail written to a file');
+    await markMailSent(db, mail.id, new Date());
   } catch (err) {
     logger.warn(
       { mail_id: mail.id, reason: err instanceof Error ? err.message : String(err) },

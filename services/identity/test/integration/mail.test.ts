@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import request from 'supertest';
 import { waitFor } from '@meridian/bus/testing';
 import { openDatabase } from '@meridian/db';
@@ -113,49 +116,55 @@ describe('mail relay', () => {
 
 describe('all-in-one mail (SMTP_URL unset)', () => {
   let solo: Harness;
+  let mailDir: string;
 
   beforeAll(async () => {
-    solo = await startHarness('identity_mail_solo', { SMTP_URL: undefined });
+    mailDir = await mkdtemp(join(tmpdir(), 'identity-mail-'));
+    solo = await startHarness('identity_mail_solo', { SMTP_URL: undefined, MAIL_DIR: mailDir });
   });
 
   afterAll(async () => {
     await solo?.close();
+    await rm(mailDir, { recursive: true, force: true });
   });
 
-  /** The log line of the mail to an address, as a person trying the system reads it. */
-  async function loggedMail(to: string): Promise<{ mail_subject: string; mail_body: string }> {
+  /** The log line of a mail written to a file, by its subject, as a person trying the system reads it. */
+  async function loggedMail(subject: string): Promise<{ mail_file: string; mail_subject: string }> {
     const find = () =>
       solo.logLines
-        .map(
-          (line) =>
-            JSON.parse(line) as { msg?: string; mail_to?: string; mail_subject: string; mail_body: string },
-        )
-        .find((entry) => entry.msg === 'mail not sent (SMTP_URL unset)' && entry.mail_to === to);
-    await waitFor(() => find() !== undefined, { what: `the logged mail to ${to}` });
+        .map((line) => JSON.parse(line) as { msg?: string; mail_file: string; mail_subject: string })
+        .find((entry) => entry.msg === 'mail written to a file' && entry.mail_subject === subject);
+    await waitFor(() => find() !== undefined, { what: `the logged mail "${subject}"` });
     return find()!;
   }
 
-  it('prints the mail with its link to the log and keeps it in mail_outbox; the link confirms the account', async () => {
+  it('writes the mail as an .eml file and logs only its path and subject; the link in the file confirms the account', async () => {
     const email = freshEmail();
     const signup = await request(solo.app)
       .post('/auth/signup')
       .set(await anonymous())
       .send({ email, password: STRONG_PASSWORD });
     expect(signup.status).toBe(202);
-    const logged = await loggedMail(email);
-    expect(logged.mail_subject).toBe('Confirm your Meridian account');
-    const link = linkIn({ to: email, raw: logged.mail_body, text: logged.mail_body });
+    const logged = await loggedMail('Confirm your Meridian account');
+    expect(dirname(logged.mail_file)).toBe(mailDir);
+    expect(logged.mail_file).toMatch(/\.eml$/);
+    const eml = await readFile(logged.mail_file, 'utf8');
+    expect(eml).toContain(`To: ${email}\r\n`);
+    expect(eml).toContain('Subject: Confirm your Meridian account\r\n');
+    expect((await stat(logged.mail_file)).mode & 0o777).toBe(0o600);
+    const link = linkIn({ to: email, raw: eml, text: eml });
     expect(link.pathname).toBe('/auth/verify-email');
-
-    // The relay logs the mail before it marks the row sent, so the mark may land a moment later.
+    const token = link.searchParams.get('token')!;
+    // The token is in the file only: never in a log line, nor left in the database.
+    expect(solo.logLines.some((line) => line.includes(token))).toBe(false);
     const keptRow = () =>
       solo.deps.db
         .selectFrom('mail_outbox')
         .select(['body', 'sent_at'])
         .where('recipient', '=', email)
         .executeTakeFirstOrThrow();
-    await waitFor(async () => (await keptRow()).sent_at !== null, { what: 'the logged mail marked sent' });
-    expect(await keptRow()).toEqual({ body: logged.mail_body, sent_at: expect.any(Date) });
+    await waitFor(async () => (await keptRow()).sent_at !== null, { what: 'the written mail marked sent' });
+    expect(await keptRow()).toEqual({ body: null, sent_at: expect.any(Date) });
     expect(solo.smtp.mails).toEqual([]);
 
     expect((await pressConfirmButton(solo, link)).status).toBe(200);

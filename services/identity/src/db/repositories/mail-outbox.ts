@@ -66,16 +66,11 @@ export async function renewMailLease(db: Db, id: string, owner: string, until: D
   return renewed !== undefined;
 }
 
-/** Sent (or, without SMTP, logged); `keepBody` only in all-in-one mode, where the outbox is the mailbox. */
-export async function markMailSent(db: Db, id: string, at: Date, keepBody: boolean): Promise<void> {
+/** Handed over: the body goes, so no live link stays in the database. */
+export async function markMailSent(db: Db, id: string, at: Date): Promise<void> {
   await db
     .updateTable('mail_outbox')
-    .set((eb) => ({
-      sent_at: at,
-      body: keepBody ? eb.ref('body') : null,
-      lease_owner: null,
-      lease_until: null,
-    }))
+    .set({ sent_at: at, body: null, lease_owner: null, lease_until: null })
     .where('id', '=', id)
     .execute();
 }
