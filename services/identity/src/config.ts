@@ -33,8 +33,10 @@ export const configSchema = baseConfigSchema
     RATE_LIMITS: planRateLimitsSetting,
     /** Base of the links in mails (confirmation, reset) and of the post-sign-in redirect. */
     PUBLIC_BASE_URL: z.string().url().default('http://localhost:8080'),
-    /** Unset: mails are printed to the log and kept in identity.mail_outbox (all-in-one). */
+    /** Unset: each mail is written as an .eml file into MAIL_DIR (all-in-one). */
     SMTP_URL: z.string().url().optional(),
+    /** Where mails go without SMTP_URL; unset: DATA_DIR/mail. */
+    MAIL_DIR: z.string().min(1).optional(),
     MAIL_FROM: z.string().min(3).default('Meridian <no-reply@meridian.example>'),
     BCRYPT_COST: z.coerce.number().int().min(12).max(16).default(12),
     /** Seconds a session survives without use, and at most from sign-in. */

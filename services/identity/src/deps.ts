@@ -1,8 +1,8 @@
 import type { ServiceDeps } from '@meridian/runtime';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import type { MailSignal } from './mail/mailer.js';
-import type { OidcRegistry } from './oidc/registry.js';
+import type { OidcRegistry } from './adapters/oidc.js';
+import type { MailSignal } from './jobs/mail-relay.js';
 
 /** What every part of this service gets: the chassis' deps and identity's own. */
 export interface IdentityDeps extends ServiceDeps<Database, Config> {

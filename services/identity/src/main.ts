@@ -10,8 +10,10 @@ import { migrations } from './db/migrations/index.js';
 import { SERVICE, type IdentityDeps } from './deps.js';
 import { parseKey } from './domain/secret-box.js';
 import { consumers } from './events/plan-changed.js';
-import { MailSignal, startMailRelay } from './mail/mailer.js';
-import { OidcRegistry } from './oidc/registry.js';
+import { OidcRegistry } from './adapters/oidc.js';
+import { mailFilesTransport } from './adapters/mail-files.js';
+import { smtpTransport } from './adapters/smtp.js';
+import { MailSignal, startMailRelay } from './jobs/mail-relay.js';
 import { rpcHandlers } from './rpc/verify.js';
 
 /**
@@ -44,8 +46,9 @@ export function mailRelay(deps: IdentityDeps): () => Promise<void> {
   return startMailRelay({
     db: deps.db,
     logger: deps.logger,
-    smtpUrl: deps.config.SMTP_URL,
-    from: deps.config.MAIL_FROM,
+    transport: deps.config.SMTP_URL
+      ? smtpTransport(deps.config.SMTP_URL, deps.config.MAIL_FROM)
+      : mailFilesTransport(deps.config.MAIL_DIR ?? join(deps.config.DATA_DIR, 'mail'), deps.config.MAIL_FROM),
     signal: deps.mail,
   });
 }

@@ -15,7 +15,6 @@ export interface Database extends OutboxTables {
     plan: Generated<Plan>;
     plan_changed_at: Date | null;
     nickname: string | null;
-    confirmation_sent_at: Date | null;
     totp_state: Generated<TwoFactorState>;
     /** AES-256-GCM sealed base32 secret. */
     totp_secret_sealed: string | null;

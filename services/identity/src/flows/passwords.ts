@@ -1,5 +1,7 @@
 import bcrypt from 'bcrypt';
-import { preHashPassword } from '../domain/password.js';
+import { refuse } from '@meridian/contracts';
+import { checkPassword, preHashPassword } from '../domain/password.js';
+import type { WeakPassword } from './outcome.js';
 
 export async function hashPassword(password: string, cost: number): Promise<string> {
   return bcrypt.hash(preHashPassword(password), cost);
@@ -20,4 +22,10 @@ export async function passwordMatches(
   const target = hash ?? (await dummyHash);
   const matches = await bcrypt.compare(preHashPassword(password), target);
   return matches && hash !== null && hash !== undefined;
+}
+
+/** The password policy (domain/password.ts) with the email's parts as context. */
+export function weakPassword(password: string, email: string): WeakPassword | undefined {
+  const verdict = checkPassword(password, [email, ...email.split(/[@.]/)]);
+  return verdict.ok ? undefined : refuse('weak_password', verdict.detail);
 }

@@ -1,6 +1,4 @@
-import type { Request } from 'express';
 import type { Kysely } from 'kysely';
-import { httpProblem } from '@meridian/http-kit';
 import { clearThrottle, lockThrottle, writeThrottle } from '../db/repositories/throttle.js';
 import {
   afterFailure,
@@ -17,9 +15,9 @@ export interface LoginScopes {
   address: string;
 }
 
-export function loginScopes(email: string, req: Request): LoginScopes {
-  // Behind the gateway, req.ip is the client from X-Forwarded-For ('trust proxy' is TRUST_PROXY: loopback and private ranges by default).
-  return { email: loginEmailScope(email), address: `login:ip:${req.ip ?? 'unknown'}` };
+/** `clientAddress`: the caller's address as the gateway forwarded it (see routes/client.ts). */
+export function loginScopes(email: string, clientAddress: string): LoginScopes {
+  return { email: loginEmailScope(email), address: `login:ip:${clientAddress}` };
 }
 
 export const loginEmailScope = (email: string) => `login:email:${email}`;
@@ -43,15 +41,15 @@ function policies(deps: IdentityDeps): Record<keyof LoginScopes, ThrottlePolicy>
 const SCOPE_ORDER = ['email', 'address'] as const;
 
 /**
- * Counts a sign-in attempt as a failure before its password is checked, or throws the 429 when
- * either scope must wait (the same answer whether the email has an account or not). Both rows are
+ * Counts a sign-in attempt as a failure before its password is checked and answers 0, or answers
+ * the seconds to wait when either scope must wait (the same answer whether the email has an account or not). Both rows are
  * locked in one transaction, always email first, so parallel guesses take turns at the lock and
  * no more of them reach bcrypt than the counters allow. A right password gives the count back
  * (passwordAccepted); a crash in between leaves it counted, on the safe side.
  */
-export async function claimLoginAttempt(deps: IdentityDeps, scopes: LoginScopes): Promise<void> {
+export async function claimLoginAttempt(deps: IdentityDeps, scopes: LoginScopes): Promise<number> {
   const policy = policies(deps);
-  const wait = await deps.db.transaction().execute(async (trx) => {
+  return deps.db.transaction().execute(async (trx) => {
     const now = new Date();
     const states = new Map<keyof LoginScopes, ThrottleState | undefined>();
     let longest = 0;
@@ -66,10 +64,6 @@ export async function claimLoginAttempt(deps: IdentityDeps, scopes: LoginScopes)
       await writeThrottle(trx, scopes[key], afterFailure(states.get(key), policy[key], now));
     return 0;
   });
-  if (wait > 0)
-    throw httpProblem('rate_limit', 'Too many failed sign-ins; wait before trying again.', {
-      retryAfter: wait,
-    });
 }
 
 /**
@@ -137,13 +131,11 @@ function secondFactorPolicy(deps: IdentityDeps): ThrottlePolicy {
   };
 }
 
-export async function assertSecondFactorAllowed(trx: Kysely<Database>, accountId: string): Promise<void> {
+/** 0 when the account may try a second factor now, else the seconds its lock still lasts. */
+export async function secondFactorWait(trx: Kysely<Database>, accountId: string): Promise<number> {
   const now = new Date();
   const decision = checkThrottle(await lockThrottle(trx, secondFactorScope(accountId), now), now);
-  if (!decision.allowed)
-    throw httpProblem('rate_limit', 'Too many wrong second-factor codes; wait before trying again.', {
-      retryAfter: decision.retryAfterSeconds,
-    });
+  return decision.allowed ? 0 : decision.retryAfterSeconds;
 }
 
 export async function recordSecondFactorFailure(

@@ -1,7 +1,16 @@
 import { Router } from 'express';
-import { envelope, httpProblem, sessionAccountOf } from '@meridian/http-kit';
+import { z } from 'zod';
+import { envelope, httpProblem, parseInput, sessionAccountOf } from '@meridian/http-kit';
 import type { IdentityDeps } from '../deps.js';
-import { activate, disable, enrol, regenerateRecoveryCodes, twoFactorStatus } from '../flows/two-factor.js';
+import { activateTotp } from '../flows/activate-totp.js';
+import { disableTotp } from '../flows/disable-totp.js';
+import { enrolTotp } from '../flows/enrol-totp.js';
+import { regenerateRecoveryCodes } from '../flows/regenerate-recovery-codes.js';
+import { twoFactorStatus } from '../flows/two-factor-status.js';
+import { valueOf } from './answer.js';
+import { factorInput } from './auth.js';
+
+const codeInput = z.object({ code: z.string().regex(/^\d{6}$/, 'six digits') });
 
 /**
  * TOTP second factor (portal 4.2). `POST /v1/account/2fa/{id}`: the named steps enrol, activate
@@ -11,16 +20,19 @@ import { activate, disable, enrol, regenerateRecoveryCodes, twoFactorStatus } fr
 export function twoFactorRoutes(deps: IdentityDeps): Router {
   const router = Router();
   router.get('/v1/account/2fa', async (req, res) => {
-    res.json(envelope(await twoFactorStatus(deps, sessionAccountOf(req))));
+    res.json(envelope(valueOf(await twoFactorStatus(deps, sessionAccountOf(req)))));
   });
   router.post('/v1/account/2fa/enrol', async (req, res) => {
-    res.json(envelope(await enrol(deps, sessionAccountOf(req))));
+    res.json(envelope(valueOf(await enrolTotp(deps, sessionAccountOf(req)))));
   });
   router.post('/v1/account/2fa/activate', async (req, res) => {
-    res.json(envelope(await activate(deps, sessionAccountOf(req), req.body)));
+    const accountId = sessionAccountOf(req);
+    const { code } = parseInput(codeInput, req.body);
+    res.json(envelope(valueOf(await activateTotp(deps, accountId, code))));
   });
   router.post('/v1/account/2fa/disable', async (req, res) => {
-    res.json(envelope(await disable(deps, sessionAccountOf(req), req.body)));
+    const accountId = sessionAccountOf(req);
+    res.json(envelope(valueOf(await disableTotp(deps, accountId, parseInput(factorInput, req.body)))));
   });
   router.post('/v1/account/2fa/:id', async (req, res) => {
     const accountId = sessionAccountOf(req);
@@ -29,7 +41,8 @@ export function twoFactorRoutes(deps: IdentityDeps): Router {
         'not_found',
         'No such second-factor action; known: enrol, activate, disable, recovery-codes.',
       );
-    res.json(envelope(await regenerateRecoveryCodes(deps, accountId, req.body)));
+    const { code } = parseInput(codeInput, req.body);
+    res.json(envelope(valueOf(await regenerateRecoveryCodes(deps, accountId, code))));
   });
   return router;
 }

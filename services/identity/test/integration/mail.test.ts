@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import request from 'supertest';
 import { waitFor } from '@meridian/bus/testing';
 import { openDatabase } from '@meridian/db';
 import type { Database } from '../../src/db/database.js';
-import { MailSignal, queueMail, startMailRelay } from '../../src/mail/mailer.js';
+import { smtpTransport } from '../../src/adapters/smtp.js';
+import { insertMail } from '../../src/db/repositories/mail-outbox.js';
+import { MailSignal, startMailRelay } from '../../src/jobs/mail-relay.js';
 import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
 import { anonymous, pressConfirmButton } from './flows.js';
 
@@ -35,15 +40,14 @@ describe('mail relay', () => {
     const stop = startMailRelay({
       db: replica.db,
       logger: h.deps.logger,
-      smtpUrl: h.smtp.url,
-      from: h.deps.config.MAIL_FROM,
+      transport: smtpTransport(h.smtp.url, h.deps.config.MAIL_FROM),
       signal,
       intervalMs: 20,
     });
     try {
       const recipients = Array.from({ length: 30 }, () => `relay.${freshEmail()}`);
       await h.deps.db.transaction().execute(async (trx) => {
-        for (const to of recipients) await queueMail(trx, { to, subject: 'Relay', text: 'one copy' });
+        for (const to of recipients) await insertMail(trx, { to, subject: 'Relay', text: 'one copy' });
       });
       h.deps.mail.kick();
       signal.kick();
@@ -95,6 +99,10 @@ describe('mail relay', () => {
       .execute();
     h.deps.mail.kick();
     await h.mailTo(orphaned);
+    // The relay marks a mail sent after the SMTP server took it, so the mark may land a moment later.
+    await waitFor(async () => (await outboxRow(orphaned)).sent_at !== null, {
+      what: 'the orphaned mail marked sent',
+    });
     // The held mail comes first in the queue: had it been due, the relay would have sent it first.
     expect(h.smtp.mails.some((m) => m.to === held)).toBe(false);
     expect(await outboxRow(held)).toMatchObject({ sent_at: null, lease_owner: 'a-live-replica' });
@@ -108,49 +116,55 @@ describe('mail relay', () => {
 
 describe('all-in-one mail (SMTP_URL unset)', () => {
   let solo: Harness;
+  let mailDir: string;
 
   beforeAll(async () => {
-    solo = await startHarness('identity_mail_solo', { SMTP_URL: undefined });
+    mailDir = await mkdtemp(join(tmpdir(), 'identity-mail-'));
+    solo = await startHarness('identity_mail_solo', { SMTP_URL: undefined, MAIL_DIR: mailDir });
   });
 
   afterAll(async () => {
     await solo?.close();
+    await rm(mailDir, { recursive: true, force: true });
   });
 
-  /** The log line of the mail to an address, as a person trying the system reads it. */
-  async function loggedMail(to: string): Promise<{ mail_subject: string; mail_body: string }> {
+  /** The log line of a mail written to a file, by its subject, as a person trying the system reads it. */
+  async function loggedMail(subject: string): Promise<{ mail_file: string; mail_subject: string }> {
     const find = () =>
       solo.logLines
-        .map(
-          (line) =>
-            JSON.parse(line) as { msg?: string; mail_to?: string; mail_subject: string; mail_body: string },
-        )
-        .find((entry) => entry.msg === 'mail not sent (SMTP_URL unset)' && entry.mail_to === to);
-    await waitFor(() => find() !== undefined, { what: `the logged mail to ${to}` });
+        .map((line) => JSON.parse(line) as { msg?: string; mail_file: string; mail_subject: string })
+        .find((entry) => entry.msg === 'mail written to a file' && entry.mail_subject === subject);
+    await waitFor(() => find() !== undefined, { what: `the logged mail "${subject}"` });
     return find()!;
   }
 
-  it('prints the mail with its link to the log and keeps it in mail_outbox; the link confirms the account', async () => {
+  it('writes the mail as an .eml file and logs only its path and subject; the link in the file confirms the account', async () => {
     const email = freshEmail();
     const signup = await request(solo.app)
       .post('/auth/signup')
       .set(await anonymous())
       .send({ email, password: STRONG_PASSWORD });
     expect(signup.status).toBe(202);
-    const logged = await loggedMail(email);
-    expect(logged.mail_subject).toBe('Confirm your Meridian account');
-    const link = linkIn({ to: email, raw: logged.mail_body, text: logged.mail_body });
+    const logged = await loggedMail('Confirm your Meridian account');
+    expect(dirname(logged.mail_file)).toBe(mailDir);
+    expect(logged.mail_file).toMatch(/\.eml$/);
+    const eml = await readFile(logged.mail_file, 'utf8');
+    expect(eml).toContain(`To: ${email}\r\n`);
+    expect(eml).toContain('Subject: Confirm your Meridian account\r\n');
+    expect((await stat(logged.mail_file)).mode & 0o777).toBe(0o600);
+    const link = linkIn({ to: email, raw: eml, text: eml });
     expect(link.pathname).toBe('/auth/verify-email');
-
-    // The relay logs the mail before it marks the row sent, so the mark may land a moment later.
+    const token = link.searchParams.get('token')!;
+    // The token is in the file only: never in a log line, nor left in the database.
+    expect(solo.logLines.some((line) => line.includes(token))).toBe(false);
     const keptRow = () =>
       solo.deps.db
         .selectFrom('mail_outbox')
         .select(['body', 'sent_at'])
         .where('recipient', '=', email)
         .executeTakeFirstOrThrow();
-    await waitFor(async () => (await keptRow()).sent_at !== null, { what: 'the logged mail marked sent' });
-    expect(await keptRow()).toEqual({ body: logged.mail_body, sent_at: expect.any(Date) });
+    await waitFor(async () => (await keptRow()).sent_at !== null, { what: 'the written mail marked sent' });
+    expect(await keptRow()).toEqual({ body: null, sent_at: expect.any(Date) });
     expect(solo.smtp.mails).toEqual([]);
 
     expect((await pressConfirmButton(solo, link)).status).toBe(200);

@@ -3,10 +3,12 @@ import * as outbox from './2026_11_21_0001_outbox.js';
 import * as identity from './2026_11_22_0001_identity.js';
 import * as challengeMethod from './2026_11_23_0001_challenge_method.js';
 import * as mailLease from './2026_11_24_0001_mail_lease.js';
+import * as dropConfirmationSentAt from './2026_11_25_0001_drop_confirmation_sent_at.js';
 
 export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
   '2026_11_22_0001_identity': identity,
   '2026_11_23_0001_challenge_method': challengeMethod,
   '2026_11_24_0001_mail_lease': mailLease,
+  '2026_11_25_0001_drop_confirmation_sent_at': dropConfirmationSentAt,
 };

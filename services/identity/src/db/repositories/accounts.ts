@@ -12,7 +12,6 @@ const ACCOUNT_COLUMNS = [
   'plan',
   'plan_changed_at',
   'nickname',
-  'confirmation_sent_at',
   'totp_state',
   'totp_secret_sealed',
   'totp_last_step',
@@ -29,7 +28,6 @@ export function findAccountByEmail(db: Db, email: string) {
   return db.selectFrom('accounts').select(ACCOUNT_COLUMNS).where('email', '=', email).executeTakeFirst();
 }
 
-/** Inserts unless the email is taken; answers the new id or undefined. */
 /** The account of an email, row-locked for a change that depends on its state. */
 export function lockAccountByEmail(db: Db, email: string) {
   return db
@@ -40,6 +38,17 @@ export function lockAccountByEmail(db: Db, email: string) {
     .executeTakeFirst();
 }
 
+/** The account, row-locked: changes of its second factor or keys take turns. */
+export function lockAccountById(db: Db, id: string) {
+  return db
+    .selectFrom('accounts')
+    .select(ACCOUNT_COLUMNS)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
+/** Inserts unless the email is taken; answers the new id or undefined. */
 export async function insertAccount(
   db: Db,
   row: { id: string; email: string | null; password_hash: string | null; email_confirmed_at: Date | null },
@@ -62,28 +71,6 @@ export async function confirmEmail(db: Db, id: string, at: Date): Promise<boolea
     .where('email_confirmed_at', 'is', null)
     .executeTakeFirst();
   return confirmed.numUpdatedRows > 0n;
-}
-
-/** Claims the once-a-minute confirmation resend slot; false when the last mail is too recent. */
-export async function claimConfirmationSlot(
-  db: Db,
-  id: string,
-  now: Date,
-  minGapMs: number,
-): Promise<boolean> {
-  const claimed = await db
-    .updateTable('accounts')
-    .set({ confirmation_sent_at: now })
-    .where('id', '=', id)
-    .where((eb) =>
-      eb.or([
-        eb('confirmation_sent_at', 'is', null),
-        eb('confirmation_sent_at', '<=', new Date(now.getTime() - minGapMs)),
-      ]),
-    )
-    .returning('id')
-    .executeTakeFirst();
-  return claimed !== undefined;
 }
 
 export async function setPasswordHash(db: Db, id: string, hash: string | null): Promise<void> {

@@ -40,3 +40,21 @@ export async function voidEmailTokens(db: Db, accountId: string, purpose: Purpos
     .where('used_at', 'is', null)
     .execute();
 }
+
+/** The account of a live token, without using it up (a refused password leaves the link usable). */
+export async function findLiveEmailToken(
+  db: Db,
+  tokenHash: string,
+  purpose: Purpose,
+  now: Date,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('email_tokens')
+    .select('account_id')
+    .where('token_hash', '=', tokenHash)
+    .where('purpose', '=', purpose)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return row?.account_id;
+}

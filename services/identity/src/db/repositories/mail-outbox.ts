@@ -1,7 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../database.js';
 
 type Db = Kysely<Database>;
+
+/** Written inside the transaction of the change the mail belongs to; the relay sends it. */
+export async function insertMail(db: Db, mail: { to: string; subject: string; text: string }): Promise<void> {
+  await db
+    .insertInto('mail_outbox')
+    .values({ id: randomUUID(), recipient: mail.to, subject: mail.subject, body: mail.text })
+    .execute();
+}
 
 export interface QueuedMail {
   id: string;
@@ -57,16 +66,11 @@ export async function renewMailLease(db: Db, id: string, owner: string, until: D
   return renewed !== undefined;
 }
 
-/** Sent (or, without SMTP, logged); `keepBody` only in all-in-one mode, where the outbox is the mailbox. */
-export async function markMailSent(db: Db, id: string, at: Date, keepBody: boolean): Promise<void> {
+/** Handed over: the body goes, so no live link stays in the database. */
+export async function markMailSent(db: Db, id: string, at: Date): Promise<void> {
   await db
     .updateTable('mail_outbox')
-    .set((eb) => ({
-      sent_at: at,
-      body: keepBody ? eb.ref('body') : null,
-      lease_owner: null,
-      lease_until: null,
-    }))
+    .set({ sent_at: at, body: null, lease_owner: null, lease_until: null })
     .where('id', '=', id)
     .execute();
 }

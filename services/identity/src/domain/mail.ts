@@ -1,4 +1,9 @@
-import type { Mail } from './mailer.js';
+/** A mail as identity writes it; the relay sends it later. */
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
 
 const base = (url: string) => url.replace(/\/+$/, '');
 

@@ -1,0 +1,30 @@
+import QRCode from 'qrcode';
+import { ok, refuse } from '@meridian/contracts';
+import { setTwoFactor } from '../db/repositories/two-factor.js';
+import { seal } from '../domain/secret-box.js';
+import { newTotpSecret, otpauthUri, TOTP } from '../domain/totp.js';
+import type { IdentityDeps } from '../deps.js';
+import { accountOf, noAccount, sealContext } from './second-factor.js';
+
+/** Begins (or restarts) enrolment: a new secret, its otpauth URI and a QR code of it. */
+export async function enrolTotp(deps: IdentityDeps, accountId: string) {
+  const account = await accountOf(deps.db, accountId);
+  if (!account) return noAccount();
+  if (account.totp_state === 'active')
+    return refuse('conflict', 'Two-factor sign-in is already active; disable it first.');
+  const secret = newTotpSecret();
+  await setTwoFactor(deps.db, accountId, {
+    totp_state: 'pending',
+    totp_secret_sealed: seal(deps.totpKey, secret, sealContext(accountId)),
+    totp_last_step: null,
+  });
+  const uri = otpauthUri(secret, deps.config.TOTP_ISSUER, account.email ?? account.nickname ?? accountId);
+  return ok({
+    state: 'pending' as const,
+    secret,
+    otpauth_uri: uri,
+    qr_svg: await QRCode.toString(uri, { type: 'svg', margin: 1 }),
+    qr_data_url: await QRCode.toDataURL(uri),
+    ...TOTP,
+  });
+}

@@ -1,0 +1,48 @@
+import { ok, refuse, type Result } from '@meridian/contracts';
+import { findAccountByEmail } from '../db/repositories/accounts.js';
+import type { IdentityDeps } from '../deps.js';
+import { mustWait, type Wait } from './outcome.js';
+import { passwordMatches } from './passwords.js';
+import { startSession, type NewSession } from './sessions.js';
+import { claimLoginAttempt, loginScopes, passwordAccepted } from './throttle.js';
+import { startChallenge, type Challenge } from './second-factor.js';
+
+export type LogInOutcome =
+  | { two_factor_required: false; account_id: string; session: NewSession }
+  | { two_factor_required: true; challenge: Challenge };
+
+/**
+ * Sign-in with email and password. The attempt is counted before bcrypt runs (flows/throttle.ts);
+ * an unknown email costs the same bcrypt time as a wrong password, and `email_unconfirmed` is only
+ * told to someone who gave the right password.
+ */
+export async function logIn(
+  deps: IdentityDeps,
+  input: { email: string; password: string; clientAddress: string },
+): Promise<Result<LogInOutcome, 'invalid_credentials' | 'email_unconfirmed'> | Wait> {
+  const { email, password } = input;
+  const scopes = loginScopes(email, input.clientAddress);
+  const wait = await claimLoginAttempt(deps, scopes);
+  if (wait > 0) return mustWait('Too many failed sign-ins; wait before trying again.', wait);
+  const account = await findAccountByEmail(deps.db, email);
+  if (!(await passwordMatches(password, account?.password_hash, deps.config.BCRYPT_COST)) || !account) {
+    // The failure was counted before the check.
+    deps.logger.info({ account_id: account?.id ?? null }, 'sign-in refused: wrong credentials');
+    return refuse('invalid_credentials', 'The email or the password is wrong.');
+  }
+  // With TOTP on, the email's failure count stays until the second factor passes.
+  const complete = account.email_confirmed_at !== null && account.totp_state !== 'active';
+  await passwordAccepted(deps, scopes, complete);
+  if (!account.email_confirmed_at)
+    return refuse('email_unconfirmed', 'Confirm your email address before signing in.');
+  if (account.totp_state === 'active')
+    return ok({
+      two_factor_required: true,
+      challenge: await startChallenge(deps.db, account.id, 'password'),
+    });
+  const session = await deps.db
+    .transaction()
+    .execute((trx) => startSession(trx, deps, account.id, 'password'));
+  deps.logger.info({ account_id: account.id, session_id: session.session_id }, 'signed in');
+  return ok({ two_factor_required: false, account_id: account.id, session });
+}
