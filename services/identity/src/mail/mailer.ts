@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import nodemailer, { type Transporter } from 'nodemailer';
-import type { Logger } from '@meridian/observability';
+import { unredacted, type Logger } from '@meridian/observability';
 import type { Database } from '../db/database.js';
 import {
   claimDueMail,
@@ -110,7 +110,7 @@ async function deliver(
   if (!transport) {
     // The documented exception: without SMTP the log is the mailbox of the all-in-one mode.
     logger.info(
-      { mail_to: mail.recipient, mail_subject: mail.subject, mail_body: mail.body },
+      { mail_to: mail.recipient, mail_subject: mail.subject, mail_body: unredacted(mail.body) },
       'mail not sent (SMTP_URL unset)',
     );
     await markMailSent(db, mail.id, new Date(), true);
