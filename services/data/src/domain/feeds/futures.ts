@@ -1,5 +1,5 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import type { ReplayClock } from './replay-clock.js';
+import type { ReplayClock } from '../replay-clock.js';
 import { round } from './options.js';
 
 /** Binance USD-M futures GET /fapi/v1/premiumIndex for one symbol. */

@@ -23,8 +23,6 @@ import { gameRow } from './sports.js';
 import { sportsResolvers } from './resolve-sports.js';
 import { worldResolvers } from './resolve-world.js';
 
-export { loadRecordedFeeds } from './recorded.js';
-
 export const feedResolvers: Record<string, MetricResolver<DataDeps>> = {
   ...optionsResolvers,
   ...futuresResolvers,

@@ -1,6 +1,6 @@
 import type { IngestBatchInput, ObservationRow } from '@meridian/contracts';
 import { csvRecords } from './csv.js';
-import type { ReplayClock } from './replay-clock.js';
+import type { ReplayClock } from '../replay-clock.js';
 
 type Row = Omit<ObservationRow, 'payload'> & { payload?: Record<string, unknown> };
 const batch = (source: string, rows: Row[]): IngestBatchInput => ({ kind: 'observations', source, rows });

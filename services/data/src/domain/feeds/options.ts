@@ -1,6 +1,6 @@
 import type { IngestBatchInput, OptionMarkRow } from '@meridian/contracts';
 import { csvRecords } from './csv.js';
-import type { ReplayClock } from './replay-clock.js';
+import type { ReplayClock } from '../replay-clock.js';
 
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const YEAR_MS = 365 * 86_400_000;

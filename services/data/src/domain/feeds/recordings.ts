@@ -11,7 +11,7 @@ import {
   parseStooqDaily,
 } from './markets-feeds.js';
 import { parseDeribitOptions } from './options.js';
-import type { ReplayClock, ShiftUnit } from './replay-clock.js';
+import type { ReplayClock, ShiftUnit } from '../replay-clock.js';
 import { parseEspnScoreboard } from './sports.js';
 import {
   parseAstros,

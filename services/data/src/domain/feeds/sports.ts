@@ -1,5 +1,5 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import type { ReplayClock } from './replay-clock.js';
+import type { ReplayClock } from '../replay-clock.js';
 
 export type SportStatus = 'scheduled' | 'in_progress' | 'final';
 

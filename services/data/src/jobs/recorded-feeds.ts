@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { ingestBatchSchema, type IngestBatchInput, type IngestSummary } from '@meridian/contracts';
-import type { DataDeps } from '../../deps.js';
-import { ingestOwn } from '../../flows/ingestor.js';
-import { RECORDINGS, type Recording } from './recordings.js';
-import { replayShift } from './replay-clock.js';
+import type { DataDeps } from '../deps.js';
+import { RECORDINGS, type Recording } from '../domain/feeds/recordings.js';
+import { replayShift } from '../domain/replay-clock.js';
+import { ingestOwn } from '../flows/ingestor.js';
 
-export const RECORDINGS_DIR = new URL('../../../recordings/', import.meta.url);
+export const RECORDINGS_DIR = new URL('../../recordings/', import.meta.url);
 
 /** The marker a replay leaves beside its data, so that answers can say they come from a replay. */
 export const REPLAY_METRIC = 'replay';
