@@ -4,7 +4,7 @@ import { latestPerKey } from '../../db/repositories/feeds-observations.js';
 import type { MetricResolver } from '../metric-resolver.js';
 import { entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
 import { change24hRow, dayOf, monthOf, percentChange, pointsOf, yoyRow } from './computations.js';
-import { ETF_ALL } from './markets-feeds.js';
+import { ETF_ALL } from './observation-keys.js';
 import { latestResolver } from './resolve-observations.js';
 
 const ETF_METHOD =

@@ -5,7 +5,7 @@ import { observationHistory, type StoredObservation } from '../../db/repositorie
 import type { MetricAnswer, MetricQuery, MetricResolver } from '../metric-resolver.js';
 import { entityOf, feedAnswer, iso, noData, sourceOf } from './answer.js';
 import { computedSeries, pointsOf, type ComputedRow, type Point } from './computations.js';
-import { COLDEST_PLACE, TIDE_STATION } from './recordings.js';
+import { COLDEST_PLACE, TIDE_STATION } from './observation-keys.js';
 
 /** Rows of a history page; a series answer continues with a cursor {before: ts}. */
 export const PAGE_SIZE = 100;

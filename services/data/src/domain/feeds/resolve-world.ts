@@ -10,7 +10,7 @@ import type { MetricQuery, MetricResolver } from '../metric-resolver.js';
 import { entityOf, feedAnswer, HOUR, iso, noData, sourceOf } from './answer.js';
 import { dayOf, largestQuake, monthOf, quakesIn, utcDayStart, type Quake } from './computations.js';
 import type { CatalogHit } from '@meridian/contracts';
-import { zonedDayStart } from './world-feeds.js';
+import { zonedDayStart } from '../time-zone.js';
 
 /** Products of these metrics take no entity: check it (and the source) the same way everywhere. */
 function noEntity(query: MetricQuery, hit: CatalogHit) {
