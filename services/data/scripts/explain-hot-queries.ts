@@ -45,7 +45,7 @@ import { basesIn, deleteExpiredBatch } from '../src/db/repositories/retention.js
 import { tradesBefore } from '../src/db/repositories/trades.js';
 import type { Bar } from '../src/domain/series/bar.js';
 import { RECORDINGS, type Recording } from '../src/adapters/upstream/recordings.js';
-import { CHAIN_SNAPSHOT_SPAN_MS } from '../src/domain/feeds/resolve-derivatives.js';
+import { CHAIN_SNAPSHOT_SPAN_MS } from '../src/flows/resolve/options.js';
 import { replayBatches } from '../src/jobs/recorded-feeds.js';
 import type { ReplayClock } from '../src/domain/replay-clock.js';
 import { ingest as ingestBatch } from '../src/flows/ingest.js';

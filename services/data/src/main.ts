@@ -10,7 +10,7 @@ import { startCombinedBackfill } from './jobs/combined-backfill.js';
 import { marketReplayNote, startMarketReplay } from './jobs/market-replay.js';
 import { loadRecordedFeeds } from './jobs/recorded-feeds.js';
 import { startRetentionPurge } from './jobs/retention-purge.js';
-import { createPriceCache } from './resolvers/spot.js';
+import { createPriceCache } from './flows/resolve/reference-price.js';
 import { ingestRpc } from './rpc/ingest.js';
 
 /** Data's own parts over the chassis' deps: the ingestor, the price cache it clears, the replay note. */
