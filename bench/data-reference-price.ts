@@ -8,7 +8,10 @@ import { startServer } from '@meridian/http-kit';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createApp } from '../services/data/src/app.js';
 import { ingest } from '../services/data/src/flows/ingest.js';
-import { loadRecordedBars, RECORDED_MARKETS } from '../services/data/src/replay/recorded-market.js';
+import {
+  loadRecordedBars,
+  RECORDED_MARKETS,
+} from '../services/data/src/adapters/upstream/recorded-market.js';
 import { benchDatabase, benchDeps, dropBench, type BenchDb } from './support.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);

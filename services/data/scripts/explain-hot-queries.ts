@@ -44,13 +44,13 @@ import { latestPerKey, observationHistory, replayMarker } from '../src/db/reposi
 import { basesIn, deleteExpiredBatch } from '../src/db/repositories/retention.js';
 import { tradesBefore } from '../src/db/repositories/trades.js';
 import type { Bar } from '../src/domain/series/bar.js';
-import { RECORDINGS, type Recording } from '../src/domain/feeds/recordings.js';
-import { CHAIN_SNAPSHOT_SPAN_MS } from '../src/domain/feeds/resolve-derivatives.js';
-import { replayBatches } from '../src/domain/feeds/recorded.js';
-import type { ReplayClock } from '../src/domain/feeds/replay-clock.js';
+import { RECORDINGS, type Recording } from '../src/adapters/upstream/recordings.js';
+import { CHAIN_SNAPSHOT_SPAN_MS } from '../src/flows/resolve/options.js';
+import { replayBatches } from '../src/jobs/recorded-feeds.js';
+import type { ReplayClock } from '../src/domain/replay-clock.js';
 import { ingest as ingestBatch } from '../src/flows/ingest.js';
-import { PURGE_BATCH_ROWS } from '../src/retention/purge-job.js';
-import { loadRecordedBars, RECORDED_MARKETS } from '../src/replay/recorded-market.js';
+import { PURGE_BATCH_ROWS } from '../src/jobs/retention-purge.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../src/adapters/upstream/recorded-market.js';
 
 /** Stores a batch; a refused one stops the script with its reason. */
 async function ingest(db: Kysely<Database>, batch: IngestBatch): Promise<void> {

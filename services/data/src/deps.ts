@@ -4,7 +4,7 @@ import type { Database } from './db/database.js';
 import type { ReplayNote } from './domain/envelope.js';
 import type { MetricAnswer } from './domain/metric-resolver.js';
 import type { Ingestor } from './flows/ingestor.js';
-import type { PriceCache } from './resolvers/spot.js';
+import type { PriceCache } from './flows/resolve/reference-price.js';
 
 /** What every part of this service gets: the chassis' deps and data's own. */
 export interface DataDeps extends ServiceDeps<Database, Config> {

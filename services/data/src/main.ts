@@ -5,13 +5,13 @@ import { parseConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE, type DataDeps } from './deps.js';
-import { loadRecordedFeeds } from './domain/feeds/index.js';
-import { startCombinedBackfill } from './ingest/combined-backfill.js';
 import { createIngestor } from './flows/ingestor.js';
+import { startCombinedBackfill } from './jobs/combined-backfill.js';
+import { marketReplayNote, startMarketReplay } from './jobs/market-replay.js';
+import { loadRecordedFeeds } from './jobs/recorded-feeds.js';
+import { startRetentionPurge } from './jobs/retention-purge.js';
+import { createPriceCache } from './flows/resolve/reference-price.js';
 import { ingestRpc } from './rpc/ingest.js';
-import { marketReplayNote, startMarketReplay } from './replay/market-replay.js';
-import { createPriceCache } from './resolvers/spot.js';
-import { startRetentionPurge } from './retention/purge-job.js';
 
 /** Data's own parts over the chassis' deps: the ingestor, the price cache it clears, the replay note. */
 export function dataDeps(deps: ServiceDeps<Database, Config>): DataDeps {

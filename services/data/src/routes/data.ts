@@ -13,7 +13,7 @@ import { metricEnvelope, type SeriesMeta } from '../domain/envelope.js';
 import type { MetricAnswer, MetricQuery } from '../domain/metric-resolver.js';
 import { signCursor, verifyCursor } from '../domain/series/cursor.js';
 import { fitAnswer, PAGE_SIZE, selectFields, toTable } from '../domain/series/shape.js';
-import { resolverFor } from '../resolvers/index.js';
+import { resolverFor } from '../flows/resolve/index.js';
 import { dataQuerySchema, type DataQuery } from './query.js';
 
 const DATA_PREFIX = '/v1/data/';

@@ -1,9 +1,9 @@
 import { Router } from 'express';
 import { envelope } from '@meridian/http-kit';
 import type { DataDeps } from '../deps.js';
-import { demoSnapshot } from '../domain/feeds/index.js';
+import { demoSnapshot } from '../flows/demo-snapshot.js';
 import type { SourceRef } from '../domain/metric-resolver.js';
-import { referencePriceResolver } from '../resolvers/spot.js';
+import { referencePriceResolver } from '../flows/resolve/reference-price.js';
 import { findMetric } from '@meridian/contracts';
 
 export const DEMO_TTL_S = 60;

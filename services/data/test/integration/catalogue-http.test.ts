@@ -3,7 +3,7 @@ import request from 'supertest';
 import { allMetrics, findMetric, LEGACY_ROUTES } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import type { RequestListener } from 'node:http';
-import { loadRecordedFeeds } from '../../src/domain/feeds/index.js';
+import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 import { ingestBars, MINUTE, recordedWindow } from '../support/recorded.js';

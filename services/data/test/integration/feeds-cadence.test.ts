@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { allMetrics, findMetric, type CatalogHit } from '@meridian/contracts';
 import type { Deps } from '../../src/app.js';
-import { feedResolvers, loadRecordedFeeds } from '../../src/domain/feeds/index.js';
+import { feedResolvers } from '../../src/flows/resolve/index.js';
+import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
 import type { MetricAnswer } from '../../src/domain/metric-resolver.js';
 import { ingest } from '../../src/flows/ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';

@@ -7,9 +7,9 @@ import { createApp, type Deps } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { dataDeps } from '../../src/main.js';
 import { ingest } from '../../src/flows/ingest.js';
-import { loadRecordedFeeds } from '../../src/domain/feeds/index.js';
-import { deribitInstrument } from '../../src/domain/feeds/options.js';
-import { replayShift } from '../../src/domain/feeds/replay-clock.js';
+import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
+import { deribitInstrument } from '../../src/adapters/upstream/deribit.js';
+import { replayShift } from '../../src/domain/replay-clock.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 
 /**

@@ -3,7 +3,7 @@ import { createLogger } from '@meridian/observability';
 import { sql } from 'kysely';
 import { retentionCutoffs } from '../../src/domain/retention.js';
 import { ingest } from '../../src/flows/ingest.js';
-import { purgeExpired, startRetentionPurge } from '../../src/retention/purge-job.js';
+import { purgeExpired, startRetentionPurge } from '../../src/jobs/retention-purge.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');

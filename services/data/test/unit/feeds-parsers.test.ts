@@ -1,14 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { ingestBatchSchema } from '@meridian/contracts';
-import { RECORDINGS } from '../../src/domain/feeds/recordings.js';
-import { replayBatches } from '../../src/domain/feeds/recorded.js';
-import { addMonths, recordedTime, replayShift } from '../../src/domain/feeds/replay-clock.js';
-import { farsideAmountUsd, parseFarsideFlows } from '../../src/domain/feeds/markets-feeds.js';
-import { deribitInstrument, parseDeribitOptions, parsePythonDict } from '../../src/domain/feeds/options.js';
-import { espnStatus, gamesFor, setsWon, type SportEvent } from '../../src/domain/feeds/sports.js';
-import { zonedDayStart, zonedToUtc } from '../../src/domain/feeds/world-feeds.js';
-import { parseCsv } from '../../src/domain/feeds/csv.js';
+import { RECORDINGS } from '../../src/adapters/upstream/recordings.js';
+import { replayBatches } from '../../src/jobs/recorded-feeds.js';
+import { addMonths, recordedTime, replayShift } from '../../src/domain/replay-clock.js';
+import { farsideAmountUsd, parseFarsideFlows } from '../../src/adapters/upstream/markets.js';
+import {
+  deribitInstrument,
+  parseDeribitOptions,
+  parsePythonDict,
+} from '../../src/adapters/upstream/deribit.js';
+import { espnStatus, setsWon } from '../../src/adapters/upstream/espn.js';
+import { gamesFor, type SportEvent } from '../../src/domain/feeds/sports.js';
+import { zonedDayStart, zonedToUtc } from '../../src/domain/time-zone.js';
+import { parseCsv } from '../../src/adapters/upstream/csv.js';
 
 describe('recorded feeds', () => {
   it('every recording parses into valid ingestion batches, all timestamps at or before now', () => {

@@ -4,8 +4,13 @@ import type { ReplayNote } from '../domain/envelope.js';
 import type { MetricAnswer } from '../domain/metric-resolver.js';
 import type { Bar } from '../domain/series/bar.js';
 import { ingestOwn, type Ingestor } from '../flows/ingestor.js';
-import { loadRecordedBars, RECORDED_MARKETS, RECORDING, type RecordedMarket } from './recorded-market.js';
-import { shiftedRange } from './replay-clock.js';
+import {
+  loadRecordedBars,
+  RECORDED_MARKETS,
+  RECORDING,
+  type RecordedMarket,
+} from '../adapters/upstream/recorded-market.js';
+import { loopedRange } from '../domain/replay-clock.js';
 
 /** History stored at start, so that the 24 h metrics and a few daily bars answer at once. */
 export const REPLAY_HISTORY_MS = 48 * 3_600_000;
@@ -42,7 +47,7 @@ async function ingestRange(
   from: number,
   to: number,
 ) {
-  const rows = shiftedRange(RECORDING, bars, from, to);
+  const rows = loopedRange(RECORDING, bars, from, to);
   if (rows.length === 0) return;
   await ingestOwn(ingestor, {
     kind: 'candles',

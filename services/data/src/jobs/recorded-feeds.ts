@@ -1,11 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { ingestBatchSchema, type IngestBatchInput, type IngestSummary } from '@meridian/contracts';
-import type { DataDeps } from '../../deps.js';
-import { ingestOwn } from '../../flows/ingestor.js';
-import { RECORDINGS, type Recording } from './recordings.js';
-import { replayShift } from './replay-clock.js';
-
-export const RECORDINGS_DIR = new URL('../../../recordings/', import.meta.url);
+import { readRecording, RECORDINGS, type Recording } from '../adapters/upstream/recordings.js';
+import type { DataDeps } from '../deps.js';
+import { replayShift } from '../domain/replay-clock.js';
+import { ingestOwn } from '../flows/ingestor.js';
 
 /** The marker a replay leaves beside its data, so that answers can say they come from a replay. */
 export const REPLAY_METRIC = 'replay';
@@ -52,7 +49,7 @@ export function replayBatches(recording: Recording, text: string, now: Date): In
 export async function loadRecordedFeeds(deps: DataDeps, now: Date): Promise<ReplayedRecording[]> {
   const done: ReplayedRecording[] = [];
   for (const recording of RECORDINGS) {
-    const text = await readFile(new URL(recording.file, RECORDINGS_DIR), 'utf8');
+    const text = await readRecording(recording);
     let rows = 0;
     let inserted = 0;
     for (const input of replayBatches(recording, text, now)) {

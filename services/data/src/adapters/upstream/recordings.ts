@@ -1,5 +1,15 @@
+import { readFile } from 'node:fs/promises';
 import type { IngestBatchInput } from '@meridian/contracts';
-import { parseBinancePremiumIndex, parseDeribitTicker } from './futures.js';
+import {
+  COLDEST_PLACE,
+  PUBMED_TYPES,
+  TIDE_STATION,
+  WEATHER_CITIES,
+} from '../../domain/feeds/observation-keys.js';
+import type { ReplayClock, ShiftUnit } from '../../domain/replay-clock.js';
+import { parseBinancePremiumIndex } from './binance-futures.js';
+import { parseDeribitOptions, parseDeribitTicker } from './deribit.js';
+import { parseEspnScoreboard } from './espn.js';
 import {
   parseBlockchainStats,
   parseEiaSpot,
@@ -9,25 +19,23 @@ import {
   parseLbma,
   parseLmeOfficial,
   parseStooqDaily,
-} from './markets-feeds.js';
-import { parseDeribitOptions } from './options.js';
-import type { ReplayClock, ShiftUnit } from './replay-clock.js';
-import { parseEspnScoreboard } from './sports.js';
+} from './markets.js';
+import { parseNiceDownloads, parsePubmedCount, parseRadiopaediaSummary } from './medical.js';
 import {
   parseAstros,
   parseAvgInterestRates,
   parseDebtToPenny,
   parseFederalRegisterFacets,
-  parseNiceDownloads,
   parseNoaaWaterLevel,
   parseNyc311,
   parseOpenMeteo,
-  parsePubmedCount,
-  parseRadiopaediaSummary,
   parseSwpcKp,
   parseSwpcSunspots,
   parseUsgsFeed,
-} from './world-feeds.js';
+} from './world.js';
+
+/** The recorded upstream answers shipped with the service (services/data/recordings, see its README). */
+export const RECORDINGS_DIR = new URL('../../../recordings/', import.meta.url);
 
 /** One recorded upstream answer under services/data/recordings/, in the upstream's own format. */
 export interface Recording {
@@ -41,18 +49,6 @@ export interface Recording {
   real: boolean;
   parse(text: string, clock: ReplayClock): IngestBatchInput | IngestBatchInput[];
 }
-
-export const WEATHER_CITIES = ['london', 'new_york', 'tokyo'];
-/** absurd_earth/weather: the coldest inhabited place we watch. */
-export const COLDEST_PLACE = 'oymyakon';
-export const TIDE_STATION = '8518750';
-export const PUBMED_TYPES = [
-  'review',
-  'clinical_trial',
-  'randomized_controlled_trial',
-  'meta_analysis',
-  'case_reports',
-];
 
 const day = (file: string, source: string, recordedAt: string, parse: Recording['parse']): Recording => ({
   file,
@@ -195,3 +191,8 @@ export const RECORDINGS: Recording[] = [
     parseRadiopaediaSummary,
   ),
 ];
+
+/** The text of a recording as the upstream answered it. */
+export function readRecording(recording: Recording): Promise<string> {
+  return readFile(new URL(recording.file, RECORDINGS_DIR), 'utf8');
+}

@@ -1,8 +1,8 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import { csvRecords } from '../domain/feeds/csv.js';
-import { parseDeribitOptions } from '../domain/feeds/options.js';
-import { recordedTime } from '../domain/feeds/replay-clock.js';
-import { parseBars } from '../replay/recorded-market.js';
+import { recordedTime } from '../../domain/replay-clock.js';
+import { csvRecords } from './csv.js';
+import { parseDeribitOptions } from './deribit.js';
+import { parseBars } from './recorded-market.js';
 
 export type ImportKind = IngestBatchInput['kind'];
 

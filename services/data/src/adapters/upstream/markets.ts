@@ -1,11 +1,9 @@
-import type { IngestBatchInput, ObservationRow } from '@meridian/contracts';
+import type { IngestBatchInput } from '@meridian/contracts';
+import { ETF_ALL } from '../../domain/feeds/observation-keys.js';
+import type { ReplayClock } from '../../domain/replay-clock.js';
 import { csvRecords } from './csv.js';
-import type { ReplayClock } from './replay-clock.js';
+import { observationBatch, type ObservationInput } from './observations.js';
 
-type Row = Omit<ObservationRow, 'payload'> & { payload?: Record<string, unknown> };
-const batch = (source: string, rows: Row[]): IngestBatchInput => ({ kind: 'observations', source, rows });
-
-export const ETF_ALL = 'ALL';
 const MONTHS: Record<string, string> = {
   Jan: '01', Feb: '02', Mar: '03', Apr: '04', May: '05', Jun: '06',
   Jul: '07', Aug: '08', Sep: '09', Oct: '10', Nov: '11', Dec: '12',
@@ -28,7 +26,7 @@ export function farsideAmountUsd(cell: string): number {
 export function parseFarsideFlows(text: string, clock: ReplayClock): IngestBatchInput {
   const records = csvRecords(text);
   const funds = Object.keys(records[0] ?? {}).filter((c) => c !== 'Date' && c !== 'Total');
-  const rows: Row[] = [];
+  const rows: ObservationInput[] = [];
   let lastDay = '';
   for (const r of records) {
     const m = /^(\d{1,2}) (\w{3}) (\d{4})$/.exec(r.Date ?? '');
@@ -52,7 +50,7 @@ export function parseFarsideFlows(text: string, clock: ReplayClock): IngestBatch
         ts: clock(lastDay),
         value: farsideAmountUsd(total[f] ?? ''),
       });
-  return batch('farside', rows);
+  return observationBatch('farside', rows);
 }
 
 /** blockchain.info /stats: hash_rate in GH/s, totalbc in satoshi, n_tx over 24 h. */
@@ -60,14 +58,14 @@ export function parseBlockchainStats(text: string, clock: ReplayClock): IngestBa
   const s = JSON.parse(text) as Record<string, number>;
   const ts = clock(s.timestamp!);
   const supply = s.totalbc! / 1e8;
-  const row = (metric: string, value: number, payload: Record<string, unknown> = {}): Row => ({
+  const row = (metric: string, value: number, payload: Record<string, unknown> = {}): ObservationInput => ({
     key: 'BTC',
     metric,
     ts,
     value,
     payload,
   });
-  return batch('blockchain_info', [
+  return observationBatch('blockchain_info', [
     row('btc_market_cap', Math.round(s.market_price_usd! * supply * 100) / 100, {
       price_usd: s.market_price_usd,
       supply_btc: supply,
@@ -81,7 +79,7 @@ export function parseBlockchainStats(text: string, clock: ReplayClock): IngestBa
 /** ECB reference rates through Frankfurter (base EUR), published about 16:00 CET: 15:00 UTC. */
 export function parseFrankfurter(text: string, clock: ReplayClock): IngestBatchInput {
   const doc = JSON.parse(text) as { base: string; rates: Record<string, Record<string, number>> };
-  const rows: Row[] = [];
+  const rows: ObservationInput[] = [];
   for (const [date, rates] of Object.entries(doc.rates)) {
     const ts = clock(`${date}T15:00:00Z`);
     const usd = rates.USD;
@@ -101,12 +99,12 @@ export function parseFrankfurter(text: string, clock: ReplayClock): IngestBatchI
           payload: { cross: pair === 'EUR-USD' ? 'direct' : 'via EUR' },
         });
   }
-  return batch('ecb', rows);
+  return observationBatch('ecb', rows);
 }
 
 /** Stooq daily CSV (Date,Open,High,Low,Close,Volume); the close is dated 21:00 UTC (16:00 New York). */
 export function parseStooqDaily(text: string, key: string, clock: ReplayClock): IngestBatchInput {
-  return batch(
+  return observationBatch(
     'stooq',
     csvRecords(text).map((r) => ({
       key,
@@ -131,7 +129,7 @@ export function parseEiaSpot(text: string, clock: ReplayClock): IngestBatchInput
   const doc = JSON.parse(text) as {
     response: { data: { period: string; series: string; value: number; units: string }[] };
   };
-  return batch(
+  return observationBatch(
     'eia',
     doc.response.data.flatMap((d) => {
       const key = EIA_SERIES[d.series];
@@ -152,7 +150,7 @@ export function parseEiaSpot(text: string, clock: ReplayClock): IngestBatchInput
 /** LBMA price JSON: [{d: date, v: [USD, GBP, EUR]}]; `fixedAt` is the fix's UTC time of day. */
 export function parseLbma(text: string, key: string, fixedAt: string, clock: ReplayClock): IngestBatchInput {
   const doc = JSON.parse(text) as { d: string; v: number[] }[];
-  return batch(
+  return observationBatch(
     'lbma',
     doc.map((p) => ({
       key,
@@ -166,7 +164,7 @@ export function parseLbma(text: string, key: string, fixedAt: string, clock: Rep
 
 /** LME official prices CSV (dd/mm/yyyy); the cash seller & settlement price, fixed about 12:35 London. */
 export function parseLmeOfficial(text: string, key: string, clock: ReplayClock): IngestBatchInput {
-  return batch(
+  return observationBatch(
     'lme',
     csvRecords(text).map((r) => {
       const [d, m, y] = (r.Date ?? '').split('/');
@@ -190,7 +188,7 @@ export function parseFredObservations(
   clock: ReplayClock,
 ): IngestBatchInput {
   const doc = JSON.parse(text) as { observations: { date: string; value: string }[] };
-  return batch(
+  return observationBatch(
     'fred',
     doc.observations
       .filter((o) => o.value !== '.')

@@ -1,9 +1,8 @@
-import type { CatalogHit } from '@meridian/contracts';
-import { ok, refuse, type Result } from '@meridian/contracts';
-import type { DataDeps } from '../../deps.js';
+import { ok, refuse, type CatalogHit, type Result } from '@meridian/contracts';
 import { replayMarker } from '../../db/repositories/feeds-observations.js';
-import { confidence } from '../confidence.js';
-import type { MetricAnswer, MetricQuery, SourceRef } from '../metric-resolver.js';
+import type { DataDeps } from '../../deps.js';
+import { confidence } from '../../domain/confidence.js';
+import type { MetricAnswer, MetricQuery, SourceRef } from '../../domain/metric-resolver.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
@@ -41,6 +40,13 @@ export function sourceOf(query: MetricQuery, hit: CatalogHit): Result<string | u
       `source: '${query.source}' is not a source of ${query.category}/${query.product}; allowed: ${allowed.join(', ')}`,
     );
   return ok(query.source);
+}
+
+/** Products of these metrics take no entity: check it (and the source) the same way everywhere. */
+export function noEntity(query: MetricQuery, hit: CatalogHit) {
+  const entity = entityOf(query, hit);
+  if (!entity.ok) return entity;
+  return sourceOf(query, hit);
 }
 
 /**

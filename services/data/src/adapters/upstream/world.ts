@@ -1,9 +1,7 @@
-import type { IngestBatchInput, ObservationRow } from '@meridian/contracts';
-import { csvRecords } from './csv.js';
-import type { ReplayClock } from './replay-clock.js';
-
-type Row = Omit<ObservationRow, 'payload'> & { payload?: Record<string, unknown> };
-const batch = (source: string, rows: Row[]): IngestBatchInput => ({ kind: 'observations', source, rows });
+import type { IngestBatchInput } from '@meridian/contracts';
+import type { ReplayClock } from '../../domain/replay-clock.js';
+import { zonedToUtc } from '../../domain/time-zone.js';
+import { observationBatch, type ObservationInput } from './observations.js';
 
 interface OpenMeteoCurrent {
   current: { time: string; temperature_2m?: number; wind_speed_10m?: number; precipitation?: number };
@@ -16,7 +14,7 @@ interface OpenMeteoCurrent {
 export function parseOpenMeteo(text: string, keys: string[], clock: ReplayClock): IngestBatchInput {
   const doc = JSON.parse(text) as OpenMeteoCurrent | OpenMeteoCurrent[];
   const list = Array.isArray(doc) ? doc : [doc];
-  const rows: Row[] = [];
+  const rows: ObservationInput[] = [];
   list.forEach((loc, i) => {
     const key = keys[i];
     if (!key) return;
@@ -28,13 +26,13 @@ export function parseOpenMeteo(text: string, keys: string[], clock: ReplayClock)
     if (c.precipitation !== undefined)
       rows.push({ key, metric: 'precipitation', ts, value: c.precipitation });
   });
-  return batch('open_meteo', rows);
+  return observationBatch('open_meteo', rows);
 }
 
 /** NOAA SWPC noaa-planetary-k-index.json: a header row, then [time_tag, Kp, a_running, station_count]. */
 export function parseSwpcKp(text: string, clock: ReplayClock): IngestBatchInput {
   const [, ...rows] = JSON.parse(text) as string[][];
-  return batch(
+  return observationBatch(
     'noaa_swpc',
     rows.map((r) => ({
       key: '',
@@ -49,7 +47,7 @@ export function parseSwpcKp(text: string, clock: ReplayClock): IngestBatchInput 
 /** NOAA SWPC observed-solar-cycle-indices.json: monthly {time-tag: 'YYYY-MM', ssn, ...}. */
 export function parseSwpcSunspots(text: string, clock: ReplayClock): IngestBatchInput {
   const rows = JSON.parse(text) as Record<string, number | string>[];
-  return batch(
+  return observationBatch(
     'noaa_swpc',
     rows.map((r) => ({
       key: '',
@@ -76,7 +74,7 @@ interface UsgsFeed {
  */
 export function parseUsgsFeed(text: string, clock: ReplayClock): IngestBatchInput {
   const feed = JSON.parse(text) as UsgsFeed;
-  const rows: Row[] = feed.features
+  const rows: ObservationInput[] = feed.features
     .filter((f) => f.properties.type === 'earthquake')
     .map((f) => ({
       key: f.id,
@@ -92,7 +90,7 @@ export function parseUsgsFeed(text: string, clock: ReplayClock): IngestBatchInpu
     value: feed.metadata.count,
     payload: { title: feed.metadata.title },
   });
-  return batch('usgs', rows);
+  return observationBatch('usgs', rows);
 }
 
 /** open-notify astros.json carries no time: the recording's time stands for it. */
@@ -100,7 +98,7 @@ export function parseAstros(text: string, recordedAt: string, clock: ReplayClock
   const doc = JSON.parse(text) as { number: number; people: { name: string; craft: string }[] };
   const byCraft: Record<string, number> = {};
   for (const p of doc.people) byCraft[p.craft] = (byCraft[p.craft] ?? 0) + 1;
-  return batch('open_notify', [
+  return observationBatch('open_notify', [
     {
       key: '',
       metric: 'humans_in_space',
@@ -120,7 +118,7 @@ export function parseFederalRegisterFacets(
   const doc = JSON.parse(text) as Record<string, { count: number; name: string }>;
   const byType = Object.fromEntries(Object.values(doc).map((f) => [f.name, f.count]));
   const total = Object.values(doc).reduce((s, f) => s + f.count, 0);
-  return batch('federal_register', [
+  return observationBatch('federal_register', [
     { key: '', metric: 'red_tape_output', ts: clock(recordedAt), value: total, payload: { by_type: byType } },
   ]);
 }
@@ -136,7 +134,7 @@ export function parseNyc311(text: string, recordedAt: string, clock: ReplayClock
     descriptor: string;
     borough: string;
   }[];
-  const sightings: Row[] = rows
+  const sightings: ObservationInput[] = rows
     .filter((r) => r.descriptor === 'Rat Sighting')
     .map((r) => ({
       key: r.unique_key,
@@ -146,13 +144,13 @@ export function parseNyc311(text: string, recordedAt: string, clock: ReplayClock
       payload: { borough: r.borough },
     }));
   sightings.push({ key: 'rat_sightings', metric: 'nyc_311_feed', ts: clock(recordedAt), value: rows.length });
-  return batch('nyc_311', sightings);
+  return observationBatch('nyc_311', sightings);
 }
 
 /** Treasury Fiscal Data debt_to_penny: tot_pub_debt_out_amt in USD, dated record_date. */
 export function parseDebtToPenny(text: string, clock: ReplayClock): IngestBatchInput {
   const doc = JSON.parse(text) as { data: Record<string, string>[] };
-  return batch(
+  return observationBatch(
     'fiscal_data',
     doc.data.map((d) => ({
       key: '',
@@ -170,7 +168,7 @@ export function parseDebtToPenny(text: string, clock: ReplayClock): IngestBatchI
 /** Treasury Fiscal Data avg_interest_rates: the "Total Marketable" line, percent. */
 export function parseAvgInterestRates(text: string, clock: ReplayClock): IngestBatchInput {
   const doc = JSON.parse(text) as { data: Record<string, string>[] };
-  return batch(
+  return observationBatch(
     'fiscal_data',
     doc.data
       .filter((d) => d.security_desc === 'Total Marketable')
@@ -189,7 +187,7 @@ export function parseNoaaWaterLevel(text: string, clock: ReplayClock): IngestBat
     metadata: { id: string; name: string };
     data: { t: string; v: string; q: string }[];
   };
-  return batch(
+  return observationBatch(
     'noaa_tides',
     doc.data.map((d) => ({
       key: doc.metadata.id,
@@ -203,78 +201,4 @@ export function parseNoaaWaterLevel(text: string, clock: ReplayClock): IngestBat
       },
     })),
   );
-}
-
-/** NCBI E-utilities esearch JSON with retmax=0: esearchresult.count for one query. */
-export function parsePubmedCount(
-  text: string,
-  key: string,
-  day: string,
-  clock: ReplayClock,
-): IngestBatchInput {
-  const doc = JSON.parse(text) as { esearchresult: { count: string; querytranslation: string } };
-  return batch('pubmed', [
-    {
-      key,
-      metric: 'publication_count',
-      ts: clock(`${day}T00:00:00Z`),
-      value: Number(doc.esearchresult.count),
-      payload: { query: doc.esearchresult.querytranslation },
-    },
-  ]);
-}
-
-/** NICE guidance download report CSV: guidance_id,title,month,downloads (one month). */
-export function parseNiceDownloads(text: string, clock: ReplayClock): IngestBatchInput {
-  return batch(
-    'nice',
-    csvRecords(text).map((r) => ({
-      key: r.guidance_id!,
-      metric: 'guideline_downloads',
-      ts: clock(`${r.month}-01T00:00:00Z`),
-      value: Number(r.downloads),
-      payload: { title: r.title },
-    })),
-  );
-}
-
-/** Radiopaedia article summary: total and per-system counts (each article filed under one system). */
-export function parseRadiopaediaSummary(text: string, clock: ReplayClock): IngestBatchInput {
-  const doc = JSON.parse(text) as {
-    generated_at: string;
-    articles: { total: number; by_system: { system: string; count: number }[] };
-  };
-  const ts = clock(doc.generated_at);
-  return batch('radiopaedia', [
-    { key: 'all', metric: 'radiology_articles', ts, value: doc.articles.total },
-    ...doc.articles.by_system.map((s) => ({
-      key: s.system,
-      metric: 'radiology_articles',
-      ts,
-      value: s.count,
-    })),
-  ]);
-}
-
-/** The UTC instant of a wall-clock time in an IANA zone (offset looked up for that instant). */
-export function zonedToUtc(wall: string, timeZone: string): string {
-  const asUtc = Date.parse(`${wall.replace(/\.\d+$/, '')}Z`);
-  const offset = zoneOffsetMs(asUtc, timeZone);
-  const guess = asUtc - offset;
-  return new Date(asUtc - zoneOffsetMs(guess, timeZone)).toISOString();
-}
-
-/** Start of the wall-clock day (in `timeZone`) that contains `instant`, as a UTC instant. */
-export function zonedDayStart(instant: number, timeZone: string): number {
-  const wall = new Date(instant + zoneOffsetMs(instant, timeZone)).toISOString().slice(0, 10);
-  return Date.parse(zonedToUtc(`${wall}T00:00:00`, timeZone));
-}
-
-function zoneOffsetMs(instant: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
-    .formatToParts(new Date(instant))
-    .find((p) => p.type === 'timeZoneName')?.value;
-  const m = /GMT([+-])(\d{2}):(\d{2})/.exec(parts ?? '');
-  if (!m) return 0;
-  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000;
 }

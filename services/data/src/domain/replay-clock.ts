@@ -1,0 +1,102 @@
+/**
+ * The replay clock: how recorded data is played in the present. Two mappings, both pure and both
+ * depending on the wall clock only, so a restart replays exactly the rows it stored before (idempotent
+ * ingestion sees nothing new):
+ *
+ * - the looped mapping (`loopedRange`), for the recorded market bars: wall time w plays recorded time
+ *   start + (w mod span), in loop floor(w / span); a span of whole days keeps UTC day boundaries;
+ * - the whole-unit shift (`replayShift`), for the recorded feeds: a recording moves forward by whole
+ *   days (whole months for monthly series), so its newest point lands at most one unit before now.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** A recording played in a loop: its first recorded instant and its length. */
+export interface LoopedRecording {
+  start: number;
+  spanMs: number;
+}
+
+/** Rows (ascending by ts, recorded times) whose looped time falls in [wallFrom, wallTo), at that time. */
+export function loopedRange<T extends { ts: number }>(
+  rec: LoopedRecording,
+  rows: T[],
+  wallFrom: number,
+  wallTo: number,
+): T[] {
+  const out: T[] = [];
+  for (let loop = Math.floor(wallFrom / rec.spanMs); loop * rec.spanMs < wallTo; loop++) {
+    const loopStart = loop * rec.spanMs;
+    const from = Math.max(wallFrom, loopStart) - loopStart + rec.start;
+    const to = Math.min(wallTo, loopStart + rec.spanMs) - loopStart + rec.start;
+    for (let i = lowerBound(rows, from); i < rows.length && rows[i]!.ts < to; i++)
+      out.push({ ...rows[i]!, ts: rows[i]!.ts - rec.start + loopStart });
+  }
+  return out;
+}
+
+function lowerBound(rows: { ts: number }[], ts: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (rows[mid]!.ts < ts) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Maps a recorded timestamp to the time it is replayed at. */
+export type ReplayClock = (recorded: number | string | Date) => string;
+
+export type ShiftUnit = 'day' | 'month';
+
+export interface ReplayShift {
+  clock: ReplayClock;
+  /** The shift in words, for the provenance: "shifted by 730 days". */
+  shift: string;
+  days?: number;
+  months?: number;
+}
+
+const ms = (t: number | string | Date): number =>
+  typeof t === 'number' ? t : t instanceof Date ? t.getTime() : Date.parse(t);
+
+/**
+ * The whole-unit shift of a recording made at `recordedAt`: by whole days (or whole months for monthly
+ * series), so that the time of day of every print (an 08:00 UTC expiry, a 15:00 fix) and the calendar
+ * shape survive, and the newest recorded point lands at most one unit before `now`, never in the future.
+ */
+export function replayShift(recordedAt: string, now: Date, unit: ShiftUnit): ReplayShift {
+  const recorded = ms(recordedAt);
+  if (unit === 'day') {
+    const days = Math.max(0, Math.floor((now.getTime() - recorded) / DAY_MS));
+    return {
+      clock: (t) => new Date(ms(t) + days * DAY_MS).toISOString(),
+      shift: `shifted by ${days} days`,
+      days,
+    };
+  }
+  const r = new Date(recorded);
+  let months = (now.getUTCFullYear() - r.getUTCFullYear()) * 12 + now.getUTCMonth() - r.getUTCMonth();
+  if (addMonths(recorded, months) > now.getTime()) months -= 1;
+  months = Math.max(0, months);
+  return {
+    clock: (t) => new Date(addMonths(ms(t), months)).toISOString(),
+    shift: `shifted by ${months} months`,
+    months,
+  };
+}
+
+/** Adds calendar months in UTC, clamping the day to the target month's length. */
+export function addMonths(t: number, months: number): number {
+  const d = new Date(t);
+  const target = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1));
+  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  target.setUTCDate(Math.min(d.getUTCDate(), lastDay));
+  target.setUTCHours(d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds());
+  return target.getTime();
+}
+
+/** The identity clock: recorded data kept at its recorded time (an import, a parser under test). */
+export const recordedTime: ReplayClock = (t) => new Date(ms(t)).toISOString();

@@ -1,0 +1,22 @@
+/** The UTC instant of a wall-clock time in an IANA zone (offset looked up for that instant). */
+export function zonedToUtc(wall: string, timeZone: string): string {
+  const asUtc = Date.parse(`${wall.replace(/\.\d+$/, '')}Z`);
+  const offset = zoneOffsetMs(asUtc, timeZone);
+  const guess = asUtc - offset;
+  return new Date(asUtc - zoneOffsetMs(guess, timeZone)).toISOString();
+}
+
+/** Start of the wall-clock day (in `timeZone`) that contains `instant`, as a UTC instant. */
+export function zonedDayStart(instant: number, timeZone: string): number {
+  const wall = new Date(instant + zoneOffsetMs(instant, timeZone)).toISOString().slice(0, 10);
+  return Date.parse(zonedToUtc(`${wall}T00:00:00`, timeZone));
+}
+
+function zoneOffsetMs(instant: number, timeZone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
+    .formatToParts(new Date(instant))
+    .find((p) => p.type === 'timeZoneName')?.value;
+  const m = /GMT([+-])(\d{2}):(\d{2})/.exec(parts ?? '');
+  if (!m) return 0;
+  return (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000;
+}

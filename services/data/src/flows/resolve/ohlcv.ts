@@ -1,0 +1,70 @@
+import { ok } from '@meridian/contracts';
+import { newestBarBefore, type NativeTable } from '../../db/repositories/candles.js';
+import type { DataDeps } from '../../deps.js';
+import { confidence } from '../../domain/confidence.js';
+import type { MetricResolver } from '../../domain/metric-resolver.js';
+import { INTERVAL_MS, type Interval } from '../../domain/series/bar.js';
+import { PAGE_SIZE } from '../../domain/series/shape.js';
+import { RATE_LOOKBACK_MS } from '../../domain/spot/combine.js';
+import { baseOf } from '../../domain/spot/market.js';
+import { REFERENCE_POLICY } from '../../domain/spot/reference-price.js';
+import { pageBars } from './ohlcv-bars.js';
+import { select } from './spot-select.js';
+
+const OHLCV_COLUMNS = ['ts', 'open', 'high', 'low', 'close', 'volume', 'trade_count'];
+
+export const ohlcvResolver: MetricResolver<DataDeps> = async (deps, q) => {
+  const interval = (q.interval ?? '1m') as Interval;
+  const sel = await select(deps, q);
+  if (!sel.ok) return sel;
+  const ms = INTERVAL_MS[interval];
+  const native: NativeTable = interval === '1s' ? 'candles_1s' : 'candles_1m';
+  const before = typeof q.cursor?.before === 'number' ? q.cursor.before : q.now.getTime() + 1;
+  const newest = await newestBarBefore(deps.db, native, sel.value.markets, new Date(before));
+  const method =
+    (sel.value.combined
+      ? `Combined bars of every ${baseOf(sel.value.symbol)} market: per ${interval === '1s' ? '1s' : '1m'} bar time, each market's bar converted to USD at the quote rate of that same bar time (BASE-USD close over BASE-QUOTE close on a venue listing both, both traded, median over venues; the last such rate up to ${RATE_LOOKBACK_MS / 60_000} min old otherwise; a bar with none is left out), median OHLC across markets, volumes summed`
+      : `Bars of ${q.source} ${sel.value.symbol} in ${sel.value.symbol.split('-')[1]}`) +
+    `; ${interval === '1s' || interval === '1m' ? `native ${interval} bars` : `rolled up exactly to ${interval} from ${sel.value.combined ? 'these combined' : 'its'} 1m bars (first open, highest high, lowest low, last close; hourly and daily partial aggregates kept as bars arrive), buckets aligned to UTC`}; a period with no trade is a gap, not a bar; newest ${PAGE_SIZE} buckets per page, the cursor walks back in time.`;
+  if (newest === undefined)
+    return ok({
+      data: [],
+      rows: [],
+      next_cursor_state: null,
+      as_of: q.now.toISOString(),
+      venues: [],
+      staleness_ms: 0,
+      confidence: 0,
+      sources: [],
+      method,
+      columns: OHLCV_COLUMNS,
+    });
+  const end = Math.min(before, Math.floor(newest / ms) * ms + ms);
+  const start = Math.floor(end / ms) * ms - PAGE_SIZE * ms + (end % ms === 0 ? 0 : ms);
+  const page = await pageBars(deps, sel.value, interval, new Date(start), new Date(end));
+  const older = await newestBarBefore(deps.db, native, sel.value.markets, new Date(start));
+  const last = page.bars[page.bars.length - 1];
+  // A bucket in progress is only as new as its newest native bar's close (and nothing is newer than now).
+  const newestClose = newest + INTERVAL_MS[interval === '1s' ? '1s' : '1m'];
+  const asOf = Math.min(last ? last.ts + ms : newestClose, newestClose, q.now.getTime());
+  const venues = page.venues;
+  return ok({
+    data: null,
+    rows: page.bars.map((b) => ({ ...b, ts: new Date(b.ts).toISOString() })),
+    columns: OHLCV_COLUMNS,
+    next_cursor_state: older === undefined ? null : { before: start },
+    resumeBefore: (row) => ({ before: Date.parse(String(row.ts)) }),
+    as_of: new Date(asOf).toISOString(),
+    venues,
+    staleness_ms: Math.max(0, q.now.getTime() - asOf),
+    confidence: confidence({
+      venues: venues.length,
+      dispersion: 0,
+      staleness_ms: Math.max(0, q.now.getTime() - asOf),
+      max_age_ms: Math.max(ms, REFERENCE_POLICY.maxAgeMs),
+    }),
+    sources: page.sources,
+    method,
+    excluded: page.excluded,
+  });
+};

@@ -1,0 +1,83 @@
+import { findMetric, ok, refuse } from '@meridian/contracts';
+import { latestChainMarks } from '../../db/repositories/feeds-derivatives.js';
+import type { DataDeps } from '../../deps.js';
+import type { MetricResolver } from '../../domain/metric-resolver.js';
+import {
+  buildChain,
+  impliedVolIndex,
+  openInterest,
+  putCallOiRatio,
+  type OptionMark,
+} from '../../domain/feeds/options.js';
+import { entityOf, feedAnswer, iso, maxAgeOf, noData, sourceOf } from './feed-answer.js';
+
+const OPTIONS_FILE = 'btc_options';
+/**
+ * The newest snapshot of a chain is every instrument's newest mark within this of the newest mark: the
+ * catalogue's max age of crypto/options (three polls), so an instrument no longer listed drops out.
+ */
+export const CHAIN_SNAPSHOT_SPAN_MS = maxAgeOf(findMetric('crypto', 'options', 'chain')!);
+
+export async function chainSnapshot(deps: DataDeps, underlying: string, now: Date) {
+  const marks = await latestChainMarks(deps.db, underlying, now, CHAIN_SNAPSHOT_SPAN_MS);
+  if (marks.length === 0) return undefined;
+  const asOf = new Date(Math.max(...marks.map((m) => m.ts.getTime())));
+  return { marks, asOf };
+}
+
+function optionsResolver(
+  method: string,
+  compute: (marks: OptionMark[], asOf: Date, underlying: string) => unknown,
+): MetricResolver<DataDeps> {
+  return async (deps, query, hit) => {
+    const entity = entityOf(query, hit, 'BTC');
+    if (!entity.ok) return entity;
+    const source = sourceOf(query, hit);
+    if (!source.ok) return source;
+    const underlying = entity.value!;
+    const snap = await chainSnapshot(deps, underlying, query.now);
+    if (!snap) return noData(`${underlying} options`);
+    const data = compute(snap.marks, snap.asOf, underlying);
+    if (data === undefined)
+      return refuse(
+        'not_found',
+        `the ${underlying} chain has no pair of expiries to interpolate 30 days from`,
+      );
+    return ok(
+      await feedAnswer(deps, {
+        data,
+        now: query.now,
+        asOf: snap.asOf,
+        sources: [{ venue: 'deribit', ts: iso(snap.asOf), symbol: `${underlying} options` }],
+        method: `${method} Snapshot: the newest mark of each of ${snap.marks.length} live instruments within ${CHAIN_SNAPSHOT_SPAN_MS / 1000} s (three polls) of the newest.`,
+        hit,
+        replay: { source: 'deribit', file: OPTIONS_FILE },
+      }),
+    );
+  };
+}
+
+export const optionsResolvers: Record<string, MetricResolver<DataDeps>> = {
+  'crypto/options/chain': optionsResolver(
+    'Deribit option marks: mark_price_usd = mark price in the underlying x the expiry forward (underlying_price); mark_iv as a fraction; greeks as Deribit computes them (delta per underlying unit, gamma per USD, vega and theta in USD per contract). underlying_px is the forward of the nearest expiry.',
+    (marks, _asOf, underlying) => buildChain(underlying, marks),
+  ),
+  'crypto/options/implied_vol_index': optionsResolver(
+    'VIX-style 30-day implied volatility: for the two expiries bracketing 30 days, the CBOE model-free variance 2/T x sum(dK/K^2 x Q(K)) - 1/T x (F/K0 - 1)^2 over out-of-the-money mark prices in USD (F the expiry forward, K0 the strike at or below F, rate 0); the two variances interpolated linearly in total variance to 30 days, annualised, square root, in percent. Inputs per expiry are in the answer.',
+    (marks, asOf) => {
+      const index = impliedVolIndex(marks, asOf);
+      return index && { ...index, unit: 'percent' };
+    },
+  ),
+  'crypto/options/put_call_oi_ratio': optionsResolver(
+    'Sum of put open interest over sum of call open interest across every live expiry, contracts of 1 underlying unit.',
+    (marks) => {
+      const oi = openInterest(marks);
+      return { ratio: putCallOiRatio(oi), puts: oi.puts, calls: oi.calls, unit: 'ratio' };
+    },
+  ),
+  'crypto/options/open_interest': optionsResolver(
+    'Sum of open interest of every live option, in contracts of 1 underlying unit, split by calls, puts and expiry; notional = contracts x the expiry forward.',
+    (marks) => ({ ...openInterest(marks), unit: 'contracts' }),
+  ),
+};
