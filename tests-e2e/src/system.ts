@@ -67,7 +67,6 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
     NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     BUS_NAMESPACE: `e2e${randomBytes(4).toString('hex')}`,
     INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
-    // Under the suite's log scan every line counts, so the services log everything they would.
     LOG_LEVEL: 'warn',
     ...extraEnv,
   };
