@@ -17,4 +17,7 @@ export default {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   maxWorkers: process.env.CI ? 2 : '50%',
   testTimeout: 30000,
+  // Log lines of the whole run are captured and scanned for the secrets the tests used.
+  globalSetup: '<rootDir>/scripts/jest-global-setup.js',
+  globalTeardown: '<rootDir>/scripts/jest-global-teardown.js',
 };

@@ -1,3 +1,4 @@
+import { rememberSecret } from '@meridian/observability/testing';
 import type { System } from './system.js';
 
 export interface Mailbox {
@@ -11,7 +12,7 @@ export interface SignedIn {
   session: string;
 }
 
-const PASSWORD = 'marigold-telescope-quarry-61';
+const PASSWORD = rememberSecret('marigold-telescope-quarry-61');
 
 export async function postJson(system: System, path: string, body: unknown, token?: string) {
   return fetch(`${system.gatewayUrl}${path}`, {
@@ -32,12 +33,13 @@ export async function signedInAccount(system: System, mailbox: Mailbox, label: s
   const mail = mailbox.mails.find((m) => m.to === email);
   const link = mail?.text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/)?.[0];
   if (!link) throw new Error(`no confirmation mail for ${email}`);
+  rememberSecret(new URL(link).searchParams.get('token'));
   const confirmed = await pressConfirmButton(system, new URL(link));
   if (confirmed.status !== 200) throw new Error(`confirmation answered ${confirmed.status}`);
   const login = await postJson(system, '/auth/login', { email, password: PASSWORD });
   if (login.status !== 200) throw new Error(`login answered ${login.status}`);
   const body = (await login.json()) as { data: { token: string } };
-  return { email, password: PASSWORD, session: body.data.token };
+  return { email, password: PASSWORD, session: rememberSecret(body.data.token) };
 }
 
 /**
@@ -63,5 +65,5 @@ export async function createKey(system: System, session: string): Promise<{ id: 
   const res = await postJson(system, '/v1/keys', {}, session);
   if (res.status !== 201) throw new Error(`POST /v1/keys answered ${res.status}`);
   const body = (await res.json()) as { data: { id: string; key: string } };
-  return { id: body.data.id, key: body.data.key };
+  return { id: body.data.id, key: rememberSecret(body.data.key) };
 }

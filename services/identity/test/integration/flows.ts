@@ -1,11 +1,13 @@
 import request from 'supertest';
 import { callerHeaders } from '@meridian/http-kit/testing';
+import { rememberSecret } from '@meridian/observability/testing';
 import { linkIn, STRONG_PASSWORD, type Harness } from './harness.js';
 
 export const anonymous = () => callerHeaders();
 
 /** Signs up and follows the mailed link, as a person would. */
 export async function signUpConfirmed(h: Harness, email: string, password = STRONG_PASSWORD): Promise<void> {
+  rememberSecret(password);
   const before = h.smtp.mails.filter((m) => m.to === email).length;
   const res = await request(h.app)
     .post('/auth/signup')
@@ -46,6 +48,7 @@ export async function submitResetForm(h: Harness, link: URL, password: string) {
 
 /** Submits the reset form found in a page (the link's page, or the one a refused password answers). */
 export async function submitResetFormOf(h: Harness, html: string, password: string) {
+  rememberSecret(password);
   const form = html.match(
     /<form method="post" action="([^"]+)">.*name="token" value="([^"]+)".*<input type="password" name="password"/s,
   );
@@ -87,5 +90,10 @@ export async function asSession(
     auth: 'session',
     session_id: data.session_id,
   });
-  return { account_id, session_id: data.session_id, token: data.token, headers } satisfies SignedIn;
+  return {
+    account_id,
+    session_id: data.session_id,
+    token: rememberSecret(data.token),
+    headers,
+  } satisfies SignedIn;
 }

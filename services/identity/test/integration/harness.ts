@@ -8,6 +8,7 @@ import { createTestDatabase } from '@meridian/db/testing';
 import { setErrorsBase } from '@meridian/http-kit';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { rememberSecret } from '@meridian/observability/testing';
 import { createApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
@@ -117,7 +118,9 @@ export async function startHarness(
 export function linkIn(mail: ReceivedMail): URL {
   const match = mail.text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/);
   if (!match) throw new Error(`no link in mail:\n${mail.text}`);
-  return new URL(match[0]);
+  const link = new URL(match[0]);
+  rememberSecret(link.searchParams.get('token'));
+  return link;
 }
 
 let counter = 0;
@@ -127,4 +130,4 @@ export function freshEmail(): string {
   return `user${counter}.${randomBytes(3).toString('hex')}@example.com`;
 }
 
-export const STRONG_PASSWORD = 'violet-harbour-gramophone-47';
+export const STRONG_PASSWORD = rememberSecret('violet-harbour-gramophone-47');
