@@ -1,5 +1,5 @@
 /**
- * pnpm data:explain — the real plans of the data service's hot queries (README "Hot queries and their plans").
+ * pnpm data:explain — the real plans of the data service's hot queries (docs/query-plans.md).
  *
  * Without DATABASE_URL: a fresh database on the machine's Postgres (TEST_POSTGRES_URL), migrated and loaded
  * with the recorded 1m bars of fixtures/market through `ingest` (so the roll-ups are the service's own),

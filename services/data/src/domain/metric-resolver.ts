@@ -1,20 +1,4 @@
-/*
- * Seam between the core resolver (routes, spot) and the feeds (src/domain/feeds/index.ts exports
- * `feedResolvers: Record<'category/product/metric', MetricResolver<Deps>>` and `demoSnapshot`).
- *
- * For the feeds engineer, from the core:
- * - Writing data: `ingest(db, batch)` in src/ingest/ingest.ts (batch schema `ingestBatchSchema` in
- *   @meridian/contracts, kinds candles | trades | option_marks | funding | mark_prices | observations;
- *   idempotent on (source, key, ts)). The same function serves NATS `RPC.dataIngest`.
- * - Spot reference price for futures basis: pure `referencePrice(entity, quotes, nowMs)` in
- *   src/domain/spot/reference-price.ts, the query `latestMarketQuotes(db, base, at, windowMs)` and the
- *   convenience `loadReferencePrice(db, 'BTC-USD', now)` in src/db/repositories/candles.ts.
- * - Confidence: `confidence({venues, dispersion, staleness_ms, max_age_ms})` in src/domain/confidence.ts
- *   (the one documented formula; please use it so every metric scores alike).
- * - Tables: src/db/database.ts (observations.value is numeric → string on read; Number() it).
- */
-import type { CatalogHit } from '@meridian/contracts';
-import type { Result } from '@meridian/contracts';
+import type { CatalogHit, Result } from '@meridian/contracts';
 
 /** One data-endpoint query after parsing (data-api-interface 4.1). */
 export interface MetricQuery {

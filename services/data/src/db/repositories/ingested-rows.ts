@@ -49,7 +49,16 @@ function toUpsert(batch: IngestBatch): Upsert {
       return {
         table: batch.interval === '1s' ? 'candles_1s' : 'candles_1m',
         key: ['source', 'symbol', 'ts'],
-        values: batch.rows.map((r) => ({ ...market, ...r, trade_count: r.trade_count ?? null })),
+        values: batch.rows.map((r) => ({
+          ...market,
+          ts: r.ts,
+          open: r.open,
+          high: r.high,
+          low: r.low,
+          close: r.close,
+          volume: r.volume,
+          trade_count: r.trade_count ?? null,
+        })),
       };
     }
     case 'trades': {
@@ -57,14 +66,37 @@ function toUpsert(batch: IngestBatch): Upsert {
       return {
         table: 'trades',
         key: ['source', 'symbol', 'trade_id'],
-        values: batch.rows.map((r) => ({ ...market, ...r })),
+        values: batch.rows.map((r) => ({
+          ...market,
+          trade_id: r.trade_id,
+          ts: r.ts,
+          price: r.price,
+          size: r.size,
+          taker_side: r.taker_side,
+        })),
       };
     }
     case 'option_marks':
       return {
         table: 'option_marks',
         key: ['source', 'instrument', 'ts'],
-        values: batch.rows.map((r) => ({ source: batch.source, ...r })),
+        values: batch.rows.map((r) => ({
+          source: batch.source,
+          instrument: r.instrument,
+          ts: r.ts,
+          underlying: r.underlying,
+          expiry: r.expiry,
+          strike: r.strike,
+          option_type: r.option_type,
+          underlying_px: r.underlying_px,
+          mark_price_usd: r.mark_price_usd,
+          mark_iv: r.mark_iv,
+          delta: r.delta,
+          gamma: r.gamma,
+          vega: r.vega,
+          theta: r.theta,
+          open_interest: r.open_interest,
+        })),
       };
     case 'funding':
       return {

@@ -7,10 +7,6 @@ export const PAGE_SIZE = 500;
 /** About four characters of JSON per token, the usual estimate for English-like text and numbers. */
 export const CHARS_PER_TOKEN = 4;
 
-export function estimateTokens(value: unknown): number {
-  return Math.ceil(JSON.stringify(value).length / CHARS_PER_TOKEN);
-}
-
 /** Keeps only the named columns, in the order asked; an unknown name is refused. */
 export function selectFields(
   rows: Record<string, unknown>[],

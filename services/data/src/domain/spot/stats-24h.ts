@@ -84,14 +84,3 @@ export function realizedVolatility24h(bars: Bar[]) {
     window: w.window,
   };
 }
-
-/** Trades of one market over the window; null when the venue reports no counts. */
-export function tradeCount24h(bars: Bar[]) {
-  const w = windowOf(bars);
-  if (!w) return undefined;
-  const counted = w.inWindow.filter((b) => b.trade_count !== null);
-  return {
-    trade_count: counted.length > 0 ? counted.reduce((s, b) => s + b.trade_count!, 0) : null,
-    window: w.window,
-  };
-}

@@ -32,7 +32,6 @@ function statAnswer(
 ): MetricAnswer {
   const last = day.bars[day.bars.length - 1]!;
   const asOf = last.ts + 60_000;
-  const closes = day.series.flatMap((s) => (s.bars.length ? [s.bars[s.bars.length - 1]!.close] : []));
   const venues = venuesOf(day.series);
   return {
     data: { symbol: sel.symbol, ...(sel.combined ? {} : { venue: q.source }), ...data },
@@ -54,7 +53,6 @@ function statAnswer(
     excluded: day.excluded ?? [],
   };
   function relativeDispersionOfUsd(d: typeof day): number {
-    void closes;
     const lastCombined = d.bars[d.bars.length - 1]!;
     return relativeDispersion(
       d.series.flatMap((s) => {
