@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSmtp } from '@meridian/test-peers';
 import { createKey, postJson, pressConfirmButton, signedInAccount } from './src/accounts.js';
+import { totpCode } from './src/totp.js';
 import { startSystem, type System } from './src/system.js';
 
 /** Identity through the gateway, every service its own process; sessions and keys checked at the edge. */
@@ -16,6 +17,10 @@ describe('identity through the gateway', () => {
       // Far beyond any deadline below: a revoked session must be refused because of the
       // revocation event, never because its cached verification ran out.
       SESSION_CACHE_TTL_MS: String(10 * 60_000),
+      // A client address's guesses at one account lock at the fifth, with no delays before it,
+      // so how many pass does not depend on the machine's speed.
+      LOGIN_DELAY_AFTER: '5',
+      LOGIN_LOCK_AFTER: '5',
     });
   }, 120_000);
 
@@ -148,5 +153,169 @@ describe('identity through the gateway', () => {
 
     expect((await postJson(system, '/auth/logout', {}, session)).status).toBe(200);
     expect((await fetch(`${system.gatewayUrl}/v1/account`, { headers: bearer })).status).toBe(401);
+  });
+
+  let clients = 0;
+  /** A client address of its own, which the gateway (trusting loopback) forwards to identity. */
+  const freshClient = () => {
+    clients += 1;
+    return `203.0.113.${clients}`;
+  };
+
+  const postFrom = (client: string, path: string, body: unknown, session?: string) =>
+    fetch(`${system.gatewayUrl}${path}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-forwarded-for': client,
+        ...(session ? { authorization: `Bearer ${session}` } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+
+  const linkOf = (text: string) => new URL(text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/)![0]);
+
+  /** Polls until the gateway answers `status` (revocations reach it by event), within 15 s. */
+  async function eventually(status: number, call: () => Promise<Response>): Promise<number> {
+    const deadline = Date.now() + 15_000;
+    let seen = (await call()).status;
+    while (seen !== status && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      seen = (await call()).status;
+    }
+    return seen;
+  }
+
+  describe('account pre-hijacking', () => {
+    const attackerPassword = 'squatter-chosen-passphrase-31';
+    const victimPassword = 'harbour-lantern-quince-58';
+
+    it("a victim's own sign-up voids the squatter's pending password and link", async () => {
+      const email = `prehijack.${Date.now()}@example.com`;
+      const [attacker, victim] = [freshClient(), freshClient()];
+      expect((await postFrom(attacker, '/auth/signup', { email, password: attackerPassword })).status).toBe(
+        202,
+      );
+      const first = linkOf(await mailTo(email, 1));
+      expect((await postFrom(victim, '/auth/signup', { email, password: victimPassword })).status).toBe(202);
+      const second = linkOf(await mailTo(email, 2));
+      expect((await pressConfirmButton(system, first)).status).toBe(400);
+      expect((await pressConfirmButton(system, second)).status).toBe(200);
+      expect((await postFrom(attacker, '/auth/login', { email, password: attackerPassword })).status).toBe(
+        401,
+      );
+      expect((await postFrom(victim, '/auth/login', { email, password: victimPassword })).status).toBe(200);
+    });
+
+    it("the victim's reset through the mail removes the squatter's key, second factor and session", async () => {
+      const email = `squatted.${Date.now()}@example.com`;
+      const [attacker, victim] = [freshClient(), freshClient()];
+      expect((await postFrom(attacker, '/auth/signup', { email, password: attackerPassword })).status).toBe(
+        202,
+      );
+      // The victim follows the link with the token alone (as a mail scanner or a script would).
+      const token = linkOf(await mailTo(email, 1)).searchParams.get('token');
+      expect((await postFrom(victim, '/auth/verify-email', { token })).status).toBe(200);
+
+      const login = await postFrom(attacker, '/auth/login', { email, password: attackerPassword });
+      expect(login.status).toBe(200);
+      const session = ((await login.json()) as { data: { token: string } }).data.token;
+      const key = await createKey(system, session);
+      const whoami = () =>
+        fetch(`${system.gatewayUrl}/v1/agent/whoami`, { headers: { 'x-api-key': key.key } });
+      expect((await whoami()).status).toBe(200);
+      const enrol = await postFrom(attacker, '/v1/account/2fa/enrol', {}, session);
+      const { secret } = ((await enrol.json()) as { data: { secret: string } }).data;
+      const activate = await postFrom(
+        attacker,
+        '/v1/account/2fa/activate',
+        { code: totpCode(secret) },
+        session,
+      );
+      expect(activate.status).toBe(200);
+
+      expect((await postFrom(victim, '/auth/password/forgot', { email })).status).toBe(202);
+      const reset = linkOf(await mailTo(email, 2));
+      const done = await postFrom(victim, '/auth/password/reset', {
+        token: reset.searchParams.get('token'),
+        password: victimPassword,
+      });
+      expect(done.status).toBe(200);
+
+      // identity.key.revoked.v1 and identity.session.revoked.v1 reach the gateway, which drops them.
+      expect(await eventually(401, whoami)).toBe(401);
+      const account = () =>
+        fetch(`${system.gatewayUrl}/v1/account`, { headers: { authorization: `Bearer ${session}` } });
+      expect(await eventually(401, account)).toBe(401);
+      expect((await postFrom(attacker, '/auth/login', { email, password: attackerPassword })).status).toBe(
+        401,
+      );
+      const mine = await postFrom(victim, '/auth/login', { email, password: victimPassword });
+      expect(mine.status).toBe(200);
+      const signedIn = (await mine.json()) as { data: { two_factor_required: boolean; token: string } };
+      expect(signedIn.data.two_factor_required).toBe(false);
+      const listed = await fetch(`${system.gatewayUrl}/v1/account`, {
+        headers: { authorization: `Bearer ${signedIn.data.token}` },
+      });
+      expect(await listed.json()).toMatchObject({
+        data: {
+          two_factor: 'off',
+          keys: [expect.objectContaining({ id: key.id, revoked_at: expect.any(String) })],
+        },
+      });
+    });
+  });
+
+  it('limits sign-ups from one client address through the gateway (429 with retry_after); others go on', async () => {
+    const flooder = freshClient();
+    const emails = Array.from({ length: 15 }, (_, i) => `flood${i}.${Date.now()}@example.com`);
+    const answers = await Promise.all(
+      emails.map((email) =>
+        postFrom(flooder, '/auth/signup', { email, password: 'marigold-telescope-quarry-61' }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([...Array(10).fill(202), ...Array(5).fill(429)]);
+    const refused = (await answers.find((a) => a.status === 429)!.json()) as Record<string, unknown>;
+    expect(refused).toMatchObject({ error_category: 'rate_limit', retryable: true });
+    expect(refused.retry_after).toEqual(expect.any(Number));
+    const other = await postFrom(freshClient(), '/auth/signup', {
+      email: `notflood.${Date.now()}@example.com`,
+      password: 'marigold-telescope-quarry-61',
+    });
+    expect(other.status).toBe(202);
+    // Only the accepted sign-ups are mailed: ten arrive, and no more after a while.
+    const flooded = () => smtp.mails.filter((m) => emails.includes(m.to)).length;
+    const deadline = Date.now() + 15_000;
+    while (flooded() < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(flooded()).toBe(10);
+  });
+
+  it('limits key creation per account through the gateway, revoked keys included', async () => {
+    const { session } = await signedInAccount(system, smtp, 'churn');
+    for (let i = 0; i < 10; i++) {
+      const key = await createKey(system, session);
+      expect((await postJson(system, `/v1/keys/${key.id}/revoke`, {}, session)).status).toBe(200);
+    }
+    const refused = await postJson(system, '/v1/keys', {}, session);
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({
+      error_category: 'rate_limit',
+      retry_after: expect.any(Number),
+    });
+  });
+
+  it("one client address's failed sign-ins lock that address out of the account, not its owner", async () => {
+    const { email, password } = await signedInAccount(system, smtp, 'lockout');
+    const attacker = freshClient();
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++)
+      statuses.push(
+        (await postFrom(attacker, '/auth/login', { email, password: `wrong-guess-number-${i}` })).status,
+      );
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    expect((await postFrom(attacker, '/auth/login', { email, password })).status).toBe(429);
+    expect((await postFrom(freshClient(), '/auth/login', { email, password })).status).toBe(200);
   });
 });

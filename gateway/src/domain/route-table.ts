@@ -87,6 +87,7 @@ export const ANONYMOUS_ROUTES: readonly string[] = [
   '/auth/oauth/{id}/callback',
   '/auth/password/forgot',
   '/auth/password/reset',
+  '/auth/unlock',
   '/v1/analysis/shared/{id}',
   '/v1/analysis/shared/{id}/pdf',
 ];

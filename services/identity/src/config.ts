@@ -45,13 +45,24 @@ export const configSchema = baseConfigSchema
     /** 32 bytes, base64 or hex; unset: generated once into DATA_DIR/identity-totp.key. */
     TOTP_ENCRYPTION_KEY: z.string().optional(),
     TOTP_ISSUER: z.string().min(1).default('Meridian'),
-    /** Failed sign-ins per email before each attempt waits, and before a 15-minute lock. */
+    /** Failed sign-ins at one email from one client address before each attempt waits, and before a lock. */
     LOGIN_DELAY_AFTER: z.coerce.number().int().min(1).default(5),
     LOGIN_LOCK_AFTER: z.coerce.number().int().min(2).default(10),
+    /** Failed sign-ins at one email from anywhere: a slower backoff, lifted by the mailed unlock link. */
+    LOGIN_ACCOUNT_DELAY_AFTER: z.coerce.number().int().min(1).default(20),
+    LOGIN_ACCOUNT_LOCK_AFTER: z.coerce.number().int().min(2).default(30),
     /** The same per client address, looser because many people can share one address. */
     LOGIN_IP_DELAY_AFTER: z.coerce.number().int().min(1).default(20),
     LOGIN_IP_LOCK_AFTER: z.coerce.number().int().min(2).default(50),
     LOGIN_LOCK_SECONDS: seconds.default(15 * 60),
+    /** Sign-ups one client address may make per window (then 429 with retry_after). */
+    SIGNUP_ADDRESS_LIMIT: z.coerce.number().int().min(1).default(10),
+    SIGNUP_ADDRESS_WINDOW: seconds.default(3600),
+    /** Password hashes (sign-up, reset) bcrypt runs at once; the rest wait, so sign-ins keep threads. */
+    PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(16).default(1),
+    /** API keys one account may create per window, revoked ones included. */
+    KEY_CREATION_LIMIT: z.coerce.number().int().min(1).default(10),
+    KEY_CREATION_WINDOW: seconds.default(3600),
     /** Consecutive wrong second factors of one account before they lock for LOGIN_LOCK_SECONDS. */
     TWO_FACTOR_LOCK_AFTER: z.coerce.number().int().min(2).default(10),
     OIDC_PROVIDERS: providersJson.optional(),

@@ -10,6 +10,7 @@ import { migrations } from './db/migrations/index.js';
 import { SERVICE, type IdentityDeps } from './deps.js';
 import { parseKey } from './domain/secret-box.js';
 import { consumers } from './events/plan-changed.js';
+import { Semaphore } from './flows/passwords.js';
 import { OidcRegistry } from './adapters/oidc.js';
 import { mailFilesTransport } from './adapters/mail-files.js';
 import { smtpTransport } from './adapters/smtp.js';
@@ -38,6 +39,7 @@ export function identityParts(config: Config) {
     totpKey: totpKeyOf(config),
     mail: new MailSignal(),
     oidc: new OidcRegistry(oidcProviders(config)),
+    passwordHashing: new Semaphore(config.PASSWORD_HASH_CONCURRENCY),
   };
 }
 

@@ -12,6 +12,8 @@ export interface Database extends OutboxTables {
     email_confirmed_at: Date | null;
     /** bcrypt of the pre-hashed password; null for provider-only accounts. */
     password_hash: string | null;
+    /** Set by the mailbox's proven owner (confirmation page, reset); null when only a sign-up chose it. */
+    password_proven_at: Generated<Date | null>;
     plan: Generated<Plan>;
     plan_changed_at: Date | null;
     nickname: string | null;
@@ -24,7 +26,7 @@ export interface Database extends OutboxTables {
   email_tokens: {
     token_hash: string;
     account_id: string;
-    purpose: 'confirm' | 'reset';
+    purpose: 'confirm' | 'reset' | 'unlock';
     expires_at: Date;
     used_at: Date | null;
     created_at: Generated<Date>;

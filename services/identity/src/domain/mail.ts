@@ -54,3 +54,22 @@ export function resetMail(to: string, baseUrl: string, token: string): Mail {
     ].join('\n'),
   };
 }
+
+export function unlockMail(to: string, baseUrl: string, token: string): Mail {
+  const link = `${base(baseUrl)}/auth/unlock?token=${token}`;
+  return {
+    to,
+    subject: 'Sign-ins to your Meridian account are slowed down',
+    text: [
+      'Many sign-ins with a wrong password were tried on your Meridian account, so each new',
+      'attempt must now wait. If you cannot sign in because of it, this link lifts the wait:',
+      '',
+      link,
+      '',
+      'Open it and press the button; the link works once and expires in 24 hours. A program',
+      'sends its token to POST /auth/unlock as {"token": "..."}. It changes nothing else: if',
+      'someone else knows your password, reset it at',
+      `${base(baseUrl)}/auth/password/forgot instead.`,
+    ].join('\n'),
+  };
+}

@@ -57,3 +57,33 @@ function blockedUntil(failures: number, policy: ThrottlePolicy, now: Date): Date
   const seconds = Math.min(2 ** (failures - policy.delayAfter), policy.lockSeconds);
   return new Date(now.getTime() + seconds * 1000);
 }
+
+/**
+ * A quota: at most `limit` uses per window of `windowSeconds`, the window starting at its first
+ * use (kept in a ThrottleState: `failures` counts the uses, `lastFailureAt` is the window's start).
+ */
+export interface QuotaPolicy {
+  limit: number;
+  windowSeconds: number;
+}
+
+export type QuotaDecision =
+  { allowed: true; state: ThrottleState } | { allowed: false; retryAfterSeconds: number };
+
+export function useQuota(state: ThrottleState | undefined, policy: QuotaPolicy, now: Date): QuotaDecision {
+  const windowMs = policy.windowSeconds * 1000;
+  const current = state && now.getTime() - state.lastFailureAt.getTime() < windowMs ? state : undefined;
+  const start = current?.lastFailureAt ?? now;
+  const used = current?.failures ?? 0;
+  const end = new Date(start.getTime() + windowMs);
+  if (used >= policy.limit)
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil((end.getTime() - now.getTime()) / 1000)),
+    };
+  const uses = used + 1;
+  return {
+    allowed: true,
+    state: { failures: uses, lastFailureAt: start, blockedUntil: uses >= policy.limit ? end : null },
+  };
+}

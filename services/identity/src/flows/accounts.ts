@@ -11,8 +11,11 @@ import { hashToken, newToken } from '../domain/secrets.js';
 import { announce } from './events.js';
 import { endEverySession } from './sessions.js';
 
-export const CONFIRMATION_TTL_MS = 24 * 3600 * 1000;
-export const RESET_TTL_MS = 30 * 60 * 1000;
+const LINK_TTL_MS = {
+  confirm: 24 * 3600 * 1000,
+  reset: 30 * 60 * 1000,
+  unlock: 24 * 3600 * 1000,
+} as const;
 
 /** Creates the account and announces it; undefined when the email is taken. */
 export async function createAccount(
@@ -33,12 +36,12 @@ export async function createAccount(
 export async function issueEmailToken(
   trx: Kysely<Database>,
   accountId: string,
-  purpose: 'confirm' | 'reset',
+  purpose: keyof typeof LINK_TTL_MS,
 ): Promise<string> {
   const now = new Date();
   await voidEmailTokens(trx, accountId, purpose, now);
   const token = newToken();
-  const ttl = purpose === 'confirm' ? CONFIRMATION_TTL_MS : RESET_TTL_MS;
+  const ttl = LINK_TTL_MS[purpose];
   await insertEmailToken(trx, {
     token_hash: hashToken(token),
     account_id: accountId,
@@ -49,12 +52,20 @@ export async function issueEmailToken(
 }
 
 /**
- * An account whose email was never confirmed was never proven to belong to its creator, who may
- * be someone squatting the address. Before the address's proven owner takes it over (an identity
- * provider vouching for the email, or a password reset through the mailed link), everything the
- * creator could have set goes: the password, any provider identity linked to it, the sessions,
+ * An account whose email was never confirmed, or whose password only a sign-up chose, was never
+ * proven to belong to whoever chose that password, who may be someone squatting the address.
+ * Before the address's proven owner takes it over (an identity provider vouching for the email,
+ * or a password reset through the mailed link), everything the creator could have set goes: the password, any provider identity linked to it, the sessions,
  * the keys and the second factor, each revocation announced.
  */
+export function isUnproven(account: {
+  email_confirmed_at: Date | null;
+  password_hash: string | null;
+  password_proven_at: Date | null;
+}): boolean {
+  return !account.email_confirmed_at || (account.password_hash !== null && !account.password_proven_at);
+}
+
 export async function disownUnproven(trx: Kysely<Database>, accountId: string): Promise<void> {
   await setPasswordHash(trx, accountId, null);
   await deleteLinks(trx, accountId);

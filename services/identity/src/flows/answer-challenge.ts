@@ -1,6 +1,5 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
 import { countChallengeAttempt, lockChallenge, markChallengeUsed } from '../db/repositories/two-factor.js';
-import { clearThrottle } from '../db/repositories/throttle.js';
 import { hashToken } from '../domain/secrets.js';
 import type { IdentityDeps } from '../deps.js';
 import type { Wait } from './outcome.js';
@@ -15,7 +14,7 @@ import {
 import { startSession, type NewSession } from './sessions.js';
 import {
   clearSecondFactorFailures,
-  loginEmailScope,
+  clearLoginThrottle,
   recordSecondFactorFailure,
   secondFactorWait,
 } from './throttle.js';
@@ -50,7 +49,7 @@ export async function answerChallenge(
       }
       await clearSecondFactorFailures(trx, account.id);
       // Only now has the whole sign-in succeeded: the email's failed-password count may go.
-      if (account.email) await clearThrottle(trx, loginEmailScope(account.email));
+      if (account.email) await clearLoginThrottle(trx, account.email);
       await markChallengeUsed(trx, challenge.token_hash, now);
       return ok(await startSession(trx, deps, account.id, challenge.method));
     });

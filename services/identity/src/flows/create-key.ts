@@ -4,6 +4,8 @@ import { countLiveKeys, insertApiKey } from '../db/repositories/api-keys.js';
 import { newApiKey } from '../domain/api-key.js';
 import type { IdentityDeps } from '../deps.js';
 import { announce } from './events.js';
+import { mustWait, type Wait } from './outcome.js';
+import { spendQuota } from './throttle.js';
 
 /** Live keys an account may hold at once; revoke one to make another. */
 export const MAX_LIVE_KEYS = 20;
@@ -20,18 +22,28 @@ export interface CreatedKey {
 export async function createKey(
   deps: IdentityDeps,
   accountId: string,
-): Promise<Result<CreatedKey, 'unauthorized' | 'too_many_keys'>> {
+): Promise<Result<CreatedKey, 'unauthorized' | 'too_many_keys'> | Wait> {
   const key = newApiKey();
   const createdAt = new Date();
   return deps.db
     .transaction()
-    .execute(async (trx): Promise<Result<CreatedKey, 'unauthorized' | 'too_many_keys'>> => {
+    .execute(async (trx): Promise<Result<CreatedKey, 'unauthorized' | 'too_many_keys'> | Wait> => {
       if (!(await lockAccountById(trx, accountId)))
         return refuse('unauthorized', 'A valid session is required.');
       if ((await countLiveKeys(trx, accountId)) >= MAX_LIVE_KEYS)
         return refuse(
           'too_many_keys',
           `An account holds at most ${MAX_LIVE_KEYS} live keys; revoke one first.`,
+        );
+      // Revoking does not give a creation back: keys made and dropped in a loop are the churn this stops.
+      const wait = await spendQuota(trx, `keys:account:${accountId}`, {
+        limit: deps.config.KEY_CREATION_LIMIT,
+        windowSeconds: deps.config.KEY_CREATION_WINDOW,
+      });
+      if (wait > 0)
+        return mustWait(
+          `An account creates at most ${deps.config.KEY_CREATION_LIMIT} keys per window.`,
+          wait,
         );
       await insertApiKey(trx, {
         id: key.id,

@@ -6,7 +6,7 @@ import { confirmEmail, findAccountById, lockAccountByEmail } from '../db/reposit
 import { consumeFlow, findLinkedAccount, insertLink } from '../db/repositories/oidc.js';
 import { hashToken } from '../domain/secrets.js';
 import type { IdentityDeps } from '../deps.js';
-import { createAccount, disownUnproven } from './accounts.js';
+import { createAccount, disownUnproven, isUnproven } from './accounts.js';
 import { startChallenge, type Challenge } from './second-factor.js';
 import { startSession, type NewSession } from './sessions.js';
 
@@ -71,13 +71,13 @@ async function accountFor(
 
 /**
  * The provider vouches for the address: the account of that email, or a new one with it
- * confirmed. An existing account whose email was never confirmed is disowned first (password,
- * links, sessions, keys, second factor), so whoever made it with someone else's address keeps no
+ * confirmed. An existing account whose email was never confirmed, or whose password only a sign-up
+ * chose, is disowned first (password, links, sessions, keys, second factor), so whoever made it with someone else's address keeps no
  * way in.
  */
 async function accountOfVerifiedEmail(trx: Kysely<Database>, email: string): Promise<string | undefined> {
   const byEmail = await lockAccountByEmail(trx, email);
-  if (byEmail && !byEmail.email_confirmed_at) {
+  if (byEmail && isUnproven(byEmail)) {
     await disownUnproven(trx, byEmail.id);
     await confirmEmail(trx, byEmail.id, new Date());
   }

@@ -1,10 +1,13 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
 import { findAccountByEmail } from '../db/repositories/accounts.js';
+import { insertMail } from '../db/repositories/mail-outbox.js';
+import { unlockMail } from '../domain/mail.js';
 import type { IdentityDeps } from '../deps.js';
 import { mustWait, type Wait } from './outcome.js';
 import { passwordMatches } from './passwords.js';
 import { startSession, type NewSession } from './sessions.js';
-import { claimLoginAttempt, loginScopes, passwordAccepted } from './throttle.js';
+import { claimLoginAttempt, claimMinuteSlotIn, loginScopes, passwordAccepted } from './throttle.js';
+import { issueEmailToken } from './accounts.js';
 import { startChallenge, type Challenge } from './second-factor.js';
 
 export type LogInOutcome =
@@ -22,8 +25,11 @@ export async function logIn(
 ): Promise<Result<LogInOutcome, 'invalid_credentials' | 'email_unconfirmed'> | Wait> {
   const { email, password } = input;
   const scopes = loginScopes(email, input.clientAddress);
-  const wait = await claimLoginAttempt(deps, scopes);
-  if (wait > 0) return mustWait('Too many failed sign-ins; wait before trying again.', wait);
+  const attempt = await claimLoginAttempt(deps, scopes);
+  if (attempt.wait > 0) {
+    if (attempt.emailHeld) await offerUnlock(deps, email);
+    return mustWait('Too many failed sign-ins; wait before trying again.', attempt.wait);
+  }
   const account = await findAccountByEmail(deps.db, email);
   if (!(await passwordMatches(password, account?.password_hash, deps.config.BCRYPT_COST)) || !account) {
     // The failure was counted before the check.
@@ -45,4 +51,21 @@ export async function logIn(
     .execute((trx) => startSession(trx, deps, account.id, 'password'));
   deps.logger.info({ account_id: account.id, session_id: session.session_id }, 'signed in');
   return ok({ two_factor_required: false, account_id: account.id, session });
+}
+
+/**
+ * The email's own backoff holds sign-ins back, which anyone can cause from many addresses: its
+ * owner is mailed a link that lifts it (unlock-sign-in.ts), at most once per LOGIN_LOCK_SECONDS.
+ * Nothing is mailed for an unknown address, and the answer is the same 429 either way.
+ */
+async function offerUnlock(deps: IdentityDeps, email: string): Promise<void> {
+  const mailed = await deps.db.transaction().execute(async (trx) => {
+    const account = await findAccountByEmail(trx, email);
+    if (!account) return false;
+    if ((await claimMinuteSlotIn(trx, `unlock:${email}`, deps.config.LOGIN_LOCK_SECONDS)) > 0) return false;
+    const token = await issueEmailToken(trx, account.id, 'unlock');
+    await insertMail(trx, unlockMail(email, deps.config.PUBLIC_BASE_URL, token));
+    return true;
+  });
+  if (mailed) deps.mail.kick();
 }

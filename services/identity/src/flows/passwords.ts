@@ -1,10 +1,41 @@
 import bcrypt from 'bcrypt';
 import { refuse } from '@meridian/contracts';
 import { checkPassword, preHashPassword } from '../domain/password.js';
+import type { IdentityDeps } from '../deps.js';
 import type { WeakPassword } from './outcome.js';
 
 export async function hashPassword(password: string, cost: number): Promise<string> {
   return bcrypt.hash(preHashPassword(password), cost);
+}
+
+/**
+ * At most `size` tasks at once, the others waiting in arrival order. bcrypt runs on libuv's small
+ * thread pool (4 threads): a flood of sign-ups hashing at once would queue every sign-in's compare
+ * behind them, so hashes take turns here and compares keep the other threads.
+ */
+export class Semaphore {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active < this.size) this.active += 1;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      // The slot passes straight to the next waiter, so `active` only drops when none waits.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active -= 1;
+    }
+  }
+}
+
+/** A new password's hash, in turn with the other hashes of this process. */
+export function hashInTurn(deps: IdentityDeps, password: string): Promise<string> {
+  return deps.passwordHashing.run(() => hashPassword(password, deps.config.BCRYPT_COST));
 }
 
 let dummyHash: Promise<string> | undefined;

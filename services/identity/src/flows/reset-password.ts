@@ -1,20 +1,20 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
-import { confirmEmail, findAccountById, setPasswordHash } from '../db/repositories/accounts.js';
+import { confirmEmail, findAccountById, setProvenPassword } from '../db/repositories/accounts.js';
 import { consumeEmailToken, findLiveEmailToken } from '../db/repositories/email-tokens.js';
-import { clearThrottle } from '../db/repositories/throttle.js';
 import { hashToken } from '../domain/secrets.js';
 import type { IdentityDeps } from '../deps.js';
-import { disownUnproven } from './accounts.js';
+import { disownUnproven, isUnproven } from './accounts.js';
 import type { WeakPassword } from './outcome.js';
-import { hashPassword, weakPassword } from './passwords.js';
+import { hashInTurn, weakPassword } from './passwords.js';
 import { endEverySession } from './sessions.js';
-import { loginEmailScope } from './throttle.js';
+import { clearLoginThrottle } from './throttle.js';
 
 const deadLink = () => refuse('invalid_token', 'The reset link is unknown, used or expired.');
 
 /**
- * Sets the password, confirms the address (the mail was read), signs out every session; an
- * account never confirmed is disowned first (flows/accounts.ts). A password the policy refuses
+ * Sets the password (proven: the mailbox's reader chose it), confirms the address, signs out every
+ * session. An account never confirmed, or whose password only a sign-up chose, is disowned first
+ * (flows/accounts.ts): its keys, second factor, provider links and sessions may be a squatter's. A password the policy refuses
  * leaves the link usable.
  */
 export async function resetPassword(
@@ -24,7 +24,7 @@ export async function resetPassword(
   Result<{ password_reset: true; sessions_revoked: number }, 'invalid_token' | WeakPassword['code']>
 > {
   const tokenHash = hashToken(input.token);
-  const hash = await hashPassword(input.password, deps.config.BCRYPT_COST);
+  const hash = await hashInTurn(deps, input.password);
   const holder = await findLiveEmailToken(deps.db, tokenHash, 'reset', new Date());
   const owner = holder ? await findAccountById(deps.db, holder) : undefined;
   if (!owner) return deadLink();
@@ -35,13 +35,13 @@ export async function resetPassword(
     const account = id ? await findAccountById(trx, id) : undefined;
     if (!account) return undefined;
     const revoked = await endEverySession(trx, account.id);
-    // The mail's reader is the address's proven owner; whoever made the account may not be.
-    if (!account.email_confirmed_at) await disownUnproven(trx, account.id);
-    await setPasswordHash(trx, account.id, hash);
+    // The mail's reader is the address's proven owner; whoever chose the password so far may not be.
+    if (isUnproven(account)) await disownUnproven(trx, account.id);
+    await setProvenPassword(trx, account.id, hash, new Date());
     await confirmEmail(trx, account.id, new Date());
     return { email: account.email, revoked };
   });
   if (!done) return deadLink();
-  if (done.email) await clearThrottle(deps.db, loginEmailScope(done.email));
+  if (done.email) await clearLoginThrottle(deps.db, done.email);
   return ok({ password_reset: true, sessions_revoked: done.revoked });
 }

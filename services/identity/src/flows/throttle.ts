@@ -1,31 +1,56 @@
 import type { Kysely } from 'kysely';
-import { clearThrottle, lockThrottle, writeThrottle } from '../db/repositories/throttle.js';
+import {
+  clearThrottle,
+  clearThrottlePrefix,
+  lockThrottle,
+  writeThrottle,
+} from '../db/repositories/throttle.js';
 import {
   afterFailure,
   checkThrottle,
+  useQuota,
   withoutOneFailure,
+  type QuotaPolicy,
   type ThrottlePolicy,
   type ThrottleState,
 } from '../domain/throttle.js';
 import type { Database } from '../db/database.js';
 import type { IdentityDeps } from '../deps.js';
 
+/**
+ * The counters a password sign-in meets: the account's email from this client address (`pair`:
+ * fast delays and a lock, so one address cannot lock the owner out from everywhere), the email
+ * from everywhere (`email`: a slower backoff, which the owner can lift by a mailed link), and the
+ * client address whatever the email (`address`).
+ */
 export interface LoginScopes {
   email: string;
+  pair: string;
   address: string;
 }
 
-/** `clientAddress`: the caller's address as the gateway forwarded it (see routes/client.ts). */
+/** `clientAddress`: the caller's address as the gateway forwarded it (routes/answer.ts). */
 export function loginScopes(email: string, clientAddress: string): LoginScopes {
-  return { email: loginEmailScope(email), address: `login:ip:${clientAddress}` };
+  return {
+    email: loginEmailScope(email),
+    pair: `${loginPairPrefix(email)}${clientAddress}`,
+    address: `login:ip:${clientAddress}`,
+  };
 }
 
 export const loginEmailScope = (email: string) => `login:email:${email}`;
+/** Every pair counter of an email starts so; an unlock or a reset clears them all. */
+export const loginPairPrefix = (email: string) => `login:pair:${email}|`;
 
 function policies(deps: IdentityDeps): Record<keyof LoginScopes, ThrottlePolicy> {
   const c = deps.config;
   return {
     email: {
+      delayAfter: c.LOGIN_ACCOUNT_DELAY_AFTER,
+      lockAfter: c.LOGIN_ACCOUNT_LOCK_AFTER,
+      lockSeconds: c.LOGIN_LOCK_SECONDS,
+    },
+    pair: {
       delayAfter: c.LOGIN_DELAY_AFTER,
       lockAfter: c.LOGIN_LOCK_AFTER,
       lockSeconds: c.LOGIN_LOCK_SECONDS,
@@ -38,37 +63,49 @@ function policies(deps: IdentityDeps): Record<keyof LoginScopes, ThrottlePolicy>
   };
 }
 
-const SCOPE_ORDER = ['email', 'address'] as const;
+/** The order every attempt locks the rows in, so parallel attempts never deadlock. */
+const SCOPE_ORDER = ['email', 'pair', 'address'] as const;
+
+export interface LoginAttempt {
+  /** 0: counted, go on to the password check; else the seconds to wait. */
+  wait: number;
+  /** The email's own backoff is what holds the attempt back: its owner is offered the unlock link. */
+  emailHeld: boolean;
+}
 
 /**
- * Counts a sign-in attempt as a failure before its password is checked and answers 0, or answers
- * the seconds to wait when either scope must wait (the same answer whether the email has an account or not). Both rows are
- * locked in one transaction, always email first, so parallel guesses take turns at the lock and
- * no more of them reach bcrypt than the counters allow. A right password gives the count back
+ * Counts a sign-in attempt as a failure before its password is checked, or answers the seconds
+ * to wait when any scope must wait (the same whether the email has an account or not). The rows
+ * are locked in one transaction, in one order, so parallel guesses take turns at the lock and no
+ * more of them reach bcrypt than the counters allow. A right password gives the count back
  * (passwordAccepted); a crash in between leaves it counted, on the safe side.
  */
-export async function claimLoginAttempt(deps: IdentityDeps, scopes: LoginScopes): Promise<number> {
+export async function claimLoginAttempt(deps: IdentityDeps, scopes: LoginScopes): Promise<LoginAttempt> {
   const policy = policies(deps);
   return deps.db.transaction().execute(async (trx) => {
     const now = new Date();
     const states = new Map<keyof LoginScopes, ThrottleState | undefined>();
-    let longest = 0;
+    let wait = 0;
+    let emailHeld = false;
     for (const key of SCOPE_ORDER) {
       const state = await lockThrottle(trx, scopes[key], now);
       const decision = checkThrottle(state, now);
-      if (!decision.allowed) longest = Math.max(longest, decision.retryAfterSeconds);
+      if (!decision.allowed) {
+        wait = Math.max(wait, decision.retryAfterSeconds);
+        if (key === 'email') emailHeld = true;
+      }
       states.set(key, state);
     }
-    if (longest > 0) return longest;
+    if (wait > 0) return { wait, emailHeld };
     for (const key of SCOPE_ORDER)
       await writeThrottle(trx, scopes[key], afterFailure(states.get(key), policy[key], now));
-    return 0;
+    return { wait: 0, emailHeld: false };
   });
 }
 
 /**
  * The password was right: the attempt's provisional failure is taken back. When that completes
- * the sign-in (no unconfirmed email, no second factor owed) the email's counter is cleared; the
+ * the sign-in (no unconfirmed email, no second factor owed) the email's counters are cleared; the
  * address's never is, as one good account must not unlock an address for guesses at others.
  */
 export async function passwordAccepted(
@@ -80,8 +117,8 @@ export async function passwordAccepted(
   await deps.db.transaction().execute(async (trx) => {
     const now = new Date();
     for (const key of SCOPE_ORDER) {
-      if (key === 'email' && signedIn) {
-        await clearThrottle(trx, scopes.email);
+      if (key !== 'address' && signedIn) {
+        await clearThrottle(trx, scopes[key]);
         continue;
       }
       const state = await lockThrottle(trx, scopes[key], now);
@@ -90,16 +127,22 @@ export async function passwordAccepted(
   });
 }
 
+/** Lifts every sign-in counter of an email: the mailbox's owner proved it (reset, unlock link). */
+export async function clearLoginThrottle(db: Kysely<Database>, email: string): Promise<void> {
+  await clearThrottle(db, loginEmailScope(email));
+  await clearThrottlePrefix(db, loginPairPrefix(email));
+}
+
 /**
  * A once-a-minute limit kept per email address whether or not it has an account, so the 429
  * itself reveals nothing. Answers 0 when claimed, else the seconds still to wait.
  */
-export async function claimMinuteSlot(deps: IdentityDeps, scope: string): Promise<number> {
-  return deps.db.transaction().execute(async (trx) => claimMinuteSlotIn(trx, scope));
+export async function claimMinuteSlot(deps: IdentityDeps, scope: string, seconds = 60): Promise<number> {
+  return deps.db.transaction().execute(async (trx) => claimMinuteSlotIn(trx, scope, seconds));
 }
 
 /** claimMinuteSlot inside the caller's transaction: the claim commits or rolls back with it. */
-export async function claimMinuteSlotIn(trx: Kysely<Database>, scope: string): Promise<number> {
+export async function claimMinuteSlotIn(trx: Kysely<Database>, scope: string, seconds = 60): Promise<number> {
   const now = new Date();
   const state = await lockThrottle(trx, scope, now);
   const decision = checkThrottle(state, now);
@@ -107,7 +150,7 @@ export async function claimMinuteSlotIn(trx: Kysely<Database>, scope: string): P
   await writeThrottle(trx, scope, {
     failures: 1,
     lastFailureAt: now,
-    blockedUntil: new Date(now.getTime() + 60_000),
+    blockedUntil: new Date(now.getTime() + seconds * 1000),
   });
   return 0;
 }
@@ -151,4 +194,17 @@ export async function recordSecondFactorFailure(
 
 export async function clearSecondFactorFailures(trx: Kysely<Database>, accountId: string): Promise<void> {
   await clearThrottle(trx, secondFactorScope(accountId));
+}
+
+/**
+ * Spends one use of a quota (sign-ups of a client address, key creations of an account) in the
+ * caller's transaction, the counter row-locked so replicas count every use. Answers 0, or the
+ * seconds until the window ends when the quota is spent (nothing is counted then).
+ */
+export async function spendQuota(trx: Kysely<Database>, scope: string, policy: QuotaPolicy): Promise<number> {
+  const now = new Date();
+  const decision = useQuota(await lockThrottle(trx, scope, now), policy, now);
+  if (!decision.allowed) return decision.retryAfterSeconds;
+  await writeThrottle(trx, scope, decision.state);
+  return 0;
 }

@@ -12,6 +12,7 @@ import { requestReset } from '../flows/request-reset.js';
 import { resendConfirmation } from '../flows/resend-confirmation.js';
 import { resetPassword } from '../flows/reset-password.js';
 import { signUp } from '../flows/sign-up.js';
+import { unlockSignIn } from '../flows/unlock-sign-in.js';
 import { clientAddress, valueOf } from './answer.js';
 import {
   CHALLENGE_COOKIE,
@@ -27,15 +28,21 @@ import {
   invalidLinkPage,
   passwordResetPage,
   resetPasswordPage,
+  signInUnlockedPage,
+  unlockPage,
 } from './pages.js';
 
 /** Generous upper bound before the policy check, so a huge body never reaches zxcvbn or bcrypt. */
 const passwordInput = z.string().max(PASSWORD_MAX * 4);
 const credentials = z.object({ email: emailSchema, password: passwordInput });
 const tokenInput = z.object({ token: z.string().min(20).max(128) });
+/** The confirmation: the token, and the password of whoever reads the mail (an empty field is none). */
+const confirmInput = tokenInput.extend({
+  password: passwordInput.optional().transform((p) => (p === '' ? undefined : p)),
+});
 const resetInput = z.object({ token: z.string().min(20).max(128), password: passwordInput });
-/** The confirmation page's form post; only on that route, and small: it carries one token. */
-const tokenForm = express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 4 });
+/** The confirmation page's form post; only on that route, and small: a token and a password. */
+const tokenForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 4 });
 /** The reset page's form post: a token and a password of up to 256 characters, percent-encoded. */
 const resetForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 4 });
 const emailInput = z.object({ email: emailSchema });
@@ -63,21 +70,22 @@ const MAILED = {
 export function authRoutes(deps: IdentityDeps): Router {
   const router = Router();
   router.post('/auth/signup', async (req, res) => {
-    valueOf(await signUp(deps, parseInput(credentials, req.body)));
+    const input = parseInput(credentials, req.body);
+    valueOf(await signUp(deps, { ...input, clientAddress: clientAddress(req) }));
     res.status(202).json(envelope(MAILED));
   });
   router.post('/auth/verify-email', tokenForm, async (req, res) => {
-    const { token } = parseInput(tokenInput, req.body);
-    const confirmed = await confirmEmailByToken(deps, token);
+    const input = parseInput(confirmInput, req.body);
+    const confirmed = await confirmEmailByToken(deps, input);
     if (!req.is('application/x-www-form-urlencoded')) {
       res.json(envelope(valueOf(confirmed)));
       return;
     }
-    // The button of the page below: a browser gets a page back, not JSON.
-    res
-      .status(confirmed.ok ? 200 : 400)
-      .type('html')
-      .send(confirmed.ok ? emailConfirmedPage() : invalidLinkPage('confirmation'));
+    // The form of the page below: a browser gets a page back, not JSON.
+    if (confirmed.ok) res.type('html').send(emailConfirmedPage());
+    else if (confirmed.code === 'invalid_token')
+      res.status(400).type('html').send(invalidLinkPage('confirmation'));
+    else res.status(400).type('html').send(confirmEmailPage(input.token, confirmed.detail));
   });
   // The mailed link itself. A GET changes nothing (mail scanners follow links): it answers a page
   // whose button posts the token.
@@ -148,6 +156,22 @@ export function authRoutes(deps: IdentityDeps): Router {
         .status(400)
         .type('html')
         .send(resetPasswordPage(String(req.body.token), done.detail));
+  });
+  router.post('/auth/unlock', tokenForm, async (req, res) => {
+    const { token } = parseInput(tokenInput, req.body);
+    const unlocked = await unlockSignIn(deps, token);
+    if (!req.is('application/x-www-form-urlencoded')) {
+      res.json(envelope(valueOf(unlocked)));
+      return;
+    }
+    res
+      .status(unlocked.ok ? 200 : 400)
+      .type('html')
+      .send(unlocked.ok ? signInUnlockedPage() : invalidLinkPage('unlock'));
+  });
+  router.get('/auth/unlock', (req, res) => {
+    const { token } = parseInput(tokenInput, req.query, 'query');
+    res.type('html').send(unlockPage(token));
   });
   // The mailed link itself: like the confirmation link, a GET only answers the page whose form posts.
   router.get('/auth/password/reset', (req, res) => {

@@ -15,12 +15,19 @@ function page(title: string, body: string): string {
   ].join('\n');
 }
 
-/** GET /auth/verify-email?token=: changes nothing; its button posts the token. */
-export function confirmEmailPage(token: string): string {
+/**
+ * GET /auth/verify-email?token=: changes nothing; its form posts the token with the password of
+ * whoever reads the mail, which becomes the account's (the sign-up's may be someone else's).
+ */
+export function confirmEmailPage(token: string, refusal?: string): string {
   return page(
     'Confirm your email address',
-    '<form method="post" action="/auth/verify-email">' +
+    (refusal ? `<p role="alert">${escapeHtml(refusal)}</p>` : '') +
+      '<form method="post" action="/auth/verify-email">' +
       `<input type="hidden" name="token" value="${escapeHtml(token)}">` +
+      '<p><label>Your password (the one you signed up with, or a new one; at least 12 characters) ' +
+      '<input type="password" name="password" autocomplete="new-password" minlength="12" maxlength="256" required>' +
+      '</label></p>' +
       '<button type="submit">Confirm my email address</button></form>',
   );
 }
@@ -50,9 +57,24 @@ export function passwordResetPage(): string {
   );
 }
 
+/** GET /auth/unlock?token=: changes nothing; its button posts the token. */
+export function unlockPage(token: string): string {
+  return page(
+    'Lift the sign-in wait',
+    '<form method="post" action="/auth/unlock">' +
+      `<input type="hidden" name="token" value="${escapeHtml(token)}">` +
+      '<button type="submit">Let me sign in again</button></form>',
+  );
+}
+
+export function signInUnlockedPage(): string {
+  return page('Sign-in unlocked', '<p>The wait is lifted; you can sign in with your password now.</p>');
+}
+
 const NEW_LINK = {
   confirmation: 'Ask for a new confirmation mail and use the latest link.',
   reset: 'Start a new password reset and use the latest link.',
+  unlock: 'Start a password reset instead, which lifts the wait too.',
 };
 
 export function invalidLinkPage(link: keyof typeof NEW_LINK): string {

@@ -15,12 +15,16 @@ export async function signUpConfirmed(h: Harness, email: string, password = STRO
     .send({ email, password });
   if (res.status !== 202) throw new Error(`signup answered ${res.status}`);
   const link = linkIn(await h.mailTo(email, before + 1));
-  const confirmed = await pressConfirmButton(h, link);
+  const confirmed = await pressConfirmButton(h, link, password);
   if (confirmed.status !== 200) throw new Error(`confirmation answered ${confirmed.status}`);
 }
 
-/** Opens the mailed link (a page that changes nothing) and submits its form, as a browser does. */
-export async function pressConfirmButton(h: Harness, link: URL) {
+/**
+ * Opens the mailed link (a page that changes nothing) and submits its form, as a browser does:
+ * with the password typed in, or (`password` omitted) the field left empty, as a program posting
+ * only the token.
+ */
+export async function pressConfirmButton(h: Harness, link: URL, password?: string) {
   const page = await request(h.app)
     .get(`${link.pathname}${link.search}`)
     .set(await anonymous());
@@ -31,7 +35,7 @@ export async function pressConfirmButton(h: Harness, link: URL) {
     .post(form[1]!)
     .set(await anonymous())
     .type('form')
-    .send({ token: form[2]! });
+    .send({ token: form[2]!, ...(password === undefined ? {} : { password }) });
 }
 
 /**

@@ -12,6 +12,8 @@ const ADDRESS_LIMIT = 8;
 
 beforeAll(async () => {
   h = await startHarness('identity_sign_in_throttle', {
+    LOGIN_ACCOUNT_DELAY_AFTER: String(EMAIL_LIMIT),
+    LOGIN_ACCOUNT_LOCK_AFTER: String(EMAIL_LIMIT),
     LOGIN_DELAY_AFTER: String(EMAIL_LIMIT),
     LOGIN_LOCK_AFTER: String(EMAIL_LIMIT),
     LOGIN_IP_DELAY_AFTER: String(ADDRESS_LIMIT),

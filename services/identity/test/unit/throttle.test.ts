@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import {
   afterFailure,
   checkThrottle,
+  useQuota,
   withoutOneFailure,
   type ThrottleState,
 } from '../../src/domain/throttle.js';
@@ -54,5 +55,37 @@ describe('sign-in throttling', () => {
       allowed: false,
       retryAfterSeconds: 16,
     });
+  });
+});
+
+describe('quotas (sign-ups per client address, key creations per account)', () => {
+  const quota = { limit: 3, windowSeconds: 3600 };
+  function use(times: number, now = t0) {
+    let state: ThrottleState | undefined;
+    for (let i = 0; i < times; i++) {
+      const decision = useQuota(state, quota, now);
+      if (!decision.allowed) throw new Error(`use ${i + 1} refused`);
+      state = decision.state;
+    }
+    return state;
+  }
+
+  it('allows the limit within a window, then tells how long until the window ends', () => {
+    const state = use(3);
+    expect(useQuota(state, quota, at(600))).toEqual({ allowed: false, retryAfterSeconds: 3000 });
+  });
+
+  it('starts a new window once the first one is over', () => {
+    const decision = useQuota(use(3), quota, at(3600));
+    expect(decision).toEqual({
+      allowed: true,
+      state: { failures: 1, lastFailureAt: at(3600), blockedUntil: null },
+    });
+  });
+
+  it('counts uses from the window of the first one, not from the last', () => {
+    const state = use(2);
+    const third = useQuota(state, quota, at(3000));
+    expect(third.allowed && third.state).toEqual({ failures: 3, lastFailureAt: t0, blockedUntil: at(3600) });
   });
 });

@@ -9,6 +9,7 @@ const ACCOUNT_COLUMNS = [
   'email',
   'email_confirmed_at',
   'password_hash',
+  'password_proven_at',
   'plan',
   'plan_changed_at',
   'nickname',
@@ -32,7 +33,7 @@ export function findAccountByEmail(db: Db, email: string) {
 export function lockAccountByEmail(db: Db, email: string) {
   return db
     .selectFrom('accounts')
-    .select(['id', 'email_confirmed_at'])
+    .select(['id', 'email_confirmed_at', 'password_hash', 'password_proven_at'])
     .where('email', '=', email)
     .forUpdate()
     .executeTakeFirst();
@@ -73,8 +74,22 @@ export async function confirmEmail(db: Db, id: string, at: Date): Promise<boolea
   return confirmed.numUpdatedRows > 0n;
 }
 
+/** A password only a sign-up chose (or none): not proven to be the mailbox owner's. */
 export async function setPasswordHash(db: Db, id: string, hash: string | null): Promise<void> {
-  await db.updateTable('accounts').set({ password_hash: hash }).where('id', '=', id).execute();
+  await db
+    .updateTable('accounts')
+    .set({ password_hash: hash, password_proven_at: null })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A password set by whoever proved the mailbox in the same step (confirmation page, reset). */
+export async function setProvenPassword(db: Db, id: string, hash: string, at: Date): Promise<void> {
+  await db
+    .updateTable('accounts')
+    .set({ password_hash: hash, password_proven_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 export async function setPlan(db: Db, id: string, plan: Plan, changedAt: Date): Promise<void> {

@@ -34,3 +34,9 @@ export async function writeThrottle(db: Db, scope: string, s: ThrottleState): Pr
 export async function clearThrottle(db: Db, scope: string): Promise<void> {
   await db.deleteFrom('login_throttle').where('scope', '=', scope).execute();
 }
+
+/** Deletes every counter whose scope starts with `prefix` (taken literally, not as a pattern). */
+export async function clearThrottlePrefix(db: Db, prefix: string): Promise<void> {
+  const literal = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+  await db.deleteFrom('login_throttle').where('scope', 'like', `${literal}%`).execute();
+}
