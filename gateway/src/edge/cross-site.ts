@@ -13,7 +13,9 @@ import type { SessionSource } from './portal-auth.js';
 export function sameSiteChanges(origins: SiteOrigins) {
   return (req: Request, res: Response, next: NextFunction): void => {
     if ((res.locals.sessionSource as SessionSource | undefined) !== 'cookie') return next();
-    if (accessOf(req.path) === 'anonymous' && req.path !== LOGOUT_PATH) return next();
+    // `/auth/logout/` reaches identity's logout too.
+    const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') : req.path;
+    if (accessOf(path) === 'anonymous' && path !== LOGOUT_PATH) return next();
     const refusal = crossSiteRefusal(req.method, req.headers, origins);
     if (refusal) return next(httpProblem(refusal.kind, refusal.detail));
     next();

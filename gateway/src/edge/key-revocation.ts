@@ -3,15 +3,26 @@ import type { Caller, Plan } from '@meridian/contracts';
 import type { RateLimiter } from '../adapters/rate-limiter.js';
 import { retiredKeysBucket, type BucketPolicy } from '../domain/token-bucket.js';
 
-const REVOKE = /^\/v1\/keys\/([^/]+)\/revoke\/?$/;
+/** Case-insensitive, with or without a trailing slash: as identity's express router matches it. */
+const REVOKE = /^\/v1\/keys\/([^/]+)\/revoke\/?$/i;
 
-function keyIdOf(path: string): string | undefined {
-  const id = REVOKE.exec(path)?.[1];
+/**
+ * The key id as identity's events and key verifications spell it (a lower-case uuid), whatever
+ * spelling of the uuid the path used (upper case, no hyphens, braces: Postgres reads them all),
+ * so the bucket retired is the one the key's calls spent.
+ */
+export function revokedKeyId(path: string): string | undefined {
+  const raw = REVOKE.exec(path)?.[1];
+  if (raw === undefined) return undefined;
+  let id: string;
   try {
-    return id === undefined ? undefined : decodeURIComponent(id);
+    id = decodeURIComponent(raw);
   } catch {
     return undefined;
   }
+  const hex = id.replace(/[{}-]/g, '').toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(hex)) return id;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
 /**
@@ -23,7 +34,7 @@ function keyIdOf(path: string): string | undefined {
 export function retireRevokedKeys(limiter: RateLimiter, plans: Record<Plan, BucketPolicy>) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const caller = res.locals.caller as Caller | undefined;
-    const keyId = req.method === 'POST' ? keyIdOf(req.path) : undefined;
+    const keyId = req.method === 'POST' ? revokedKeyId(req.path) : undefined;
     if (keyId !== undefined && caller?.account_id && caller.plan)
       await limiter.retire(keyId, retiredKeysBucket(caller.account_id), plans[caller.plan]);
     next();

@@ -688,8 +688,8 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
       }
       return statuses;
     };
-    const revoke = async (g: Started, id: string) => {
-      const res = await fetch(`${g.url}/v1/keys/${id}/revoke`, { method: 'POST', headers: { cookie } });
+    const revoke = async (g: Started, id: string, verb = 'revoke') => {
+      const res = await fetch(`${g.url}/v1/keys/${id}/${verb}`, { method: 'POST', headers: { cookie } });
       expect(res.status).toBe(200);
     };
 
@@ -702,7 +702,7 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
       const second = await newKey();
       const spentSecond = await spend(b, second.key, 5);
       const third = await newKey();
-      await revoke(a, second.id);
+      await revoke(a, second.id, 'REVOKE');
       const spentThird = await spend(a, third.key, 5);
       // Free plan, 10 a minute: three keys in a row were granted no more than one key's minute.
       const admitted = [...spentFirst, ...spentSecond, ...spentThird].filter((s) => s === 200).length;
@@ -783,6 +783,11 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
         headers: { cookie: other.cookie, origin: 'https://evil.example' },
       });
       expect(out.status).toBe(403);
+      const slashed = await fetch(`${a.url}/auth/logout/`, {
+        method: 'POST',
+        headers: { cookie: other.cookie, 'sec-fetch-site': 'cross-site' },
+      });
+      expect(slashed.status).toBe(403);
       expect((await fetch(`${a.url}/v1/account`, { headers: { cookie: other.cookie } })).status).toBe(200);
       const own = new URL(a.url).origin;
       const fromOurPage = await fetch(`${a.url}/v1/keys`, {
