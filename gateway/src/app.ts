@@ -3,19 +3,26 @@ import type { Express } from 'express';
 import { createHttpApp, finishApp } from '@meridian/http-kit';
 import { probeRouter } from '@meridian/runtime';
 import type { Closable } from '@meridian/bus';
+import type { Plan } from '@meridian/contracts';
 import { followIdentityEvents, identityCaches, type IdentityCaches } from './adapters/identity.js';
 import { MemoryRateLimiter, type RateLimiter } from './adapters/rate-limiter.js';
 import { RedisRateLimiter } from './adapters/redis-rate-limiter.js';
 import type { Config } from './config.js';
 import type { Deps, EdgeDeps } from './deps.js';
-import { corsPolicy } from './domain/cors.js';
+import { trustedProxies } from './domain/client-address.js';
+import { corsPolicy, type CorsPolicy } from './domain/cors.js';
+import type { SiteOrigins } from './domain/cross-site.js';
 import { isDataPath } from './domain/data-route.js';
 import { keyFormatValid } from './domain/key-format.js';
 import type { X402Settings } from './domain/payment-required.js';
 import type { ServiceName } from './domain/route-table.js';
-import { planPolicies } from './domain/token-bucket.js';
+import { planPolicies, retiredKeysBucket } from './domain/token-bucket.js';
 import { AssertionSigner, callerAssertion } from './edge/assertion.js';
+import { boundedBodies, checkContinue } from './edge/bodies.js';
 import { cors } from './edge/cors.js';
+import { sameSiteChanges } from './edge/cross-site.js';
+import { InFlightGate, inFlightPerClient } from './edge/in-flight.js';
+import { retireRevokedKeys } from './edge/key-revocation.js';
 import { dataEdge } from './edge/data-calls.js';
 import { documentsRouter } from './edge/documents.js';
 import { portalAuth } from './edge/portal-auth.js';
@@ -25,6 +32,8 @@ export type { Deps } from './deps.js';
 
 export interface Gateway {
   handler: RequestListener;
+  /** The public server's `checkContinue` listener (edge/bodies.ts). */
+  checkContinue: RequestListener;
   app: Express;
   caches: IdentityCaches;
   limiter: RateLimiter;
@@ -42,6 +51,14 @@ export function serviceTargets(config: Config): Record<ServiceName, string> {
   };
 }
 
+/** Where a cookie-authenticated change may come from: PUBLIC_BASE_URL and the CORS origins that may send cookies. */
+function siteOrigins(config: Config, policy: CorsPolicy): SiteOrigins {
+  return {
+    allowed: policy.origins === '*' ? new Set() : policy.origins,
+    own: config.PUBLIC_BASE_URL ? new URL(config.PUBLIC_BASE_URL).origin : undefined,
+  };
+}
+
 function x402Settings(config: Config): X402Settings {
   return { payTo: config.X402_PAY_TO, feePayer: config.X402_FEE_PAYER };
 }
@@ -53,10 +70,12 @@ export function createApp(deps: EdgeDeps): Express {
     logger: deps.logger,
     metrics: deps.metrics,
     parseJson: false,
-    trustProxy: config.TRUST_PROXY,
   });
-  app.use(cors(corsPolicy(config.CORS_ORIGINS)));
+  app.set('trust proxy', trustedProxies(config.TRUST_PROXY));
+  const corsRules = corsPolicy(config.CORS_ORIGINS);
+  app.use(cors(corsRules));
   app.use(probeRouter('gateway', deps.metrics, deps.ready, { serveMetrics: false }));
+  app.use(inFlightPerClient(deps.inFlight));
   app.use(
     documentsRouter({
       x402: x402Settings(config),
@@ -67,6 +86,9 @@ export function createApp(deps: EdgeDeps): Express {
   );
   app.use(
     portalAuth(deps.caches),
+    sameSiteChanges(siteOrigins(config, corsRules)),
+    boundedBodies(deps.bodies),
+    retireRevokedKeys(deps.limiter, deps.plans),
     callerAssertion(deps.signer),
     serviceProxy({
       targets: serviceTargets(config),
@@ -85,13 +107,15 @@ function createDataEdge(deps: EdgeDeps) {
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     keys: deps.caches.keys,
     limiter: deps.limiter,
-    plans: planPolicies(config.RATE_LIMITS),
+    plans: deps.plans,
     signer: deps.signer,
     x402: x402Settings(config),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     cors: corsPolicy(config.CORS_ORIGINS),
     trustProxy: config.TRUST_PROXY,
     keyFormatValid,
+    inFlight: deps.inFlight,
+    bodies: deps.bodies,
     logger: deps.logger,
     metrics: deps.metrics,
   });
@@ -111,19 +135,31 @@ function rateLimiter(deps: Deps): RateLimiter {
  * readiness, since the limiter falls back to per-replica buckets when it is gone.
  */
 export async function createGateway(deps: Deps): Promise<Gateway> {
+  const { config } = deps;
   const limiter = rateLimiter(deps);
-  const caches = identityCaches(deps.bus, deps.config, limiter);
-  const subscriptions: Closable[] = await followIdentityEvents(deps.bus, caches, deps.logger).catch(
-    async (err: unknown) => {
-      await limiter.close();
-      throw err;
-    },
-  );
+  const caches = identityCaches(deps.bus, config, limiter);
+  const plans = planPolicies(config.RATE_LIMITS);
+  // Every replica keeps a revoked key's spent budget for its account (the carrying one did already).
+  const keyRevoked = (key: { plan: Plan } | undefined, revoked: { key_id: string; account_id: string }) => {
+    if (key) void limiter.retire(revoked.key_id, retiredKeysBucket(revoked.account_id), plans[key.plan]);
+  };
+  const subscriptions: Closable[] = await followIdentityEvents(
+    deps.bus,
+    caches,
+    deps.logger,
+    keyRevoked,
+  ).catch(async (err: unknown) => {
+    await limiter.close();
+    throw err;
+  });
   const edgeDeps: EdgeDeps = {
     ...deps,
     signer: new AssertionSigner(deps.assertionKey),
     caches,
     limiter,
+    plans,
+    inFlight: new InFlightGate(config.MAX_IN_FLIGHT_PER_CLIENT),
+    bodies: { maxBytes: config.BODY_LIMIT_BYTES, timeoutMs: config.BODY_TIMEOUT_MS },
     ready: () => deps.bus.ping(),
   };
   const app = createApp(edgeDeps);
@@ -136,6 +172,7 @@ export async function createGateway(deps: Deps): Promise<Gateway> {
   };
   return {
     handler,
+    checkContinue: checkContinue(edgeDeps.bodies, handler),
     app,
     caches,
     limiter,

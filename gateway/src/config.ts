@@ -9,10 +9,16 @@ export const configSchema = baseConfigSchema
   .omit({ DATABASE_URL: true, DATABASE_POOL_SIZE: true, DATA_DIR: true })
   .extend({
     /**
-     * The edge believes X-Forwarded-For only from loopback by default: a private peer may be a
-     * client (or a NATed published port), not a proxy. Behind a load balancer, name its network.
+     * Peers whose X-Forwarded-For is believed. `none` by default: any peer, loopback too, may be a
+     * client choosing the address its budgets count under. Behind a load balancer, name its network.
      */
-    TRUST_PROXY: z.string().min(1).default('loopback'),
+    TRUST_PROXY: z.string().min(1).default('none'),
+    /** Largest request body the edge reads before proxying (413 past it). */
+    BODY_LIMIT_BYTES: z.coerce.number().int().min(1).default(1_048_576),
+    /** How long a request body may take to arrive in full (408 past it); no upstream socket waits for it. */
+    BODY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+    /** Requests of one client address in flight at once (429 past it), well below one service's pool. */
+    MAX_IN_FLIGHT_PER_CLIENT: z.coerce.number().int().min(1).default(64),
     /** Prometheus metrics listen here, never on the public port; 0 picks a free port. */
     METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
     METRICS_HOST: z.string().default('127.0.0.1'),

@@ -1,9 +1,13 @@
 import type { Bus } from '@meridian/bus';
+import type { Plan } from '@meridian/contracts';
 import type { Logger, Metrics } from '@meridian/observability';
 import type { IdentityCaches } from './adapters/identity.js';
 import type { RateLimiter } from './adapters/rate-limiter.js';
 import type { Config } from './config.js';
+import type { BucketPolicy } from './domain/token-bucket.js';
 import type { AssertionSigner } from './edge/assertion.js';
+import type { BodyLimits } from './edge/bodies.js';
+import type { InFlightGate } from './edge/in-flight.js';
 
 export const SERVICE = 'gateway';
 
@@ -21,6 +25,10 @@ export interface EdgeDeps extends Deps {
   signer: AssertionSigner;
   caches: IdentityCaches;
   limiter: RateLimiter;
+  /** The key bucket of each plan (data-api-interface 8, or RATE_LIMITS). */
+  plans: Record<Plan, BucketPolicy>;
+  inFlight: InFlightGate;
+  bodies: BodyLimits;
   /** Ready when the bus answers: without it no key or session can be verified. */
   ready: () => Promise<void>;
 }

@@ -23,6 +23,7 @@ export async function start(env: Record<string, string | undefined>, shared: Sha
   });
   closers.push(() => gateway.close());
   const server = await startServer(gateway.handler, { port: config.PORT, host: config.HOST, logger });
+  server.server.on('checkContinue', gateway.checkContinue);
   closers.push(() => server.close());
   const metricsServer = await startServer(metricsListener(metrics), {
     port: config.METRICS_PORT,

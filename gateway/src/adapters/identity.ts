@@ -85,6 +85,8 @@ export async function followIdentityEvents(
   bus: Bus,
   caches: IdentityCaches,
   logger: Logger,
+  /** Told of each revoked key before the cache forgets it (the rate limits keep its spent budget). */
+  keyRevoked?: (key: KeyVerifyReply | undefined, revoked: { key_id: string; account_id: string }) => void,
 ): Promise<Closable[]> {
   const ignored = (subject: string) =>
     logger.warn({ subject }, 'ignored an identity event that does not parse');
@@ -96,8 +98,9 @@ export async function followIdentityEvents(
   const subscriptions = await Promise.all([
     bus.subscribe(EVENTS.identityKeyRevoked, (event) => {
       const data = keyRevokedSchema.safeParse(event.data).data;
-      if (data) caches.keys.revoke(data.key_id);
-      else ignored(EVENTS.identityKeyRevoked);
+      if (!data) return ignored(EVENTS.identityKeyRevoked);
+      keyRevoked?.(caches.keys.cachedById(data.key_id), data);
+      caches.keys.revoke(data.key_id);
     }),
     bus.subscribe(EVENTS.identitySessionRevoked, (event) => {
       const data = sessionRevokedSchema.safeParse(event.data).data;

@@ -1,4 +1,5 @@
 import {
+  retire,
   returnToken,
   takeToken,
   type BucketPolicy,
@@ -22,9 +23,12 @@ export interface HeldToken {
  */
 export interface RateLimiter {
   readonly kind: 'memory' | 'redis';
-  take(bucket: string, policy: BucketPolicy): RateDecision | Promise<RateDecision>;
+  /** `startFrom`: the bucket a bucket that does not exist yet starts from (else it starts full). */
+  take(bucket: string, policy: BucketPolicy, startFrom?: string): RateDecision | Promise<RateDecision>;
   /** take() for a token that may come back; the data path's take() allocates no give-back. */
   hold(bucket: string, policy: BucketPolicy): HeldToken | Promise<HeldToken>;
+  /** Moves what `bucket` spent into `into` (the lower level of the two wins); best effort. */
+  retire(bucket: string, into: string, policy: BucketPolicy): void | Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,14 +52,21 @@ export class MemoryRateLimiter implements RateLimiter {
     return this.buckets.size;
   }
 
-  take(bucket: string, policy: BucketPolicy): RateDecision {
-    const { state, decision } = takeToken(this.buckets.get(bucket), this.now(), policy);
+  take(bucket: string, policy: BucketPolicy, startFrom?: string): RateDecision {
+    const current =
+      this.buckets.get(bucket) ?? (startFrom === undefined ? undefined : this.buckets.get(startFrom));
+    const { state, decision } = takeToken(current, this.now(), policy);
     this.keep(bucket, state);
     return decision;
   }
 
   hold(bucket: string, policy: BucketPolicy): HeldToken {
     return { decision: this.take(bucket, policy), giveBack: () => this.giveBack(bucket, policy) };
+  }
+
+  retire(bucket: string, into: string, policy: BucketPolicy): void {
+    const state = retire(this.buckets.get(bucket), this.buckets.get(into), this.now(), policy);
+    if (state) this.keep(into, state);
   }
 
   private giveBack(bucket: string, policy: BucketPolicy): void {

@@ -13,6 +13,11 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
 local tokens = tonumber(state[1])
 local ts = tonumber(state[2])
+if (tokens == nil or ts == nil) and KEYS[2] and KEYS[2] ~= KEYS[1] then
+  state = redis.call('HMGET', KEYS[2], 'tokens', 'ts')
+  tokens = tonumber(state[1])
+  ts = tonumber(state[2])
+end
 if tokens == nil or ts == nil then
   tokens = capacity
 else
@@ -40,6 +45,32 @@ ${STORE}
 return {allowed, tostring(tokens)}
 `;
 
+/**
+ * retire of domain/token-bucket.ts: KEYS[1] the revoked key's bucket, KEYS[2] the account's
+ * retired-keys bucket, which takes the lower level of the two.
+ */
+const RETIRE_SCRIPT = `
+local capacity = tonumber(ARGV[1])
+local per_ms = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function level(key)
+  local state = redis.call('HMGET', key, 'tokens', 'ts')
+  local tokens = tonumber(state[1])
+  local ts = tonumber(state[2])
+  if tokens == nil or ts == nil then return nil end
+  return math.min(capacity, tokens + math.max(0, now - ts) * per_ms)
+end
+local spent = level(KEYS[1])
+if spent == nil then return 0 end
+local retired = level(KEYS[2])
+local tokens = spent
+if retired ~= nil and retired < tokens then tokens = retired end
+redis.call('HSET', KEYS[2], 'tokens', tostring(tokens), 'ts', tostring(now))
+redis.call('PEXPIRE', KEYS[2], math.ceil((capacity - tokens) / per_ms) + 1000)
+return 1
+`;
+
 /** returnToken of domain/token-bucket.ts. */
 const GIVE_BACK_SCRIPT = `${REFILL}
 tokens = math.min(capacity, tokens + 1)
@@ -48,6 +79,7 @@ return 1
 `;
 
 type BucketCommand<R> = (key: string, capacity: number, perMs: number) => Promise<R>;
+type TwoBucketCommand<R> = (key: string, other: string, capacity: number, perMs: number) => Promise<R>;
 
 /**
  * Buckets shared by every replica. ioredis sends each script by EVALSHA (EVAL once if Redis does
@@ -60,7 +92,8 @@ export class RedisRateLimiter implements RateLimiter {
   readonly kind = 'redis';
   private readonly redis: Redis;
   private readonly fallback = new MemoryRateLimiter();
-  private readonly takeCommand: BucketCommand<[number, string]>;
+  private readonly takeCommand: TwoBucketCommand<[number, string]>;
+  private readonly retireCommand: TwoBucketCommand<number>;
   private readonly giveBackCommand: BucketCommand<number>;
   /** undefined until the first connection attempt ends either way. */
   private up: boolean | undefined;
@@ -80,13 +113,17 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.on('ready', () => this.changed(true));
     this.redis.on('error', () => this.changed(this.shared));
     this.redis.on('close', () => this.changed(false));
-    this.redis.defineCommand('takeToken', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    // The second key of a take is the bucket a new one starts from (the first again when none).
+    this.redis.defineCommand('takeToken', { numberOfKeys: 2, lua: TAKE_SCRIPT });
+    this.redis.defineCommand('retireBucket', { numberOfKeys: 2, lua: RETIRE_SCRIPT });
     this.redis.defineCommand('giveBackToken', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
     const commands = this.redis as unknown as {
-      takeToken: BucketCommand<[number, string]>;
+      takeToken: TwoBucketCommand<[number, string]>;
       giveBackToken: BucketCommand<number>;
+      retireBucket: TwoBucketCommand<number>;
     };
     this.takeCommand = commands.takeToken.bind(this.redis);
+    this.retireCommand = commands.retireBucket.bind(this.redis);
     this.giveBackCommand = commands.giveBackToken.bind(this.redis);
     if (registry) this.gauge(registry);
   }
@@ -96,9 +133,25 @@ export class RedisRateLimiter implements RateLimiter {
     return this.redis.status === 'ready';
   }
 
-  async take(bucket: string, policy: BucketPolicy): Promise<RateDecision> {
-    if (!this.shared) return this.fallback.take(bucket, policy);
-    return (await this.takeShared(`${this.prefix}${bucket}`, policy)) ?? this.fallback.take(bucket, policy);
+  async take(bucket: string, policy: BucketPolicy, startFrom?: string): Promise<RateDecision> {
+    if (!this.shared) return this.fallback.take(bucket, policy, startFrom);
+    const key = `${this.prefix}${bucket}`;
+    const from = startFrom === undefined ? key : `${this.prefix}${startFrom}`;
+    return (await this.takeShared(key, policy, from)) ?? this.fallback.take(bucket, policy, startFrom);
+  }
+
+  /** In both stores: this replica's buckets serve while Redis is away, and may hold the key's. */
+  async retire(bucket: string, into: string, policy: BucketPolicy): Promise<void> {
+    this.fallback.retire(bucket, into, policy);
+    if (!this.shared) return;
+    await this.retireCommand(
+      `${this.prefix}${bucket}`,
+      `${this.prefix}${into}`,
+      policy.capacity,
+      policy.refillPerMs,
+    ).catch((err: unknown) =>
+      this.logger.warn({ err: (err as Error).message }, 'retiring a key bucket failed'),
+    );
   }
 
   /**
@@ -115,9 +168,9 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /** undefined when Redis did not answer: the caller falls back to this replica's buckets. */
-  private async takeShared(key: string, policy: BucketPolicy): Promise<RateDecision | undefined> {
+  private async takeShared(key: string, policy: BucketPolicy, from = key): Promise<RateDecision | undefined> {
     try {
-      const [allowed, tokens] = await this.takeCommand(key, policy.capacity, policy.refillPerMs);
+      const [allowed, tokens] = await this.takeCommand(key, from, policy.capacity, policy.refillPerMs);
       return decide(allowed === 1, Number(tokens), policy);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'rate limit falls back to this replica');

@@ -163,6 +163,12 @@ export class VerifiedCache<T extends Verified> {
     return { ok: true, value };
   }
 
+  /** What this replica holds vouched for under an id, if anything. */
+  cachedById(id: string): T | undefined {
+    const hash = this.hashById.get(id);
+    return hash === undefined ? undefined : this.good.get(hash, this.now());
+  }
+
   /** A key or session was revoked: it stops working on this replica now. */
   revoke(id: string): void {
     this.revoked.set(id, true, this.now());

@@ -29,3 +29,17 @@ function ipv6Groups(address: string): string[] | undefined {
   const all = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail];
   return all.map((g) => (g.includes('.') ? g : parseInt(g, 16).toString(16)));
 }
+
+/**
+ * The peers whose X-Forwarded-For is believed, from TRUST_PROXY: `none` (the default) believes
+ * no one, so a client cannot pick the address its budgets are kept under; otherwise the
+ * comma-separated addresses, ranges or proxy-addr names (`loopback`, `uniquelocal`) of the proxies
+ * in front of the gateway.
+ */
+export function trustedProxies(setting: string): string[] {
+  const list = setting
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '');
+  return list.length === 1 && list[0]!.toLowerCase() === 'none' ? [] : list;
+}

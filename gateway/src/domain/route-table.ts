@@ -92,6 +92,9 @@ export const ANONYMOUS_ROUTES: readonly string[] = [
   '/v1/analysis/shared/{id}/pdf',
 ];
 
+/** Anonymous, yet it acts on the session it carries. */
+export const LOGOUT_PATH = '/auth/logout';
+
 export const SESSION_OR_KEY_ROUTES: readonly string[] = ['/v1/agent/whoami'];
 
 function pattern(route: string): RegExp {

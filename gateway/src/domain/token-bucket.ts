@@ -50,7 +50,7 @@ export interface RateDecision {
   retryAfterS: number;
 }
 
-/** Takes one token if there is one. The Redis script in rate-limit/redis.ts is the same arithmetic. */
+/** Takes one token if there is one. The Redis script in adapters/redis-rate-limiter.ts is the same arithmetic. */
 export function takeToken(
   state: BucketState | undefined,
   now: number,
@@ -74,6 +74,35 @@ export function returnToken(state: BucketState | undefined, now: number, policy:
   const elapsed = Math.max(0, now - state.updatedAt);
   const tokens = Math.min(policy.capacity, state.tokens + elapsed * policy.refillPerMs + 1);
   return { tokens, updatedAt: now };
+}
+
+/** The level of a bucket at `now`: its tokens and the refill since, at most capacity; none is full. */
+export function levelAt(state: BucketState | undefined, now: number, policy: BucketPolicy): number {
+  if (!state) return policy.capacity;
+  return Math.min(policy.capacity, state.tokens + Math.max(0, now - state.updatedAt) * policy.refillPerMs);
+}
+
+/**
+ * The bucket the revoked keys of an account leave their spent budget in. A key's bucket that
+ * does not exist yet starts from it rather than full, so revoking a spent key and making a new
+ * one does not buy a fresh minute.
+ */
+export function retiredKeysBucket(accountId: string): string {
+  return `retired-keys:${accountId}`;
+}
+
+/**
+ * A revoked key's bucket joins its account's retired-keys bucket: the lower of the two levels
+ * now. The Redis script of adapters/redis-rate-limiter.ts is the same arithmetic.
+ */
+export function retire(
+  key: BucketState | undefined,
+  retired: BucketState | undefined,
+  now: number,
+  policy: BucketPolicy,
+): BucketState | undefined {
+  if (!key) return retired;
+  return { tokens: Math.min(levelAt(key, now, policy), levelAt(retired, now, policy)), updatedAt: now };
 }
 
 export function decide(allowed: boolean, tokens: number, policy: BucketPolicy): RateDecision {

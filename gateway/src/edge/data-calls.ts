@@ -12,12 +12,20 @@ import proxyaddr from 'proxy-addr';
 import { formatTraceparent, type Logger, type Metrics } from '@meridian/observability';
 import type { RateLimiter } from '../adapters/rate-limiter.js';
 import type { VerifiedCache, Verification } from '../adapters/verified-cache.js';
+import { trustedProxies } from '../domain/client-address.js';
 import { corsHeaders, isPreflight, type CorsPolicy } from '../domain/cors.js';
 import { bearerChallenge, hasPaymentHeader, presentedKey } from '../domain/credentials.js';
 import { dataTargets, gateRefusal, isPriced, isSeriesRead, type DataTarget } from '../domain/data-route.js';
 import { PAYMENT_NOT_ENABLED, paymentRequired, type X402Settings } from '../domain/payment-required.js';
-import { rateLimitHeaders, type BucketPolicy, type RateDecision } from '../domain/token-bucket.js';
+import {
+  rateLimitHeaders,
+  retiredKeysBucket,
+  type BucketPolicy,
+  type RateDecision,
+} from '../domain/token-bucket.js';
 import { ANONYMOUS, type AssertionSigner } from './assertion.js';
+import { CLOSE_FIELDS, readBody, type BodyLimits } from './bodies.js';
+import type { InFlightGate } from './in-flight.js';
 
 export interface DataEdgeOptions {
   /** The data service. */
@@ -36,6 +44,9 @@ export interface DataEdgeOptions {
   trustProxy: string;
   /** Rejects a string that cannot be a key of ours before any request to identity. */
   keyFormatValid: (key: string) => boolean;
+  /** Requests in flight per client address, shared with the express path. */
+  inFlight: InFlightGate;
+  bodies: BodyLimits;
   logger: Logger;
   metrics: Metrics;
 }
@@ -59,6 +70,7 @@ const NOT_FORWARDED = new Set([
   'x-request-id',
   'traceparent',
   'x-forwarded-for',
+  'expect',
 ]);
 const DROPPED_RESPONSE_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding']);
 
@@ -105,6 +117,8 @@ interface DataCall {
   /** The answer's fields so far. */
   fields: Fields;
   path: string;
+  /** The client address TRUST_PROXY yields. */
+  client: string;
   /** The query string, without its `?`. */
   query: string;
   target: DataTarget | undefined;
@@ -124,7 +138,7 @@ class DataEdge {
 
   constructor(private readonly options: DataEdgeOptions) {
     this.upstream = new URL(options.target);
-    this.trusted = proxyaddr.compile(options.trustProxy.split(',').map((t) => t.trim()));
+    this.trusted = proxyaddr.compile(trustedProxies(options.trustProxy));
   }
 
   /** Entry: trace and CORS fields, the preflight, then the way in the call's credential picks. */
@@ -136,6 +150,12 @@ class DataEdge {
       res.writeHead(204, call.fields);
       return void res.end();
     }
+    const place = this.options.inFlight.enter(call.client);
+    if ('refused' in place) {
+      call.fields.push(...CLOSE_FIELDS);
+      return this.refuse(call, place.refused);
+    }
+    res.once('close', place.leave);
     this.admit(call);
   }
 
@@ -147,7 +167,15 @@ class DataEdge {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    return { req, res, fields, path, query: q < 0 ? '' : url.slice(q + 1), target: this.dataTarget(path) };
+    return {
+      req,
+      res,
+      fields,
+      path,
+      client: proxyaddr(req, this.trusted),
+      query: q < 0 ? '' : url.slice(q + 1),
+      target: this.dataTarget(path),
+    };
   }
 
   /** No key: the x402 challenge on a priced route, else the data service answers anonymously. */
@@ -159,7 +187,7 @@ class DataEdge {
     }
     if (presented.kind === 'malformed') return this.refuseKey(call, false);
     if (!this.options.keyFormatValid(presented.key)) return this.refuseKey(call, true);
-    const result = this.options.keys.verify(presented.key, () => this.clientOf(call.req));
+    const result = this.options.keys.verify(presented.key, () => call.client);
     if (result instanceof Promise)
       result.then(
         (r) => this.verified(call, r),
@@ -198,7 +226,11 @@ class DataEdge {
       return this.refuse(call, result.problem);
     }
     const key = result.value;
-    const decision = this.options.limiter.take(key.key_id, this.options.plans[key.plan]);
+    const decision = this.options.limiter.take(
+      key.key_id,
+      this.options.plans[key.plan],
+      retiredKeysBucket(key.account_id),
+    );
     if (decision instanceof Promise)
       decision.then(
         (d) => this.limited(call, key, d),
@@ -237,8 +269,21 @@ class DataEdge {
       );
   }
 
-  /** The keep-alive request to the data service; its answer is piped back as it comes. */
+  /** A body is read whole at the edge first, so no upstream socket waits for a slow client. */
   private forward(call: DataCall, token: string): void {
+    if (call.req.method === 'GET' || call.req.method === 'HEAD') return this.send(call, token, undefined);
+    readBody(call.req, call.res, this.options.bodies).then(
+      (read) => {
+        if (read.ok) return this.send(call, token, read.body);
+        call.fields.push(...CLOSE_FIELDS);
+        this.refuse(call, read.problem);
+      },
+      (err) => this.fail(call, err),
+    );
+  }
+
+  /** The keep-alive request to the data service; its answer is piped back as it comes. */
+  private send(call: DataCall, token: string, body: Buffer | undefined): void {
     const { req, res } = call;
     const started = Date.now();
     const out = httpRequest({
@@ -246,7 +291,7 @@ class DataEdge {
       port: this.upstream.port,
       method: req.method,
       path: req.url,
-      headers: this.upstreamFields(call, token),
+      headers: this.upstreamFields(call, token, body),
       agent: this.agent,
     });
     out.setTimeout(this.options.timeoutMs, () =>
@@ -257,12 +302,11 @@ class DataEdge {
       answer.pipe(res);
     });
     out.on('error', (err: NodeJS.ErrnoException) => this.upstreamFailed(call, err, started));
-    if (req.method === 'GET' || req.method === 'HEAD') out.end();
-    else req.pipe(out);
+    out.end(body);
   }
 
   /** The request's fields for the data service, as a flat list like the answer's. */
-  private upstreamFields(call: DataCall, token: string): string[] {
+  private upstreamFields(call: DataCall, token: string, body: Buffer | undefined): string[] {
     const incoming = call.req.headers;
     const headers: string[] = [];
     for (const name in incoming) {
@@ -273,6 +317,9 @@ class DataEdge {
     }
     // node adds Host only to an object of fields; an HTTP/1.0 client may have sent none.
     if (incoming.host === undefined) headers.push('host', this.upstream.host);
+    // A chunked body was read whole: it goes on with its length.
+    if (body !== undefined && incoming['content-length'] === undefined)
+      headers.push('content-length', String(body.length));
     headers.push(
       INTERNAL_ASSERTION_HEADER,
       token,
@@ -282,7 +329,7 @@ class DataEdge {
       call.fields[TRACEPARENT_AT]!,
       // One client address, replaced rather than appended to, as on the express path (proxy.ts).
       'x-forwarded-for',
-      this.clientOf(call.req),
+      call.client,
     );
     return headers;
   }
@@ -316,11 +363,6 @@ class DataEdge {
     this.options.logger.error({ err }, 'data edge failed');
     if (!call.res.headersSent)
       this.refuse(call, problem('internal', 'The server failed to answer this request.'));
-  }
-
-  /** The client address TRUST_PROXY yields. */
-  private clientOf(req: IncomingMessage): string {
-    return proxyaddr(req, this.trusted);
   }
 }
 

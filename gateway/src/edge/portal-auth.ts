@@ -11,7 +11,7 @@ import type { IdentityCaches } from '../adapters/identity.js';
 import type { Verification } from '../adapters/verified-cache.js';
 import { bearerChallenge, bearerToken, cookieValue } from '../domain/credentials.js';
 import { keyFormatValid, looksLikeApiKey } from '../domain/key-format.js';
-import { accessOf, routeOwner } from '../domain/route-table.js';
+import { accessOf, LOGOUT_PATH, routeOwner } from '../domain/route-table.js';
 
 function sessionCaller(v: SessionVerifyReply): Caller {
   return { account_id: v.account_id, plan: v.plan, auth: 'session', key_id: null, session_id: v.session_id };
@@ -21,10 +21,15 @@ function keyCaller(v: KeyVerifyReply): Caller {
   return { account_id: v.account_id, plan: v.plan, auth: 'api_key', key_id: v.key_id, session_id: null };
 }
 
+/** Where a portal call's session came from; only a cookie is sent by a browser on its own. */
+export type SessionSource = 'bearer' | 'cookie';
+
 /** The session a portal call carries: `Authorization: Bearer <token>` first, else the cookie. */
-function sessionToken(req: Request): string | undefined {
+function sessionToken(req: Request): { token: string; source: SessionSource } | undefined {
   const bearer = bearerToken(req.headers);
-  return bearer && !looksLikeApiKey(bearer) ? bearer : cookieValue(req.headers.cookie, SESSION_COOKIE);
+  if (bearer && !looksLikeApiKey(bearer)) return { token: bearer, source: 'bearer' };
+  const cookie = cookieValue(req.headers.cookie, SESSION_COOKIE);
+  return cookie !== undefined ? { token: cookie, source: 'cookie' } : undefined;
 }
 
 async function settle<T>(v: Verification<T> | Promise<Verification<T>>): Promise<Verification<T>> {
@@ -48,8 +53,6 @@ function noSession(presented: boolean): HttpProblem {
   return new HttpProblem(refusal.body, { 'www-authenticate': bearerChallenge(presented) });
 }
 
-const LOGOUT_PATH = '/auth/logout';
-
 /**
  * The replica that carried a logout forgets the session as soon as identity confirms it, so the
  * same client's next call is refused at once; the other replicas learn it from the revocation event.
@@ -69,10 +72,12 @@ export function portalAuth(caches: IdentityCaches) {
     if (!routeOwner(req.path)) return next();
     const access = accessOf(req.path);
     if (access === 'public') return next();
-    const token = sessionToken(req);
+    const presentedSession = sessionToken(req);
+    const token = presentedSession?.token;
     const session = token ? await settle(caches.sessions.verify(token, clientOf(req))) : undefined;
     if (session?.ok) {
       res.locals.caller = sessionCaller(session.value);
+      res.locals.sessionSource = presentedSession!.source;
       if (req.method === 'POST' && req.path === LOGOUT_PATH)
         forgetOnLogout(res, caches, session.value.session_id);
       return next();

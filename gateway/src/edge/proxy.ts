@@ -26,6 +26,9 @@ export function serviceProxy(options: ProxyOptions): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const owner = routeOwner(req.path, options.table);
     if (!owner) return next();
+    // The edge answered the client's `Expect: 100-continue` itself and holds the body already;
+    // passed on, it would also keep the proxy's own request hooks from running.
+    delete req.headers.expect;
     res.locals.service = owner.service;
     res.locals.proxyStartedAt = Date.now();
     return proxies.get(owner.service)!(req, res, next);
@@ -44,7 +47,10 @@ function proxyTo(service: ServiceName, target: string, options: ProxyOptions): R
     proxyTimeout: options.timeoutMs,
     logger: undefined,
     on: {
-      proxyReq: (proxyReq, req) => forwardedFor(proxyReq, req as Request, service),
+      proxyReq: (proxyReq, req, res) => {
+        forwardedFor(proxyReq, req as Request, service);
+        sendBody(proxyReq, (res as unknown as Response).locals.body as Buffer | undefined);
+      },
       error: (err, _req, res) => upstreamFailed(service, err, res, options),
     },
   }) as unknown as RequestHandler;
@@ -60,6 +66,18 @@ function forwardedFor(proxyReq: ClientRequest, req: Request, service: ServiceNam
   proxyReq.setHeader('x-forwarded-proto', req.protocol);
   proxyReq.setHeader('x-forwarded-host', req.host ?? '');
   if (service !== 'identity') for (const name of CREDENTIAL_HEADERS) proxyReq.removeHeader(name);
+}
+
+/**
+ * The body the edge read (edge/bodies.ts), sent whole with its length; the request itself is
+ * consumed already, so piping it only ends the upstream request.
+ */
+function sendBody(proxyReq: ClientRequest, body: Buffer | undefined): void {
+  proxyReq.removeHeader('expect');
+  if (body === undefined) return;
+  proxyReq.removeHeader('transfer-encoding');
+  proxyReq.setHeader('content-length', body.length);
+  proxyReq.write(body);
 }
 
 function upstreamFailed(

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +43,29 @@ const unissuedKey = () => formatApiKey(base62Text(12), base62Text(32));
  */
 const grantedSince = (perMinute: number, startedAt: number) =>
   perMinute + Math.floor(((Date.now() - startedAt) * perMinute) / 60_000);
+
+/**
+ * A connection that sends the head of `POST path` and the first bytes of a body it never
+ * finishes; `answer` resolves with what the gateway said by the time it closed.
+ */
+function stalledBody(
+  url: string,
+  path: string,
+  forwardedFor: string,
+): { socket: Socket; answer: Promise<string> } {
+  const { port } = new URL(url);
+  const socket = connect(Number(port), '127.0.0.1', () => {
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 200\r\n` +
+        `X-Forwarded-For: ${forwardedFor}\r\n\r\n{"email":"`,
+    );
+  });
+  let text = '';
+  socket.on('data', (chunk: Buffer) => (text += chunk.toString()));
+  socket.on('error', () => undefined);
+  const answer = new Promise<string>((resolve) => socket.on('close', () => resolve(text)));
+  return { socket, answer };
+}
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -116,6 +139,8 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
     X402_PAY_TO: 'PayToAddress1111',
     X402_FEE_PAYER: 'FeePayerAddress1111',
     METRICS_PORT: '0',
+    // The tests play several clients from loopback, each named by X-Forwarded-For.
+    TRUST_PROXY: 'loopback',
   });
 
   async function mailToken(email: string): Promise<string> {
@@ -390,14 +415,19 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
     });
 
     it('stops a revoked key on every replica within one second', async () => {
-      const { key, id } = await newKey();
+      // An account of its own: the calls that wait for the refusal spend what its next keys start from.
+      const owner = await signIn(`r${namespace}@example.com`);
+      const { key, id } = await newKey(owner.cookie);
       for (const g of [a, b]) {
         expect(
           (await fetch(`${g.url}/v1/data/crypto/spot/reference_price`, { headers: { 'x-api-key': key } }))
             .status,
         ).toBe(200);
       }
-      const revoked = await fetch(`${a.url}/v1/keys/${id}/revoke`, { method: 'POST', headers: { cookie } });
+      const revoked = await fetch(`${a.url}/v1/keys/${id}/revoke`, {
+        method: 'POST',
+        headers: { cookie: owner.cookie },
+      });
       expect(revoked.status).toBe(200);
       const at = Date.now();
       await waitFor(
@@ -587,5 +617,195 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
         },
       );
     }, 30_000);
+  });
+
+  describe('stalled request bodies', () => {
+    let guarded: Started;
+
+    beforeAll(async () => {
+      guarded = await startGateway({ ...gatewayEnv(), BODY_TIMEOUT_MS: '3000' });
+    });
+
+    afterAll(async () => {
+      await guarded?.close();
+    });
+
+    it('keeps sign-in answering in under a second while 300 connections stall their login bodies', async () => {
+      const email = `s${namespace}@example.com`;
+      await signIn(email);
+      // The same sign-in on a quiet gateway: bcrypt (cost 12) alone takes a while on a busy machine.
+      const quietStart = Date.now();
+      await fetch(`${guarded.url}/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.65' },
+        body: JSON.stringify({ email, password: 'correct horse battery staple' }),
+      });
+      const quiet = Date.now() - quietStart;
+      const stalled = Array.from({ length: 300 }, () =>
+        stalledBody(guarded.url, '/auth/login', '203.0.113.66'),
+      );
+      try {
+        // Every stalled connection has been taken in: the ones past the address's allowance answered.
+        await waitFor(async () => stalled.every((s) => s.socket.writableLength === 0), {
+          what: 'the stalled heads to be sent',
+        });
+        await new Promise((r) => setTimeout(r, 300));
+        const started = Date.now();
+        const login = await fetch(`${guarded.url}/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': '198.51.100.66' },
+          body: JSON.stringify({ email, password: 'correct horse battery staple' }),
+        });
+        const took = Date.now() - started;
+
+        expect(login.status).toBe(200);
+        // Unguarded, every identity route waited about 29 s for one of the 256 upstream sockets.
+        expect(took).toBeLessThan(quiet + 1000);
+        const providersStart = Date.now();
+        const providers = await fetch(`${guarded.url}/auth/providers`, {
+          headers: { 'x-forwarded-for': '198.51.100.67' },
+        });
+        expect(providers.status).toBe(200);
+        expect(Date.now() - providersStart).toBeLessThan(1000);
+      } finally {
+        const answers = await Promise.all(stalled.map((s) => s.answer));
+        const status = (a: string) => /^HTTP\/1\.1 (\d{3})/.exec(a)?.[1];
+        // The address's allowance of requests in flight waited for their bodies, then got 408;
+        // the rest were refused at once.
+        expect(answers.filter((a) => status(a) === '408')).toHaveLength(64);
+        expect(answers.filter((a) => status(a) === '429')).toHaveLength(236);
+      }
+    }, 20_000);
+  });
+
+  describe('rate limits across key churn', () => {
+    const spend = async (g: Started, key: string, times: number) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < times; i++) {
+        const res = await fetch(`${g.url}${DATA}`, { headers: { 'x-api-key': key } });
+        statuses.push(res.status);
+        await res.arrayBuffer();
+      }
+      return statuses;
+    };
+    const revoke = async (g: Started, id: string, verb = 'revoke') => {
+      const res = await fetch(`${g.url}/v1/keys/${id}/${verb}`, { method: 'POST', headers: { cookie } });
+      expect(res.status).toBe(200);
+    };
+
+    it('starts a new key of the account where its revoked keys left the budget, on every replica', async () => {
+      const startedAt = Date.now();
+      const first = await newKey();
+      const spentFirst = await spend(a, first.key, 12);
+      expect(spentFirst.filter((s) => s === 200).length).toBeLessThanOrEqual(grantedSince(10, startedAt));
+      await revoke(b, first.id);
+      const second = await newKey();
+      const spentSecond = await spend(b, second.key, 5);
+      const third = await newKey();
+      await revoke(a, second.id, 'REVOKE');
+      const spentThird = await spend(a, third.key, 5);
+      // Free plan, 10 a minute: three keys in a row were granted no more than one key's minute.
+      const admitted = [...spentFirst, ...spentSecond, ...spentThird].filter((s) => s === 200).length;
+      expect(admitted).toBeLessThanOrEqual(grantedSince(10, startedAt));
+      expect(spentSecond[0]).toBe(429);
+    });
+
+    it('keeps a revoked key spent budget in memory buckets too, from the revocation event as well', async () => {
+      const lonely = await startGateway({
+        ...gatewayEnv(),
+        REDIS_URL: `redis://127.0.0.1:${await closedPort()}`,
+      });
+      try {
+        const startedAt = Date.now();
+        const first = await newKey();
+        await spend(lonely, first.key, 11);
+        // Revoked through another replica: this one learns it from identity's event.
+        await revoke(a, first.id);
+        await waitFor(async () => (await spend(lonely, first.key, 1))[0] === 401, {
+          what: 'the revocation to reach the replica with memory buckets',
+        });
+        const second = await newKey();
+        const next = await spend(lonely, second.key, 3);
+        expect(next.filter((s) => s === 200).length).toBeLessThanOrEqual(grantedSince(10, startedAt) - 10);
+        expect(next[0]).toBe(429);
+      } finally {
+        await lonely.close();
+      }
+    });
+  });
+
+  describe('cookie-authenticated changes from other sites', () => {
+    const json = { 'content-type': 'application/json' };
+
+    it('refuses a key made or revoked from another site, a sibling subdomain or with a form body', async () => {
+      const answers = [];
+      for (const headers of [
+        { cookie, origin: 'https://evil.example' },
+        { cookie, 'sec-fetch-site': 'same-site' },
+        { cookie, 'sec-fetch-site': 'cross-site' },
+        { cookie, origin: 'null' },
+      ]) {
+        const res = await fetch(`${a.url}/v1/keys`, { method: 'POST', headers });
+        answers.push({ status: res.status, body: (await res.json()) as { error_category: string } });
+      }
+      expect(answers.map((r) => r.status)).toEqual([403, 403, 403, 403]);
+      expect(answers[0]!.body.error_category).toBe('forbidden');
+      for (const [type, body] of [
+        ['application/x-www-form-urlencoded', 'name=x'],
+        ['text/plain', '{"name":"x"}'],
+        ['multipart/form-data; boundary=b', '--b--'],
+      ]) {
+        const res = await fetch(`${a.url}/v1/keys`, {
+          method: 'POST',
+          headers: { cookie, 'content-type': type! },
+          body,
+        });
+        expect({ type, status: res.status }).toEqual({ type, status: 415 });
+      }
+      const { id } = await newKey();
+      const revoke = await fetch(`${a.url}/v1/keys/${id}/revoke`, {
+        method: 'POST',
+        headers: { cookie, origin: 'https://keys.meridian.example.evil' },
+      });
+      expect(revoke.status).toBe(403);
+      const twoFactor = await fetch(`${a.url}/v1/account/2fa/enrol`, {
+        method: 'POST',
+        headers: { cookie, 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' },
+        body: '{}',
+      });
+      expect(twoFactor.status).toBe(403);
+    });
+
+    it('refuses a cross-site logout, and serves the same calls from our own site, by bearer or as JSON', async () => {
+      const other = await signIn(`c${namespace}@example.com`);
+      const out = await fetch(`${a.url}/auth/logout`, {
+        method: 'POST',
+        headers: { cookie: other.cookie, origin: 'https://evil.example' },
+      });
+      expect(out.status).toBe(403);
+      const slashed = await fetch(`${a.url}/auth/logout/`, {
+        method: 'POST',
+        headers: { cookie: other.cookie, 'sec-fetch-site': 'cross-site' },
+      });
+      expect(slashed.status).toBe(403);
+      expect((await fetch(`${a.url}/v1/account`, { headers: { cookie: other.cookie } })).status).toBe(200);
+      const own = new URL(a.url).origin;
+      const fromOurPage = await fetch(`${a.url}/v1/keys`, {
+        method: 'POST',
+        headers: { cookie: other.cookie, origin: own, 'sec-fetch-site': 'same-origin', ...json },
+        body: '{}',
+      });
+      expect(fromOurPage.status).toBe(201);
+      const byBearer = await fetch(`${a.url}/v1/keys`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${other.token}`,
+          origin: 'https://evil.example',
+          'content-type': 'text/plain',
+        },
+        body: '{}',
+      });
+      expect(byBearer.status).toBe(201);
+    });
   });
 });

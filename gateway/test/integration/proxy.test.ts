@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import { INTERNAL_ASSERTION_HEADER } from '@meridian/contracts';
@@ -9,6 +10,42 @@ import { createGateway, type Gateway } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 
 const logger = createLogger('test', { level: 'silent' });
+/** POSTs the service behind the gateway received. */
+let posted = 0;
+
+/**
+ * Writes `head` on a raw connection, then `body` once `when` is seen in the answer (or at once
+ * without `when`), and gives everything the gateway answered when it closes or after `waitMs`.
+ */
+function rawExchange(
+  url: string,
+  head: string,
+  body = '',
+  options: { when?: string; waitMs?: number } = {},
+): Promise<string> {
+  const { port } = new URL(url);
+  return new Promise((resolve) => {
+    let answer = '';
+    let sent = options.when === undefined;
+    const socket = connect(Number(port), '127.0.0.1', () => {
+      socket.write(head);
+      if (sent) socket.write(body);
+    });
+    const timer = setTimeout(() => socket.destroy(), options.waitMs ?? 3000);
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString();
+      if (!sent && answer.includes(options.when!)) {
+        sent = true;
+        socket.write(body);
+      }
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+    socket.on('error', () => undefined);
+  });
+}
 
 /** A service behind the gateway: answers who the gateway says the caller is. */
 async function fakeOwner(): Promise<RunningServer> {
@@ -23,6 +60,17 @@ async function fakeOwner(): Promise<RunningServer> {
       authorization: req.header('authorization') ?? null,
       requestId: req.header('x-request-id') ?? null,
       traceparent: req.header('traceparent') ?? null,
+    });
+  });
+  routes.post('/v1/catalog', (req, res) => {
+    posted++;
+    res.json({
+      body: req.body as unknown,
+      contentLength: req.header('content-length') ?? null,
+      expect: req.header('expect') ?? null,
+      cookie: req.header('cookie') ?? null,
+      authorization: req.header('authorization') ?? null,
+      forwarded: req.header('x-forwarded-for') ?? null,
     });
   });
   routes.get('/v1/demo', async () => {
@@ -49,6 +97,10 @@ describe('gateway proxy', () => {
       DATA_URL: data.url,
       IDENTITY_URL: `http://127.0.0.1:${closedPort}`,
       UPSTREAM_TIMEOUT_MS: '300',
+      TRUST_PROXY: 'loopback',
+      BODY_LIMIT_BYTES: '2048',
+      BODY_TIMEOUT_MS: '500',
+      MAX_IN_FLIGHT_PER_CLIENT: '4',
     });
     bus = createMemoryBus({ name: 'gateway-test' });
     edge = await createGateway({
@@ -59,6 +111,7 @@ describe('gateway proxy', () => {
       bus,
     });
     gateway = await startServer(edge.handler, { port: 0 });
+    gateway.server.on('checkContinue', edge.checkContinue);
   });
 
   afterAll(async () => {
@@ -139,5 +192,122 @@ describe('gateway proxy', () => {
     const res = await fetch(`${gateway.url}/v1/demo`);
     expect(res.status).toBe(504);
     expect(((await res.json()) as { retryable: boolean }).retryable).toBe(true);
+  });
+
+  it('believes no X-Forwarded-For by default, not even from loopback', async () => {
+    const config = parseConfig({ INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET, DATA_URL: data.url });
+    const plain = await createGateway({
+      config,
+      logger,
+      metrics: createMetrics('gateway', { defaultMetrics: false }),
+      assertionKey: testAssertionKey,
+      bus,
+    });
+    const server = await startServer(plain.handler, { port: 0 });
+    try {
+      const res = await fetch(`${server.url}/v1/catalog`, { headers: { 'x-forwarded-for': '203.0.113.50' } });
+      expect(((await res.json()) as { forwarded: string }).forwarded).toBe('127.0.0.1');
+    } finally {
+      await server.close();
+      await plain.close();
+    }
+  });
+
+  it('reads a body whole at the edge and sends it on with its length, chunked or not', async () => {
+    const chunked = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"name":'));
+        controller.enqueue(new TextEncoder().encode('"chunked"}'));
+        controller.close();
+      },
+    });
+    const res = await fetch(`${gateway.url}/v1/catalog`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: chunked,
+      duplex: 'half',
+    } as RequestInit);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ body: { name: 'chunked' }, contentLength: '18' });
+  });
+
+  it('refuses a body past the limit with 413, declared or as it arrives, before the service sees it', async () => {
+    const before = posted;
+    const declared = await fetch(`${gateway.url}/v1/catalog`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ pad: 'x'.repeat(3000) }),
+    });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toMatchObject({ status: 413, error_category: 'payload_too_large' });
+    const streamed = await rawExchange(
+      gateway.url,
+      'POST /v1/catalog HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+      `bb8\r\n${'x'.repeat(3000)}\r\n0\r\n\r\n`,
+    );
+    expect(streamed).toMatch(/^HTTP\/1\.1 413 /);
+    expect(posted).toBe(before);
+  });
+
+  it('answers 408 to a body that stalls, and the service never sees the request', async () => {
+    const before = posted;
+    const started = Date.now();
+    const answer = await rawExchange(
+      gateway.url,
+      'POST /v1/catalog HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na',
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer.toLowerCase()).toContain('connection: close');
+    expect(answer).toContain('"error_category":"request_timeout"');
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(posted).toBe(before);
+  });
+
+  it('answers Expect: 100-continue itself, then sends the body on without the expectation or credentials', async () => {
+    const body = '{"name":"continued"}';
+    const answer = await rawExchange(
+      gateway.url,
+      'POST /v1/catalog HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n' +
+        `Cookie: meridian_session=secret\r\nAuthorization: Bearer secret\r\nX-Forwarded-For: 198.51.100.9, 203.0.113.9\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`,
+      body,
+      { when: '100 Continue' },
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+    const json = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n{') + 4)) as Record<string, unknown>;
+    expect(json).toMatchObject({
+      body: { name: 'continued' },
+      expect: null,
+      cookie: null,
+      authorization: null,
+      forwarded: '203.0.113.9',
+    });
+    const tooLarge = await rawExchange(
+      gateway.url,
+      'POST /v1/catalog HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: 99999\r\n\r\n',
+    );
+    expect(tooLarge).toMatch(/^HTTP\/1\.1 413 /);
+  });
+
+  it('holds at most MAX_IN_FLIGHT_PER_CLIENT requests of one address at once, and serves others meanwhile', async () => {
+    const slow = Array.from({ length: 6 }, () =>
+      fetch(`${gateway.url}/v1/demo`, { headers: { 'x-forwarded-for': '203.0.113.70' } }).then(async (r) => ({
+        status: r.status,
+        body: (await r.json()) as { error_category: string },
+      })),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    const other = await fetch(`${gateway.url}/v1/catalog`, {
+      headers: { 'x-forwarded-for': '203.0.113.71' },
+    });
+    expect(other.status).toBe(200);
+    const answers = await Promise.all(slow);
+    expect(answers.filter((a) => a.status === 504)).toHaveLength(4);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).toHaveLength(2);
+    expect(refused[0]!.body.error_category).toBe('rate_limit');
+    // Places are given back when the answers are done.
+    expect(
+      (await fetch(`${gateway.url}/v1/catalog`, { headers: { 'x-forwarded-for': '203.0.113.70' } })).status,
+    ).toBe(200);
   });
 });

@@ -45,4 +45,24 @@ describe('RedisRateLimiter with Redis going away and coming back', () => {
     fromReplica.giveBack();
     expect((await limiter.hold('b', TWO)).decision.allowed).toBe(false);
   });
+
+  it('starts a new key where the revoked keys of its account left the shared budget', async () => {
+    const other = new RedisRateLimiter(
+      REDIS_URL,
+      `test:${randomUUID()}:`,
+      createLogger('test', { level: 'silent' }),
+    );
+    await waitFor(() => other.shared, { what: 'Redis connected' });
+    try {
+      expect((await other.take('k1', TWO, 'retired:a')).remaining).toBe(1);
+      expect((await other.take('k1', TWO, 'retired:a')).remaining).toBe(0);
+      await other.retire('k1', 'retired:a', TWO);
+      await other.retire('unused', 'retired:a', TWO);
+      expect((await other.take('k2', TWO, 'retired:a')).allowed).toBe(false);
+      expect((await other.take('k3', TWO, 'retired:b')).remaining).toBe(1);
+      expect((await other.take('k4', TWO)).remaining).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
 });

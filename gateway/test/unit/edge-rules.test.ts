@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { crc32 } from 'node:zlib';
 import { paymentRequiredSchema, USDC_MINT } from '@meridian/contracts';
 import { corsHeaders, corsPolicy } from '../../src/domain/cors.js';
-import { addressBucket } from '../../src/domain/client-address.js';
+import { addressBucket, trustedProxies } from '../../src/domain/client-address.js';
+import { crossSiteRefusal } from '../../src/domain/cross-site.js';
 import { bearerChallenge, cookieValue, presentedKey } from '../../src/domain/credentials.js';
 import { dataTarget, dataTargets, gateRefusal, isDataPath, isPriced } from '../../src/domain/data-route.js';
 import { keyFormatValid } from '../../src/domain/key-format.js';
@@ -176,5 +177,50 @@ describe('TtlLru', () => {
     expect(lru.get('b', 10)).toBeUndefined();
     expect(lru.get('a', 99)).toBe(1);
     expect(lru.get('c', 110)).toBeUndefined();
+  });
+});
+
+describe('changes made with the session cookie', () => {
+  const origins = { allowed: new Set(['https://portal.example']), own: 'https://api.example' };
+  const refusal = (method: string, headers: Record<string, string>) =>
+    crossSiteRefusal(method, { host: 'api.example', ...headers }, origins)?.kind;
+
+  it('refuses another site, a sibling subdomain and an opaque origin', () => {
+    expect(refusal('POST', { origin: 'https://evil.example' })).toBe('forbidden');
+    expect(refusal('POST', { origin: 'https://sub.api.example' })).toBe('forbidden');
+    expect(refusal('POST', { origin: 'null' })).toBe('forbidden');
+    expect(refusal('DELETE', { 'sec-fetch-site': 'same-site' })).toBe('forbidden');
+    expect(refusal('PUT', { 'sec-fetch-site': 'cross-site' })).toBe('forbidden');
+  });
+
+  it('serves our own origin, the allowed portal and clients that send neither header', () => {
+    expect(refusal('POST', { origin: 'https://api.example' })).toBeUndefined();
+    expect(refusal('POST', { origin: 'http://api.example' })).toBeUndefined();
+    expect(
+      refusal('POST', { origin: 'https://portal.example', 'sec-fetch-site': 'same-site' }),
+    ).toBeUndefined();
+    expect(refusal('POST', { 'sec-fetch-site': 'same-origin' })).toBeUndefined();
+    expect(refusal('POST', {})).toBeUndefined();
+  });
+
+  it('takes JSON bodies only, and never refuses a read', () => {
+    expect(
+      refusal('POST', { 'content-type': 'application/x-www-form-urlencoded', 'content-length': '0' }),
+    ).toBe('unsupported_media_type');
+    expect(refusal('POST', { 'content-type': 'text/plain', 'content-length': '2' })).toBe(
+      'unsupported_media_type',
+    );
+    expect(refusal('POST', { 'content-length': '2' })).toBe('unsupported_media_type');
+    expect(refusal('POST', { 'content-type': 'application/json; charset=utf-8' })).toBeUndefined();
+    expect(refusal('POST', { 'content-type': 'application/merge-patch+json' })).toBeUndefined();
+    expect(refusal('GET', { origin: 'https://evil.example', 'content-type': 'text/plain' })).toBeUndefined();
+  });
+});
+
+describe('trusted proxies', () => {
+  it('believes no one by default, else the listed peers', () => {
+    expect(trustedProxies('none')).toEqual([]);
+    expect(trustedProxies(' None ')).toEqual([]);
+    expect(trustedProxies('loopback, 10.0.0.0/8')).toEqual(['loopback', '10.0.0.0/8']);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { perMinute } from '../../src/domain/token-bucket.js';
+import { perMinute, retiredKeysBucket } from '../../src/domain/token-bucket.js';
 import { MemoryRateLimiter } from '../../src/adapters/rate-limiter.js';
 
 describe('MemoryRateLimiter', () => {
@@ -26,5 +26,29 @@ describe('MemoryRateLimiter', () => {
     // 'b' was the oldest: it comes back full; 'a' kept its two takes.
     expect(limiter.take('a', policy).remaining).toBe(7);
     expect(limiter.take('b', policy).remaining).toBe(9);
+  });
+
+  it('starts a new key of an account where its revoked keys left the budget, not full', () => {
+    let now = 0;
+    const limiter = new MemoryRateLimiter(() => now);
+    const retired = retiredKeysBucket('acct-1');
+    for (let i = 0; i < 10; i++) limiter.take('key-1', policy, retired);
+    limiter.retire('key-1', retired, policy);
+    expect(limiter.take('key-2', policy, retired)).toMatchObject({ allowed: false, retryAfterS: 6 });
+    // Another account, or the same one a minute later, starts full.
+    expect(limiter.take('key-3', policy, retiredKeysBucket('acct-2')).remaining).toBe(9);
+    now = 60_000;
+    expect(limiter.take('key-4', policy, retired).remaining).toBe(9);
+  });
+
+  it('keeps the lower level when a fuller key is revoked after a spent one', () => {
+    const limiter = new MemoryRateLimiter(() => 0);
+    const retired = retiredKeysBucket('acct-1');
+    for (let i = 0; i < 10; i++) limiter.take('spent', policy, retired);
+    limiter.take('fresh', policy);
+    limiter.retire('spent', retired, policy);
+    limiter.retire('fresh', retired, policy);
+    limiter.retire('never-used', retired, policy);
+    expect(limiter.take('next', policy, retired).allowed).toBe(false);
   });
 });

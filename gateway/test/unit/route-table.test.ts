@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { routeOwner } from '../../src/domain/route-table.js';
+import { revokedKeyId } from '../../src/edge/key-revocation.js';
 
 describe('route table', () => {
   it.each([
@@ -31,4 +32,20 @@ describe('route table', () => {
       expect(routeOwner(path)).toBeUndefined();
     },
   );
+});
+
+describe('the key a revocation names', () => {
+  const id = '0c4f3d2e-8a7b-4c1d-9e2f-3a4b5c6d7e8f';
+
+  it('reads the id as identity does: any case, without hyphens, in braces, with a trailing slash', () => {
+    for (const path of [
+      `/v1/keys/${id}/revoke`,
+      `/v1/keys/${id.toUpperCase()}/REVOKE/`,
+      `/v1/keys/${id.replaceAll('-', '')}/revoke`,
+      `/v1/keys/%7B${id}%7D/revoke`,
+    ])
+      expect({ path, id: revokedKeyId(path) }).toEqual({ path, id });
+    expect(revokedKeyId('/v1/keys')).toBeUndefined();
+    expect(revokedKeyId('/v1/keys/not-a-uuid/revoke')).toBe('not-a-uuid');
+  });
 });

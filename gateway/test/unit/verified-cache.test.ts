@@ -201,6 +201,10 @@ class CountingLimiter implements RateLimiter {
     return this.inner.hold(bucket, policy);
   }
 
+  retire(bucket: string, into: string, policy: BucketPolicy): void {
+    this.inner.retire(bucket, into, policy);
+  }
+
   async close(): Promise<void> {}
 }
 

@@ -45,6 +45,7 @@ export const PROBLEM_KINDS = {
   route_not_found: { status: 404, title: 'No such route', retryable: false },
   not_yet_available: { status: 404, title: 'Metric not yet available', retryable: false },
   method_not_allowed: { status: 405, title: 'Method not allowed', retryable: false },
+  request_timeout: { status: 408, title: 'Request timeout', retryable: true },
   conflict: { status: 409, title: 'Conflict', retryable: false },
   payload_too_large: { status: 413, title: 'Payload too large', retryable: false },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', retryable: false },
