@@ -1,6 +1,81 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** The services; each owns its code, and nothing else reaches into it (DESIGN.md, Shape). */
+const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'];
+
+/** Pure rules and types take time as an argument and touch no database, bus, HTTP or file. */
+const DOMAIN_FORBIDDEN = [
+  'kysely',
+  'nats',
+  '@nats-io/*',
+  'express',
+  '@meridian/http-kit',
+  '@meridian/bus',
+  '@meridian/db',
+  'pg',
+  'fs',
+  'fs/promises',
+  'node:fs',
+  'node:fs/promises',
+];
+
+const either = (names) => names.join('|');
+
+/** A service's package or a path into a service's folder (relative or from the root). */
+function serviceImports(names, message) {
+  return [
+    { regex: `^@meridian/(${either(names)})(/.*)?$`, message },
+    { regex: `(^|/)services/(${either(names)})(/|$)`, message },
+    { regex: `^(\\.\\./)+(${either(names)})/(src|test|bench)(/|$)`, message },
+  ];
+}
+
+const OTHER_SERVICE = 'A service never imports another service: use HTTP, NATS or an event.';
+const SERVICE_SRC = 'Nothing outside a service imports its src/ or the service itself.';
+const DOMAIN = 'domain/ is pure: no Kysely, NATS, express, HTTP kit, bus, db, pg or fs.';
+
+function domainRules() {
+  return [
+    {
+      group: DOMAIN_FORBIDDEN.filter((name) => name !== '@nats-io/*'),
+      message: DOMAIN,
+    },
+    { group: ['@nats-io/*'], message: DOMAIN },
+  ];
+}
+
+/** Files that still break the domain rule, each to move its I/O out; nothing may join this list. */
+const DOMAIN_IO_LEFT = ['services/data/src/domain/feeds/recorded.ts'];
+
+/** The boundaries of one service: no other service; in domain/ also no I/O. */
+function serviceBoundaries(service) {
+  const others = SERVICES.filter((name) => name !== service);
+  const patterns = serviceImports(others, OTHER_SERVICE);
+  return [
+    {
+      files: [`services/${service}/**/*.ts`],
+      rules: { 'no-restricted-imports': ['error', { patterns }] },
+    },
+    {
+      files: [`services/${service}/src/domain/**/*.ts`],
+      ignores: DOMAIN_IO_LEFT,
+      rules: {
+        'no-restricted-imports': ['error', { patterns: [...patterns, ...domainRules()] }],
+        ...NO_FETCH,
+      },
+    },
+  ];
+}
+
+const NO_FETCH = {
+  'no-restricted-globals': ['error', { name: 'fetch', message: DOMAIN.replace('HTTP kit', 'fetch') }],
+  'no-restricted-properties': [
+    'error',
+    { object: 'globalThis', property: 'fetch', message: 'domain/ is pure: no fetch.' },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.data/**', 'coverage/**'] },
   js.configs.recommended,
@@ -18,8 +93,50 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
-    files: ['bench/**', 'scripts/**', '**/scripts/**'],
+    files: ['bench/**', '**/bench/**', 'scripts/**', '**/scripts/**'],
     rules: { 'no-console': 'off' },
+  },
+  ...SERVICES.flatMap(serviceBoundaries),
+  {
+    // The edge, the shared packages, the black-box tests and the benchmark runner see services
+    // only over the wire; scripts/start.ts, the all-in-one composition, imports their entry points.
+    files: ['gateway/**/*.ts', 'packages/**/*.ts', 'tests-e2e/**/*.ts', 'bench/**/*.ts'],
+    ignores: ['gateway/test/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: serviceImports(SERVICES, SERVICE_SRC) }] },
+  },
+  {
+    // The gateway's integration test starts a real identity through its package entry, never its src/.
+    files: ['gateway/test/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: `^@meridian/(${either(SERVICES)})/`, message: SERVICE_SRC },
+            { regex: `(^|/)services/(${either(SERVICES)})/src(/|$)`, message: SERVICE_SRC },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['gateway/src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [...serviceImports(SERVICES, SERVICE_SRC), ...domainRules()] },
+      ],
+      ...NO_FETCH,
+    },
+  },
+  {
+    files: ['scripts/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: `(^|/)services/(${either(SERVICES)})/src(/|$)`, message: SERVICE_SRC }] },
+      ],
+    },
   },
   {
     files: ['**/*.js'],

@@ -1,20 +1,37 @@
 /**
- * Runs every bench file of this folder (each exports `run()`), one after the other: `pnpm bench [name...]`.
- * Peers the benches start as processes of their own live in bench/peers/.
+ * Runs the benchmarks that live beside each service and the gateway (`services/<name>/bench/*.ts`,
+ * `gateway/bench/*.ts`; each exports `run()`), one after the other: `pnpm bench [name...]`, where a
+ * name picks every bench whose label (`data-rollup`, `gateway-proxy`, ...) contains it.
+ * Peers a bench starts as processes of their own live in its bench/peers/.
  */
-import { readdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './support.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
+/** Folders holding benches, with the name each one's labels start with. */
+function benchFolders(): { owner: string; dir: string }[] {
+  const services = readdirSync(join(ROOT, 'services')).map((name) => ({
+    owner: name,
+    dir: join(ROOT, 'services', name, 'bench'),
+  }));
+  return [...services, { owner: 'gateway', dir: join(ROOT, 'gateway', 'bench') }].filter((f) =>
+    existsSync(f.dir),
+  );
+}
+
 const only = process.argv.slice(2);
-const files = readdirSync(here)
-  .filter((f) => f.endsWith('.ts') && !['run.ts', 'support.ts'].includes(f))
-  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
-  .sort();
+const benches = benchFolders()
+  .flatMap(({ owner, dir }) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.ts') && f !== 'support.ts')
+      .map((f) => ({ label: `${owner}-${f.slice(0, -'.ts'.length)}`, file: join(dir, f) })),
+  )
+  .filter((b) => only.length === 0 || only.some((o) => b.label.includes(o)))
+  .sort((a, b) => a.label.localeCompare(b.label));
 
-for (const file of files) {
-  const mod = (await import(pathToFileURL(`${here}/${file}`).href)) as { run?: () => Promise<void> };
+for (const bench of benches) {
+  const mod = (await import(pathToFileURL(bench.file).href)) as { run?: () => Promise<void> };
   if (mod.run) await mod.run();
 }
 process.exit(0);

@@ -1,47 +1,14 @@
-import { createMemoryBus } from '@meridian/bus';
-import { migrateToLatest, openDatabase, type OpenDatabase } from '@meridian/db';
-import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
-import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
-import { createLogger, createMetrics } from '@meridian/observability';
-import type { Deps } from '../services/data/src/app.js';
-import { parseConfig } from '../services/data/src/config.js';
-import type { Database } from '../services/data/src/db/database.js';
-import { migrations } from '../services/data/src/db/migrations/index.js';
-import { dataDeps } from '../services/data/src/main.js';
+/**
+ * The plumbing every benchmark shares: timing, free ports, child processes and waiting for them.
+ * Nothing here knows a service; each service's benches live in its own bench/ folder.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-export interface BenchDb extends OpenDatabase<Database> {
-  test: TestDatabase;
-}
-
-/** A fresh database on the machine's Postgres (TEST_POSTGRES_URL), migrated, dropped by `drop`. */
-export async function benchDatabase(prefix: string): Promise<BenchDb> {
-  const test = await createTestDatabase(prefix);
-  const open = openDatabase<Database>({ kind: 'pg', url: test.url, poolSize: 8 }, 'data');
-  await migrateToLatest(open.db, 'data', migrations);
-  return { ...open, test };
-}
-
-export async function dropBench(db: BenchDb): Promise<void> {
-  await db.close();
-  await db.test.drop();
-}
-
-export function benchDeps(db: BenchDb, env: Record<string, string> = {}): Deps {
-  const logger = createLogger('bench', { level: 'silent' });
-  return dataDeps({
-    config: parseConfig({
-      INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-      DATABASE_URL: db.test.url,
-      DATA_REPLAY: 'off',
-      ...env,
-    }),
-    db: db.db,
-    bus: createMemoryBus({ name: 'bench', logger }),
-    logger,
-    metrics: createMetrics('data', { defaultMetrics: false }),
-    assertionKey: testAssertionKey,
-  });
-}
+/** The repository root: children start here, so their entry paths are the repository's. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export async function timeIt(
   runs: number,
@@ -55,4 +22,48 @@ export async function timeIt(
   }
   times.sort((a, b) => a - b);
   return { median: times[Math.floor(runs / 2)]!, p90: times[Math.floor(runs * 0.9)]! };
+}
+
+/** A port free on loopback at the time of asking. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A child process at the repository root; BENCH_VERBOSE=1 passes its stderr through. */
+export function launch(args: string[], env: Record<string, string>, cmd = process.execPath): ChildProcess {
+  const child = spawn(cmd, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stderr?.on('data', (c: Buffer) => process.env.BENCH_VERBOSE && process.stderr.write(c));
+  return child;
+}
+
+/** node arguments that run a TypeScript entry of the repository. */
+export const tsx = (entry: string) => ['--conditions=source', '--import', 'tsx', entry];
+
+/** Resolves once `url` answers below 500. */
+export async function waitHttp(
+  url: string,
+  headers: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (
+      await fetch(url, { headers }).then(
+        (r) => r.status < 500,
+        () => false,
+      )
+    )
+      return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not come up`);
 }

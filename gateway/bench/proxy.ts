@@ -9,7 +9,7 @@
  * process, key verifications per second from the cache, and the time a revocation takes to apply.
  *
  *   npx -y pnpm@10 bench gateway
- *   npx -y pnpm@10 exec tsx --conditions=source bench/gateway.ts     (the same, this file alone)
+ *   npx -y pnpm@10 exec tsx --conditions=source gateway/bench/proxy.ts     (the same, this file alone)
  *
  * Needs wrk and nginx (apt-get install -y wrk nginx-light), and the machine's PostgreSQL, NATS and
  * Redis (the real identity service verifies the key). BENCH_SECONDS (10), BENCH_CONNECTIONS (50).
@@ -17,9 +17,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from 'nats';
 import pg from 'pg';
@@ -27,18 +26,17 @@ import { createNatsBus, type Bus } from '@meridian/bus';
 import type { Caller, KeyVerifyReply } from '@meridian/contracts';
 import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
 import { assertionKey } from '@meridian/http-kit';
-import { start as startIdentity } from '@meridian/identity';
 import { createLogger } from '@meridian/observability';
-import { AssertionSigner } from '../gateway/src/edge/assertion.js';
-import { identityCaches } from '../gateway/src/adapters/identity.js';
-import type { VerifiedCache } from '../gateway/src/adapters/verified-cache.js';
-import { dataTarget, gateRefusal } from '../gateway/src/domain/data-route.js';
-import { keyFormatValid } from '../gateway/src/domain/key-format.js';
-import { planPolicy, rateLimitHeaders } from '../gateway/src/domain/token-bucket.js';
-import { MemoryRateLimiter } from '../gateway/src/adapters/rate-limiter.js';
-import { RedisRateLimiter } from '../gateway/src/adapters/redis-rate-limiter.js';
+import { AssertionSigner } from '../src/edge/assertion.js';
+import { identityCaches } from '../src/adapters/identity.js';
+import type { VerifiedCache } from '../src/adapters/verified-cache.js';
+import { dataTarget, gateRefusal } from '../src/domain/data-route.js';
+import { keyFormatValid } from '../src/domain/key-format.js';
+import { planPolicy, rateLimitHeaders } from '../src/domain/token-bucket.js';
+import { MemoryRateLimiter } from '../src/adapters/rate-limiter.js';
+import { RedisRateLimiter } from '../src/adapters/redis-rate-limiter.js';
+import { freePort, launch, tsx, waitHttp } from '../../bench/support.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -55,46 +53,6 @@ interface Row {
   cpuUs: number;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function launch(args: string[], env: Record<string, string>, cmd = process.execPath): ChildProcess {
-  const child = spawn(cmd, args, {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stderr?.on('data', (c: Buffer) => process.env.BENCH_VERBOSE && process.stderr.write(c));
-  return child;
-}
-
-const tsx = (entry: string) => ['--conditions=source', '--import', 'tsx', entry];
-
-async function waitHttp(
-  url: string,
-  headers: Record<string, string> = {},
-  timeoutMs = 30_000,
-): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (
-      await fetch(url, { headers }).then(
-        (r) => r.status < 500,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not come up`);
-}
-
 /** utime + stime of the processes, in µs, from /proc. */
 function cpuUs(pids: number[]): number {
   let ticks = 0;
@@ -105,7 +63,7 @@ function cpuUs(pids: number[]): number {
   return ticks * TICK_US;
 }
 
-/** Asynchronous, so the identity service in this process keeps answering during the run. */
+/** Asynchronous, so the bench's own NATS client keeps answering during the run. */
 async function wrk(
   url: string,
   headers: Record<string, string>,
@@ -372,7 +330,6 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   const namespace = `bench${randomUUID().slice(0, 8)}`;
   const db = await createTestDatabase('bench_gateway');
-  let identity: Awaited<ReturnType<typeof startIdentity>> | undefined;
   let bus: Bus | undefined;
   let nginxDir: string | undefined;
   try {
@@ -383,20 +340,26 @@ async function main(): Promise<void> {
       INTERNAL_AUTH_SECRET: SECRET,
       LOG_LEVEL: 'warn',
     };
-    identity = await startIdentity({ ...shared, PORT: '0', DATA_DIR: dir });
+    // The real identity service, in its own process as in production, verifies the bench's key.
+    const identityPort = await freePort();
+    const identityUrl = `http://127.0.0.1:${identityPort}`;
+    children.push(
+      launch(tsx('services/identity/src/main.ts'), { ...shared, PORT: String(identityPort), DATA_DIR: dir }),
+    );
+    await waitHttp(`${identityUrl}/ready`);
     const upPort = await freePort();
     const rawPort = await freePort();
     const nginxPort = await freePort();
     const gwPort = await freePort();
     const gwRedisPort = await freePort();
-    const upstream = launch(tsx('bench/peers/upstream.ts'), { PORT: String(upPort) });
-    const raw = launch(tsx('bench/peers/raw-proxy.ts'), {
+    const upstream = launch(tsx('gateway/bench/peers/upstream.ts'), { PORT: String(upPort) });
+    const raw = launch(tsx('gateway/bench/peers/raw-proxy.ts'), {
       PORT: String(rawPort),
       TARGET: `http://127.0.0.1:${upPort}`,
     });
     const gatewayEnv = {
       ...shared,
-      IDENTITY_URL: identity.url,
+      IDENTITY_URL: identityUrl,
       DATA_URL: `http://127.0.0.1:${upPort}`,
       // The limiter runs on every call but never refuses the load.
       RATE_LIMITS: 'free=100000000',
@@ -475,7 +438,6 @@ async function main(): Promise<void> {
     if (nginxDir) spawnSync('nginx', ['-c', join(nginxDir, 'nginx.conf'), '-s', 'stop']);
     for (const child of children) child.kill('SIGTERM');
     await bus?.close();
-    await identity?.close();
     await dropStreams(namespace).catch(() => {});
     await db.drop();
     rmSync(dir, { recursive: true, force: true });

@@ -9,9 +9,10 @@
 import { sql } from 'kysely';
 import { startServer } from '@meridian/http-kit';
 import { callerHeaders } from '@meridian/http-kit/testing';
-import { createApp } from '../services/data/src/app.js';
-import { ingest } from '../services/data/src/flows/ingest.js';
-import { benchDatabase, benchDeps, dropBench, timeIt, type BenchDb } from './support.js';
+import { createApp } from '../src/app.js';
+import { ingest } from '../src/flows/ingest.js';
+import { timeIt } from '../../../bench/support.js';
+import { benchDatabase, benchDeps, dropBench, type BenchDb } from './support.js';
 
 const DAYS = 30;
 const VENUES = ['venue_a', 'venue_b', 'venue_c'];

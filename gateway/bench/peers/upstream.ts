@@ -1,4 +1,4 @@
-/** The tiny upstream of bench/gateway.ts: a 300-byte JSON answer on keep-alive connections. */
+/** The tiny upstream of gateway/bench/proxy.ts: a 300-byte JSON answer on keep-alive connections. */
 import { createServer } from 'node:http';
 
 const body = JSON.stringify({

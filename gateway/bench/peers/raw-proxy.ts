@@ -1,4 +1,4 @@
-/** (b) of bench/gateway.ts: the least a node:http proxy can do, with a keep-alive agent. */
+/** (b) of gateway/bench/proxy.ts: the least a node:http proxy can do, with a keep-alive agent. */
 import { Agent, createServer, request } from 'node:http';
 
 const target = new URL(process.env.TARGET!);

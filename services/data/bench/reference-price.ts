@@ -6,12 +6,9 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { startServer } from '@meridian/http-kit';
 import { callerHeaders } from '@meridian/http-kit/testing';
-import { createApp } from '../services/data/src/app.js';
-import { ingest } from '../services/data/src/flows/ingest.js';
-import {
-  loadRecordedBars,
-  RECORDED_MARKETS,
-} from '../services/data/src/adapters/upstream/recorded-market.js';
+import { createApp } from '../src/app.js';
+import { ingest } from '../src/flows/ingest.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../src/adapters/upstream/recorded-market.js';
 import { benchDatabase, benchDeps, dropBench, type BenchDb } from './support.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);

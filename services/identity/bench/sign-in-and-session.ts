@@ -4,7 +4,7 @@
  *   sign-in (POST /auth/login over HTTP)  vs  bare bcrypt.compare at the same cost
  *   session check (rpc.identity.session.verify.v1 over NATS)  vs  a bare `select 1` round trip
  * Only request/reply is used, so the private namespace leaves nothing behind in JetStream.
- * Run: npx -y pnpm@10 --filter @meridian/identity bench
+ * Run: npx -y pnpm@10 bench identity
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import bcrypt from 'bcrypt';
@@ -16,15 +16,15 @@ import { createTestDatabase } from '@meridian/db/testing';
 import { startServer } from '@meridian/http-kit';
 import { TEST_INTERNAL_AUTH_SECRET, callerHeaders, testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
-import { createApp } from '../services/identity/src/app.js';
-import { parseConfig } from '../services/identity/src/config.js';
-import type { Database } from '../services/identity/src/db/database.js';
-import { migrations } from '../services/identity/src/db/migrations/index.js';
-import type { IdentityDeps } from '../services/identity/src/deps.js';
-import { preHashPassword } from '../services/identity/src/domain/password.js';
-import { hashPassword } from '../services/identity/src/flows/passwords.js';
-import { identityParts } from '../services/identity/src/main.js';
-import { rpcHandlers } from '../services/identity/src/rpc/verify.js';
+import { createApp } from '../src/app.js';
+import { parseConfig } from '../src/config.js';
+import type { Database } from '../src/db/database.js';
+import { migrations } from '../src/db/migrations/index.js';
+import type { IdentityDeps } from '../src/deps.js';
+import { preHashPassword } from '../src/domain/password.js';
+import { hashPassword } from '../src/flows/passwords.js';
+import { identityParts } from '../src/main.js';
+import { rpcHandlers } from '../src/rpc/verify.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const PASSWORD = 'violet-harbour-gramophone-47';
