@@ -21,6 +21,9 @@ describe('identity through the gateway', () => {
       // so how many pass does not depend on the machine's speed.
       LOGIN_DELAY_AFTER: '5',
       LOGIN_LOCK_AFTER: '5',
+      // The same for one email's failures from every address, at 8.
+      LOGIN_ACCOUNT_DELAY_AFTER: '8',
+      LOGIN_ACCOUNT_LOCK_AFTER: '8',
     });
   }, 120_000);
 
@@ -317,5 +320,38 @@ describe('identity through the gateway', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
     expect((await postFrom(attacker, '/auth/login', { email, password })).status).toBe(429);
     expect((await postFrom(freshClient(), '/auth/login', { email, password })).status).toBe(200);
+  });
+
+  it('failures from many addresses hold the account back until its owner follows the mailed unlock link', async () => {
+    const { email, password } = await signedInAccount(system, smtp, 'unlock');
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        postFrom(freshClient(), '/auth/login', { email, password: `wrong-guess-number-${i}` }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([...Array(8).fill(401), ...Array(4).fill(429)]);
+    const owner = freshClient();
+    expect((await postFrom(owner, '/auth/login', { email, password })).status).toBe(429);
+
+    const link = linkOf(await mailTo(email, 2));
+    expect(link.pathname).toBe('/auth/unlock');
+    // The link's page through the gateway changes nothing; its button posts the token.
+    const page = await fetch(`${system.gatewayUrl}${link.pathname}${link.search}`);
+    expect(page.status).toBe(200);
+    expect((await postFrom(owner, '/auth/login', { email, password })).status).toBe(429);
+    const form = (await page.text()).match(
+      /<form method="post" action="([^"]+)">.*name="token" value="([^"]+)"/s,
+    )!;
+    const unlock = () =>
+      fetch(`${system.gatewayUrl}${form[1]}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: form[2]! }),
+      });
+    const unlocked = await unlock();
+    expect(unlocked.status).toBe(200);
+    expect(await unlocked.text()).toContain('Sign-in unlocked');
+    expect((await postFrom(owner, '/auth/login', { email, password })).status).toBe(200);
+    expect((await unlock()).status).toBe(400);
   });
 });

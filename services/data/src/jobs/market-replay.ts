@@ -1,16 +1,16 @@
 import type { Logger } from '@meridian/observability';
 import { startPeriodic } from '@meridian/runtime';
-import type { ReplayNote } from '../domain/envelope.js';
-import type { MetricAnswer } from '../domain/metric-resolver.js';
-import type { Bar } from '../domain/series/bar.js';
-import { ingestOwn, type Ingestor } from '../flows/ingestor.js';
 import {
   loadRecordedBars,
   RECORDED_MARKETS,
   RECORDING,
   type RecordedMarket,
 } from '../adapters/upstream/recorded-market.js';
+import type { ReplayNote } from '../domain/envelope.js';
+import type { MetricAnswer } from '../domain/metric-resolver.js';
 import { loopedRange } from '../domain/replay-clock.js';
+import type { Bar } from '../domain/series/bar.js';
+import { ingestOwn, type Ingestor } from '../flows/ingestor.js';
 
 /** History stored at start, so that the 24 h metrics and a few daily bars answer at once. */
 export const REPLAY_HISTORY_MS = 48 * 3_600_000;

@@ -1,10 +1,10 @@
 import { Router } from 'express';
+import { findMetric } from '@meridian/contracts';
 import { envelope } from '@meridian/http-kit';
 import type { DataDeps } from '../deps.js';
-import { demoSnapshot } from '../flows/demo-snapshot.js';
 import type { SourceRef } from '../domain/metric-resolver.js';
+import { demoSnapshot } from '../flows/demo-snapshot.js';
 import { referencePriceResolver } from '../flows/resolve/reference-price.js';
-import { findMetric } from '@meridian/contracts';
 
 export const DEMO_TTL_S = 60;
 const DEMO_SPOT = ['BTC-USD'];

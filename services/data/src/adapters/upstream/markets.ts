@@ -122,64 +122,6 @@ export function parseStooqDaily(text: string, key: string, clock: ReplayClock): 
   );
 }
 
-const EIA_SERIES: Record<string, string> = { RWTC: 'wti_crude', RNGWHHD: 'natural_gas' };
-
-/** EIA API v2 data answer: response.data[] of {period, series, value, units}. */
-export function parseEiaSpot(text: string, clock: ReplayClock): IngestBatchInput {
-  const doc = JSON.parse(text) as {
-    response: { data: { period: string; series: string; value: number; units: string }[] };
-  };
-  return observationBatch(
-    'eia',
-    doc.response.data.flatMap((d) => {
-      const key = EIA_SERIES[d.series];
-      if (!key) return [];
-      return [
-        {
-          key,
-          metric: 'commodity_spot',
-          ts: clock(`${d.period}T00:00:00Z`),
-          value: d.value,
-          payload: { series: d.series, units: d.units },
-        },
-      ];
-    }),
-  );
-}
-
-/** LBMA price JSON: [{d: date, v: [USD, GBP, EUR]}]; `fixedAt` is the fix's UTC time of day. */
-export function parseLbma(text: string, key: string, fixedAt: string, clock: ReplayClock): IngestBatchInput {
-  const doc = JSON.parse(text) as { d: string; v: number[] }[];
-  return observationBatch(
-    'lbma',
-    doc.map((p) => ({
-      key,
-      metric: 'commodity_spot',
-      ts: clock(`${p.d}T${fixedAt}Z`),
-      value: p.v[0]!,
-      payload: { usd: p.v[0], gbp: p.v[1], eur: p.v[2] },
-    })),
-  );
-}
-
-/** LME official prices CSV (dd/mm/yyyy); the cash seller & settlement price, fixed about 12:35 London. */
-export function parseLmeOfficial(text: string, key: string, clock: ReplayClock): IngestBatchInput {
-  return observationBatch(
-    'lme',
-    csvRecords(text).map((r) => {
-      const [d, m, y] = (r.Date ?? '').split('/');
-      const settlement = Number(r['Cash Seller & Settlement']);
-      return {
-        key,
-        metric: 'commodity_spot',
-        ts: clock(`${y}-${m}-${d}T12:35:00Z`),
-        value: settlement,
-        payload: { cash_buyer: Number(r['Cash Buyer']), three_months_seller: Number(r['3-months Seller']) },
-      };
-    }),
-  );
-}
-
 /** FRED series/observations JSON; `scale` turns the series unit into the answer's (billions → USD). */
 export function parseFredObservations(
   text: string,

@@ -10,24 +10,19 @@ import type { ReplayClock, ShiftUnit } from '../../domain/replay-clock.js';
 import { parseBinancePremiumIndex } from './binance-futures.js';
 import { parseDeribitOptions, parseDeribitTicker } from './deribit.js';
 import { parseEspnScoreboard } from './espn.js';
+import { parseFederalRegisterFacets, parseAvgInterestRates, parseDebtToPenny, parseNyc311 } from './civic.js';
+import { parseEiaSpot, parseLbma, parseLmeOfficial } from './commodities.js';
 import {
   parseBlockchainStats,
-  parseEiaSpot,
   parseFarsideFlows,
   parseFredObservations,
   parseFrankfurter,
-  parseLbma,
-  parseLmeOfficial,
   parseStooqDaily,
 } from './markets.js';
 import { parseNiceDownloads, parsePubmedCount, parseRadiopaediaSummary } from './medical.js';
 import {
   parseAstros,
-  parseAvgInterestRates,
-  parseDebtToPenny,
-  parseFederalRegisterFacets,
   parseNoaaWaterLevel,
-  parseNyc311,
   parseOpenMeteo,
   parseSwpcKp,
   parseSwpcSunspots,
