@@ -8,7 +8,6 @@ import { oauthRoutes } from './routes/oauth.js';
 import { twoFactorRoutes } from './routes/two-factor.js';
 
 export { SERVICE };
-export type Deps = IdentityDeps;
 
 /** The routes of this service, behind the gateway's caller assertion. */
 export function routes(deps: IdentityDeps): Router {
