@@ -4,7 +4,6 @@ import { redactFields, redactText, redactValue } from './redact.js';
 import { currentTrace } from './trace.js';
 
 export type { Logger } from 'pino';
-export { unredacted } from './redact.js';
 
 export interface LoggerOptions {
   level?: string;

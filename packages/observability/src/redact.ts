@@ -77,20 +77,6 @@ export function redactText(text: string): string {
     .replace(LONG_TOKEN, (run) => (IDENTIFIER.test(run) ? run : REDACTED));
 }
 
-/** A value logged as it is on purpose; see `unredacted`. */
-export class Unredacted {
-  constructor(readonly value: unknown) {}
-}
-
-/**
- * Marks a top-level log field to be written as it is. For the one documented exception: without
- * SMTP the log is the all-in-one mode's mailbox. The line names such fields under `unredacted`,
- * so a reader (and the test suite's secret scan) sees the exception.
- */
-export function unredacted(value: unknown): Unredacted {
-  return new Unredacted(value);
-}
-
 const MAX_DEPTH = 8;
 
 /**
@@ -129,18 +115,10 @@ function errorFields(err: Error): Record<string, unknown> {
   return fields;
 }
 
-/** The fields of one log call, redacted; top-level `unredacted(...)` values pass as they are. */
+/** The fields of one log call, redacted. */
 export function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  const exempt: string[] = [];
-  for (const [name, field] of Object.entries(fields)) {
-    if (field instanceof Unredacted) {
-      out[name] = field.value;
-      exempt.push(name);
-    } else {
-      out[name] = keepsValue(name, field) ? redactValue(field) : REDACTED;
-    }
-  }
-  if (exempt.length > 0) out.unredacted = exempt;
+  for (const [name, field] of Object.entries(fields))
+    out[name] = keepsValue(name, field) ? redactValue(field) : REDACTED;
   return out;
 }

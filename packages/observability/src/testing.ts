@@ -25,30 +25,13 @@ export interface Leak {
   line: number;
 }
 
-/**
- * The text of a log line a scan reads: for a JSON line, without the fields the line itself names
- * as deliberately unredacted (see `unredacted`); any other line as it is.
- */
-function scannedText(line: string): string {
-  if (!line.startsWith('{')) return line;
-  try {
-    const entry = JSON.parse(line) as Record<string, unknown>;
-    const exempt = Array.isArray(entry.unredacted) ? entry.unredacted : [];
-    for (const name of exempt) if (typeof name === 'string') delete entry[name];
-    return JSON.stringify(entry);
-  } catch {
-    return line;
-  }
-}
-
 /** Every place one of `secrets` appears in the captured logs (file name -> its text). */
 export function findLeakedSecrets(logs: Map<string, string>, secrets: Iterable<string>): Leak[] {
   const wanted = [...new Set(secrets)].filter((s) => s.length >= MIN_SECRET_LENGTH);
   const leaks: Leak[] = [];
   for (const [file, text] of logs) {
-    text.split('\n').forEach((raw, index) => {
-      if (raw === '') return;
-      const line = scannedText(raw);
+    text.split('\n').forEach((line, index) => {
+      if (line === '') return;
       // A secret with quotes or backslashes appears escaped inside a JSON line.
       for (const secret of wanted)
         if (line.includes(secret) || line.includes(JSON.stringify(secret).slice(1, -1)))

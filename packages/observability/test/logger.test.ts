@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Writable } from 'node:stream';
-import { createLogger, unredacted } from '../src/index.js';
+import { createLogger } from '../src/index.js';
 
 const API_KEY = 'mk_live_Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7cDe0fGh3iJk6lMn9o';
 const SESSION_TOKEN = 'Qm9vbGVhbi1zZXNzaW9uLXRva2VuLWFib3V0LTI1Ni1iaXRz_x7';
@@ -137,16 +137,5 @@ describe('log redaction by pattern', () => {
     expect(line.request).toBe(uuid);
     expect(line.hash).toBe(sha);
     expect(line.msg).toBe(`trace ${'cd'.repeat(16)}`);
-  });
-});
-
-describe('the deliberate exception', () => {
-  it('writes an unredacted field as it is and names it on the line', () => {
-    const link = `http://localhost:8080/auth/verify-email?token=${SESSION_TOKEN}`;
-    const line = logged((l) =>
-      l.info({ mail_body: unredacted(link), mail_to: 'a@example.com' }, 'mail not sent'),
-    );
-    expect(line.mail_body).toBe(link);
-    expect(line.unredacted).toEqual(['mail_body']);
   });
 });

@@ -17,7 +17,9 @@ export function mailFilesTransport(dir: string, from: string): MailTransport {
     send: async (mail) => {
       await mkdir(root, { recursive: true, mode: 0o700 });
       const at = new Date();
-      const file = join(root, `${at.toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`);
+      // Dots between the parts, so no part reads as a token to the log's redaction.
+      const stamp = at.toISOString().replace('T', '.').replace(/:/g, '-').replace('Z', '');
+      const file = join(root, `${stamp}.${randomUUID().slice(0, 8)}.eml`);
       const text = [
         `From: ${oneLine(from)}`,
         `To: ${oneLine(mail.to)}`,
