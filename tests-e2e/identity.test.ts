@@ -14,6 +14,8 @@ describe('identity through the gateway', () => {
     system = await startSystem('e2e_identity', {
       SMTP_URL: smtp.url,
       PUBLIC_BASE_URL: 'http://localhost:8080',
+      // The tests play many clients on loopback, each named by X-Forwarded-For (see freshClient).
+      TRUST_PROXY: 'loopback',
       // Far beyond any deadline below: a revoked session must be refused because of the
       // revocation event, never because its cached verification ran out.
       SESSION_CACHE_TTL_MS: String(10 * 60_000),
