@@ -97,23 +97,7 @@ export default tseslint.config(
     // The edge, the shared packages, the black-box tests and the benchmark runner see services
     // only over the wire; scripts/start.ts, the all-in-one composition, imports their entry points.
     files: ['gateway/**/*.ts', 'packages/**/*.ts', 'tests-e2e/**/*.ts', 'bench/**/*.ts'],
-    ignores: ['gateway/test/**'],
     rules: { 'no-restricted-imports': ['error', { patterns: serviceImports(SERVICES, SERVICE_SRC) }] },
-  },
-  {
-    // The gateway's integration test starts a real identity through its package entry, never its src/.
-    files: ['gateway/test/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { regex: `^@meridian/(${either(SERVICES)})/`, message: SERVICE_SRC },
-            { regex: `(^|/)services/(${either(SERVICES)})/src(/|$)`, message: SERVICE_SRC },
-          ],
-        },
-      ],
-    },
   },
   {
     files: ['gateway/src/domain/**/*.ts'],

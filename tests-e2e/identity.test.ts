@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startSmtp } from '@meridian/test-peers';
+import { linkIn, startSmtp } from '@meridian/test-peers';
 import { createKey, postJson, pressConfirmButton, signedInAccount } from './src/accounts.js';
 import { totpCode } from './src/totp.js';
 import { startSystem, type System } from './src/system.js';
@@ -52,7 +52,7 @@ describe('identity through the gateway', () => {
     while (!smtp.mails.some((m) => m.to === email) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100));
     const mail = smtp.mails.find((m) => m.to === email)!;
-    const link = new URL(mail.text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/)![0]);
+    const link = linkIn(mail);
     // Following the link (as a mail scanner does) changes nothing; its page's button confirms.
     const page = await fetch(`${system.gatewayUrl}${link.pathname}${link.search}`);
     expect(page.status).toBe(200);
@@ -90,7 +90,7 @@ describe('identity through the gateway', () => {
     expect((await account()).status).toBe(200);
 
     expect((await post('/auth/password/forgot', { email })).status).toBe(202);
-    const link = new URL((await mailTo(email, 2)).match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/)![0]);
+    const link = linkIn({ text: await mailTo(email, 2) });
     expect(link.pathname).toBe('/auth/password/reset');
     // The link's page, anonymous through the gateway; its form posts the token and a new password.
     const page = await fetch(`${system.gatewayUrl}${link.pathname}${link.search}`);
@@ -178,7 +178,7 @@ describe('identity through the gateway', () => {
       body: JSON.stringify(body),
     });
 
-  const linkOf = (text: string) => new URL(text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/)![0]);
+  const linkOf = (text: string) => linkIn({ text });
 
   /** Polls until the gateway answers `status` (revocations reach it by event), within 15 s. */
   async function eventually(status: number, call: () => Promise<Response>): Promise<number> {

@@ -67,6 +67,7 @@ describe('lint keeps services apart', () => {
     ['gateway/bench/fixture.ts', "import { start } from '../../services/identity/src/main.js';"],
     ['packages/http-kit/src/fixture.ts', "import { start } from '@meridian/billing';"],
     ['gateway/test/fixture.ts', "import { start } from '../../services/identity/src/main.js';"],
+    ['gateway/test/integration/fixture.ts', "import { start } from '@meridian/identity';"],
   ])('refuses %s importing: %s', async (path, line) => {
     const errors = await boundaryErrors(path, `${line}\nexport const used = start;\n`);
     expect(errors).toHaveLength(1);

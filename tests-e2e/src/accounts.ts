@@ -1,4 +1,5 @@
 import { rememberSecret } from '@meridian/observability/testing';
+import { linkIn } from '@meridian/test-peers';
 import type { System } from './system.js';
 
 export interface Mailbox {
@@ -31,10 +32,8 @@ export async function signedInAccount(system: System, mailbox: Mailbox, label: s
   while (!mailbox.mails.some((m) => m.to === email) && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 100));
   const mail = mailbox.mails.find((m) => m.to === email);
-  const link = mail?.text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/)?.[0];
-  if (!link) throw new Error(`no confirmation mail for ${email}`);
-  rememberSecret(new URL(link).searchParams.get('token'));
-  const confirmed = await pressConfirmButton(system, new URL(link));
+  if (!mail) throw new Error(`no confirmation mail for ${email}`);
+  const confirmed = await pressConfirmButton(system, linkIn(mail));
   if (confirmed.status !== 200) throw new Error(`confirmation answered ${confirmed.status}`);
   const login = await postJson(system, '/auth/login', { email, password: PASSWORD });
   if (login.status !== 200) throw new Error(`login answered ${login.status}`);

@@ -6,14 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
-import pg from 'pg';
 import { cuttableLink, deleteNatsNamespace, waitFor, type CuttableLink } from '@meridian/bus/testing';
 import { formatApiKey } from '@meridian/contracts';
 import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
 import { createHttpApp, finishApp, requireCaller, startServer, type RunningServer } from '@meridian/http-kit';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
-import { start as startIdentity } from '@meridian/identity';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { linkIn, startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
 import { PORTAL_ROUTES } from '../../src/domain/portal-routes.js';
 import { isDataPath } from '../../src/domain/data-route.js';
 import { start as startGateway } from '../../src/main.js';
@@ -114,7 +113,8 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
   let db: TestDatabase;
   const namespace = `t${randomUUID().slice(0, 8)}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'gw-edge-'));
-  let identity: Awaited<ReturnType<typeof startIdentity>>;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let identity: ServiceProcess;
   let upstream: RunningServer;
   let a: Started;
   let b: Started;
@@ -143,18 +143,11 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
     TRUST_PROXY: 'loopback',
   });
 
+  /** The token of the confirmation link identity mailed to `email`, once the mail arrived. */
   async function mailToken(email: string): Promise<string> {
-    const client = new pg.Client({ connectionString: db.url });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ body: string }>(
-        'select body from identity.mail_outbox where recipient = $1 order by seq desc limit 1',
-        [email],
-      );
-      return /token=([\w-]+)/.exec(rows[0]!.body)![1]!;
-    } finally {
-      await client.end();
-    }
+    const mailed = () => smtp.mails.find((m) => m.to === email);
+    await waitFor(() => mailed() !== undefined, { timeoutMs: 15_000, what: `the mail to ${email}` });
+    return linkIn(mailed()!).searchParams.get('token')!;
   }
 
   async function signIn(email: string): Promise<{ cookie: string; token: string }> {
@@ -191,7 +184,15 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
   beforeAll(async () => {
     db = await createTestDatabase('gw_edge');
     upstream = await dataUpstream();
-    identity = await startIdentity({ ...env(), DATA_DIR: dataDir, BCRYPT_COST: '12' });
+    smtp = await startSmtp();
+    identity = await startServiceProcess('services/identity/src/main.ts', {
+      ...env(),
+      DATA_DIR: dataDir,
+      BCRYPT_COST: '12',
+      SMTP_URL: smtp.url,
+      // The tests make keys by the dozen for one account; the quota's own tests are identity's.
+      KEY_CREATION_LIMIT: '100000',
+    });
     a = await startGateway(gatewayEnv());
     b = await startGateway(gatewayEnv());
     ({ cookie, token: sessionToken } = await signIn(`u${namespace}@example.com`));
@@ -201,6 +202,7 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
     await a?.close();
     await b?.close();
     await identity?.close();
+    await smtp?.close();
     await upstream?.close();
     await deleteNatsNamespace(NATS_URL, namespace);
     await db?.drop();

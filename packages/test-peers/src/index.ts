@@ -1,3 +1,5 @@
-// Real protocol servers on loopback for the peers a test cannot reach (see DESIGN.md, "Offline").
-export { startSmtp, type ReceivedMail } from './smtp.js';
+// Real protocol servers on loopback for the peers a test cannot reach (see DESIGN.md, "Offline"),
+// and the services themselves as their own processes, for tests that see them only over the wire.
+export { linkIn, startSmtp, type ReceivedMail } from './smtp.js';
 export { OIDC_CLIENT, startOidcPeer, type OidcPeer, type Person } from './oidc-peer.js';
+export { startServiceProcess, type ServiceProcess } from './service-process.js';

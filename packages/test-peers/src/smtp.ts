@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { rememberSecret } from '@meridian/observability/testing';
 
 export interface ReceivedMail {
   to: string;
@@ -38,6 +39,18 @@ export async function startSmtp() {
     mails,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/**
+ * The link of a mail body, `<base>/auth/...?token=...`; its token is remembered as a secret, so
+ * the suite's log scan proves no process logged it.
+ */
+export function linkIn(mail: Pick<ReceivedMail, 'text'>): URL {
+  const match = mail.text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/);
+  if (!match) throw new Error(`no link in mail:\n${mail.text}`);
+  const link = new URL(match[0]);
+  rememberSecret(link.searchParams.get('token'));
+  return link;
 }
 
 function decodeQuotedPrintable(raw: string): string {

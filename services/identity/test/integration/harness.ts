@@ -17,9 +17,9 @@ import type { IdentityDeps } from '../../src/deps.js';
 import { consumers } from '../../src/events/plan-changed.js';
 import { identityParts, mailRelay } from '../../src/main.js';
 import { rpcHandlers } from '../../src/rpc/verify.js';
-import { startSmtp, type ReceivedMail } from '@meridian/test-peers';
+import { linkIn, startSmtp, type ReceivedMail } from '@meridian/test-peers';
 
-export { startSmtp, type ReceivedMail };
+export { linkIn, startSmtp, type ReceivedMail };
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -115,15 +115,6 @@ export async function startHarness(
       await database.drop();
     },
   };
-}
-
-/** The link of a mail body: `<base>/auth/...?token=...`. */
-export function linkIn(mail: ReceivedMail): URL {
-  const match = mail.text.match(/https?:\/\/\S+\?token=[A-Za-z0-9_-]+/);
-  if (!match) throw new Error(`no link in mail:\n${mail.text}`);
-  const link = new URL(match[0]);
-  rememberSecret(link.searchParams.get('token'));
-  return link;
 }
 
 let counter = 0;

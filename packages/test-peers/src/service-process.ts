@@ -1,0 +1,87 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root: entries are given from it, as in `services/identity/src/main.ts`. */
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export interface ServiceProcess {
+  url: string;
+  /** SIGKILL: no drain, to see how the rest behave. */
+  kill(): Promise<void>;
+  /** SIGTERM, so it drains as in production; SIGKILL if it has not exited within 10 s. */
+  close(): Promise<void>;
+}
+
+/** A loopback port free at the time of asking. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Runs `entry` (a main.ts, from the repository root) from source as its own process on a free
+ * port, and resolves once its /ready answers. The child inherits this process's environment, so
+ * the suite's log capture directory (MERIDIAN_LOG_CAPTURE_DIR) collects its log lines too, for the
+ * teardown's secret scan; `env` comes on top. Its stderr shows only with E2E_VERBOSE set.
+ */
+export async function startServiceProcess(
+  entry: string,
+  env: Record<string, string>,
+): Promise<ServiceProcess> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = launch(entry, { ...env, PORT: String(port) });
+  try {
+    await waitReady(url, child);
+  } catch (err) {
+    await stop(child, 'SIGKILL');
+    throw err;
+  }
+  return { url, kill: () => stop(child, 'SIGKILL'), close: () => stop(child, 'SIGTERM') };
+}
+
+function launch(entry: string, env: Record<string, string>): ChildProcess {
+  const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    if (process.env.E2E_VERBOSE) process.stderr.write(chunk);
+  });
+  return child;
+}
+
+async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`${url} exited with ${child.exitCode} before it was ready`);
+    const ok = await fetch(`${url}/ready`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} was not ready within ${timeoutMs} ms`);
+}
+
+function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
