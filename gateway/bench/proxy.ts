@@ -1,5 +1,5 @@
 /**
- * Gateway figures (issue 5): the same wrk load, on loopback, against
+ * Gateway figures: the same wrk load, on loopback, against
  *   (a) a tiny upstream answering a 300-byte JSON,
  *   (b) a raw node:http keep-alive proxy in front of it,
  *   (c) nginx as reverse proxy with upstream keep-alive,
