@@ -26,7 +26,8 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
     NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     BUS_NAMESPACE: `e2e${randomBytes(4).toString('hex')}`,
     INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'warn',
+    // Every line a service writes is captured and scanned for the secrets the tests used.
+    LOG_LEVEL: 'debug',
     ...extraEnv,
   };
   const processes = new Map<ServiceName | 'gateway', ServiceProcess>();
