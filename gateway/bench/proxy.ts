@@ -21,12 +21,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from 'nats';
-import pg from 'pg';
 import { createNatsBus, type Bus } from '@meridian/bus';
 import type { Caller, KeyVerifyReply } from '@meridian/contracts';
-import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
+import { createTestDatabase } from '@meridian/db/testing';
 import { assertionKey } from '@meridian/http-kit';
 import { createLogger } from '@meridian/observability';
+import { linkIn, startSmtp } from '@meridian/test-peers';
 import { AssertionSigner } from '../src/edge/assertion.js';
 import { identityCaches } from '../src/adapters/identity.js';
 import type { VerifiedCache } from '../src/adapters/verified-cache.js';
@@ -36,6 +36,8 @@ import { planPolicy, rateLimitHeaders } from '../src/domain/token-bucket.js';
 import { MemoryRateLimiter } from '../src/adapters/rate-limiter.js';
 import { RedisRateLimiter } from '../src/adapters/redis-rate-limiter.js';
 import { freePort, launch, tsx, waitHttp } from '../../bench/support.js';
+
+type Smtp = Awaited<ReturnType<typeof startSmtp>>;
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -134,10 +136,7 @@ function nginxPids(dir: string): number[] {
 }
 
 /** A real account and key through the gateway: sign-up, the mailed token, sign-in, POST /v1/keys. */
-async function realKey(
-  gateway: string,
-  db: TestDatabase,
-): Promise<{ key: string; id: string; cookie: string }> {
+async function realKey(gateway: string, smtp: Smtp): Promise<{ key: string; id: string; cookie: string }> {
   const json = { 'content-type': 'application/json' };
   const email = `bench${randomUUID().slice(0, 8)}@example.com`;
   const password = 'correct horse battery staple';
@@ -146,14 +145,10 @@ async function realKey(
     headers: json,
     body: JSON.stringify({ email, password }),
   });
-  const client = new pg.Client({ connectionString: db.url });
-  await client.connect();
-  const { rows } = await client.query<{ body: string }>(
-    'select body from identity.mail_outbox where recipient = $1',
-    [email],
-  );
-  await client.end();
-  const token = /token=([\w-]+)/.exec(rows[0]!.body)![1]!;
+  const deadline = Date.now() + 15_000;
+  while (!smtp.mails.some((m) => m.to === email) && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
+  const token = linkIn(smtp.mails.find((m) => m.to === email)!).searchParams.get('token');
   await fetch(`${gateway}/auth/verify-email`, {
     method: 'POST',
     headers: json,
@@ -330,6 +325,7 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
   const namespace = `bench${randomUUID().slice(0, 8)}`;
   const db = await createTestDatabase('bench_gateway');
+  const smtp = await startSmtp();
   let bus: Bus | undefined;
   let nginxDir: string | undefined;
   try {
@@ -344,7 +340,12 @@ async function main(): Promise<void> {
     const identityPort = await freePort();
     const identityUrl = `http://127.0.0.1:${identityPort}`;
     children.push(
-      launch(tsx('services/identity/src/main.ts'), { ...shared, PORT: String(identityPort), DATA_DIR: dir }),
+      launch(tsx('services/identity/src/main.ts'), {
+        ...shared,
+        PORT: String(identityPort),
+        DATA_DIR: dir,
+        SMTP_URL: smtp.url,
+      }),
     );
     await waitHttp(`${identityUrl}/ready`);
     const upPort = await freePort();
@@ -382,7 +383,7 @@ async function main(): Promise<void> {
     await waitHttp(`http://127.0.0.1:${nginxPort}`);
     await waitHttp(`http://127.0.0.1:${gwPort}/health`);
     await waitHttp(`http://127.0.0.1:${gwRedisPort}/health`);
-    const key = await realKey(`http://127.0.0.1:${gwPort}`, db);
+    const key = await realKey(`http://127.0.0.1:${gwPort}`, smtp);
     const auth = { 'x-api-key': key.key };
 
     console.log(
@@ -440,6 +441,7 @@ async function main(): Promise<void> {
     await bus?.close();
     await dropStreams(namespace).catch(() => {});
     await db.drop();
+    await smtp.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
