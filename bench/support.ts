@@ -3,7 +3,6 @@
  * Nothing here knows a service; each service's benches live in its own bench/ folder.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,15 +23,8 @@ export async function timeIt(
   return { median: times[Math.floor(runs / 2)]!, p90: times[Math.floor(runs * 0.9)]! };
 }
 
-/** A port free on loopback at the time of asking. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** The same free-port probe the tests use. */
+export { freePort } from '@meridian/test-peers';
 
 /** A child process at the repository root; BENCH_VERBOSE=1 passes its stderr through. */
 export function launch(args: string[], env: Record<string, string>, cmd = process.execPath): ChildProcess {

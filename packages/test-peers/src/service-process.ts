@@ -15,7 +15,7 @@ export interface ServiceProcess {
 }
 
 /** A loopback port free at the time of asking. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
