@@ -51,6 +51,7 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
   route('get', '/auth/oauth/idp/callback', 'Return leg of the identity-provider sign-in', { status: 302 }),
   route('post', '/auth/password/forgot', 'Start a password reset', { status: 202 }),
   route('post', '/auth/password/reset', 'Finish a password reset'),
+  route('post', '/auth/unlock', 'Lift the sign-in backoff of an account with its mailed unlock link'),
   route('get', '/v1/account', 'The signed-in account: email, plan, entitlements, keys'),
   route('get', '/v1/account/2fa', 'Second-factor status'),
   route('post', '/v1/account/2fa/enrol', 'Begin TOTP enrolment'),
