@@ -7,3 +7,4 @@ export * from './problem.js';
 export * from './server.js';
 export * from './trace-headers.js';
 export * from './validate.js';
+export * from './cursor.js';

@@ -7,11 +7,17 @@ import {
   type CatalogHit,
   type Caller,
 } from '@meridian/contracts';
-import { httpProblem, parseInput, type LeanRoute, type ProblemCode } from '@meridian/http-kit';
+import {
+  httpProblem,
+  parseInput,
+  signCursor,
+  verifyCursor,
+  type LeanRoute,
+  type ProblemCode,
+} from '@meridian/http-kit';
 import type { DataDeps } from '../deps.js';
 import { metricEnvelope, type SeriesMeta } from '../domain/envelope.js';
 import type { MetricAnswer, MetricQuery } from '../domain/metric-resolver.js';
-import { signCursor, verifyCursor } from '../domain/series/cursor.js';
 import { fitAnswer, PAGE_SIZE, selectFields, toTable } from '../domain/series/shape.js';
 import { resolverFor } from '../flows/resolve/index.js';
 import { dataQuerySchema, type DataQuery } from './query.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { confidence } from '../../src/domain/confidence.js';
-import { signCursor, verifyCursor } from '../../src/domain/series/cursor.js';
+import { signCursor, verifyCursor } from '@meridian/http-kit';
 import { fitAnswer, fitRows } from '../../src/domain/series/shape.js';
 import { bucketRanges, rollUp, type Bar } from '../../src/domain/series/bar.js';
 import {
