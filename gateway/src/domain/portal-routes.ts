@@ -4,8 +4,12 @@ import {
   billingHistoryRowSchema,
   creditsAnswerSchema,
   creditsQuerySchema,
+  planPurchaseBodySchema,
+  planSubscriptionSchema,
   serviceRequestAnswerSchema,
   serviceRequestSchema,
+  subscribeBodySchema,
+  subscriptionSchema,
 } from '@meridian/contracts';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete';
@@ -89,9 +93,16 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
     errors: { 404: 'No authorization is active' },
   }),
   route('post', '/v1/audit/subscribe', 'Buy a monthly audit subscription from credit', {
-    errors: { 402: 'Insufficient credit' },
+    body: subscribeBodySchema,
+    answer: { schema: subscriptionSchema, plain: false },
+    errors: {
+      402: 'Insufficient credit',
+      409: 'Twelve months are already paid ahead, or a switch while months are paid ahead',
+    },
   }),
-  route('get', '/v1/audit/subscription', 'Current subscription'),
+  route('get', '/v1/audit/subscription', 'Current subscription', {
+    answer: { schema: subscriptionSchema, plain: false },
+  }),
   route('get', '/v1/credits', 'Credit balance, ledger page and top-up instructions', {
     query: creditsQuerySchema,
     answer: { schema: creditsAnswerSchema, plain: true },
@@ -104,6 +115,17 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
   }),
   route('get', '/v1/billing/account', 'Legacy deposit rail; use GET /v1/credits for topping up', {
     deprecated: true,
+  }),
+  route('post', '/v1/billing/plan', 'Buy a month of a paid data plan (basic, pro, ultra) from credit', {
+    body: planPurchaseBodySchema,
+    answer: { schema: planSubscriptionSchema, plain: false },
+    errors: {
+      402: 'Insufficient credit',
+      409: 'Twelve months are already paid ahead, or a switch while months are paid ahead',
+    },
+  }),
+  route('get', '/v1/billing/plan', 'The data plan bought from credit, and its expiry', {
+    answer: { schema: planSubscriptionSchema, plain: false },
   }),
   route('get', '/v1/consulting/bookings', 'List consulting bookings'),
   route('post', '/v1/consulting/bookings', 'Create a consulting booking'),

@@ -26,7 +26,10 @@ export function compareNewestFirst(a: Position, b: Position): number {
  * For one source, the (at, id) bound its rows must be strictly below to come after `cursor`:
  * rows of the same instant come after the cursor only when their kind sorts after its kind.
  */
-export function boundFor(kind: Position['kind'], cursor: Position | undefined): { at: Date; id: number } | undefined {
+export function boundFor(
+  kind: Position['kind'],
+  cursor: Position | undefined,
+): { at: Date; id: number } | undefined {
   if (!cursor) return undefined;
   if (kind === cursor.kind) return { at: cursor.at, id: cursor.id };
   return { at: cursor.at, id: RANK[kind] < RANK[cursor.kind] ? Number.MAX_SAFE_INTEGER : 0 };

@@ -42,7 +42,8 @@ export interface PriceSettings {
 /** The table's rows from the deployment's settings and the per-call prices the gateway charges. */
 export function priceTableOf(settings: PriceSettings): Map<string, number> {
   const table = new Map<string, number>();
-  for (const [plan, atomic] of Object.entries(settings.plans)) table.set(priceItem.plan(plan as PaidPlan), atomic);
+  for (const [plan, atomic] of Object.entries(settings.plans))
+    table.set(priceItem.plan(plan as PaidPlan), atomic);
   for (const tier of AUDIT_TIERS) {
     table.set(priceItem.audit(tier), settings.auditTiers[tier]);
     table.set(priceItem.run(tier), settings.runs[tier]);
@@ -89,7 +90,11 @@ export function priceList(
         monthly_price_usd: price === null ? null : usd(price),
       };
     }),
-    audit_subscriptions: AUDIT_TIERS.map((tier) => ({ tier, period: 'month' as const, ...priced(table, priceItem.audit(tier)) })),
+    audit_subscriptions: AUDIT_TIERS.map((tier) => ({
+      tier,
+      period: 'month' as const,
+      ...priced(table, priceItem.audit(tier)),
+    })),
     analysis_runs: AUDIT_TIERS.map((tier) => ({ tier, ...priced(table, priceItem.run(tier)) })),
     consulting: [...table.keys()]
       .filter((item) => item.startsWith('booking:'))

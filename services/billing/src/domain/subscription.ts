@@ -28,13 +28,17 @@ export function addMonth(from: Date): Date {
 }
 
 /** The period covering `now`, and the expiry of the unbroken run of same-tier periods after it. */
-export function currentOf(periods: readonly Period[], now: Date): { period: Period; runs_until: Date } | undefined {
+export function currentOf(
+  periods: readonly Period[],
+  now: Date,
+): { period: Period; runs_until: Date } | undefined {
   const ordered = [...periods].sort((a, b) => a.starts_at.getTime() - b.starts_at.getTime());
   const period = ordered.find((p) => p.starts_at <= now && now < p.expires_at);
   if (!period) return undefined;
   let runsUntil = period.expires_at;
   for (const next of ordered)
-    if (next.tier === period.tier && next.starts_at.getTime() === runsUntil.getTime()) runsUntil = next.expires_at;
+    if (next.tier === period.tier && next.starts_at.getTime() === runsUntil.getTime())
+      runsUntil = next.expires_at;
   return { period, runs_until: runsUntil };
 }
 
@@ -50,11 +54,7 @@ export interface Purchase {
  * (a renewal paid ahead). Another tier while one runs: the new tier starts now and the unused
  * part of the current period is given back pro rata (a switch, not a double charge).
  */
-export function purchase(
-  periods: readonly Period[],
-  tier: string,
-  now: Date,
-): Result<Purchase, 'conflict'> {
+export function purchase(periods: readonly Period[], tier: string, now: Date): Result<Purchase, 'conflict'> {
   const current = currentOf(periods, now);
   if (!current) return ok({ starts_at: now, expires_at: addMonth(now) });
   if (current.period.tier === tier) {
@@ -64,8 +64,15 @@ export function purchase(
     return ok({ starts_at: current.runs_until, expires_at: addMonth(current.runs_until) });
   }
   if (current.runs_until.getTime() !== current.period.expires_at.getTime())
-    return refuse('conflict', `Months of ${current.period.tier} are paid ahead; switch tiers when they have run out.`);
-  return ok({ starts_at: now, expires_at: addMonth(now), replaces: { period: current.period, unused_atomic: unusedPart(current.period, now) } });
+    return refuse(
+      'conflict',
+      `Months of ${current.period.tier} are paid ahead; switch tiers when they have run out.`,
+    );
+  return ok({
+    starts_at: now,
+    expires_at: addMonth(now),
+    replaces: { period: current.period, unused_atomic: unusedPart(current.period, now) },
+  });
 }
 
 /** The unpaid-for remainder of a period, rounded down to the atomic unit. */

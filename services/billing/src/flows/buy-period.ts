@@ -33,20 +33,30 @@ export interface PeriodState {
  * Buys a month of an audit tier or a data plan from credit: the debit and the period are written
  * together or not at all (402 when credit is short). A data plan that changes now is announced.
  */
-export async function buyPeriod(deps: BillingDeps, order: PeriodOrder, now = new Date()): Promise<Result<PeriodState>> {
+export async function buyPeriod(
+  deps: BillingDeps,
+  order: PeriodOrder,
+  now = new Date(),
+): Promise<Result<PeriodState>> {
   const key = `period:${order.product}:${order.idempotency_key}`;
   return inPostingTransaction(deps, async (trx) => {
     await lockBalance(trx, order.account_id);
-    if (await findEntryByKey(trx, order.account_id, key)) return ok(await subscriptionOf(trx, order.account_id, order.product, now));
+    if (await findEntryByKey(trx, order.account_id, key))
+      return ok(await subscriptionOf(trx, order.account_id, order.product, now));
     const price = await priceOf(trx, order.item);
-    if (price === undefined) return refuse('not_found', `${order.tier} has no price on this deployment and cannot be bought.`);
+    if (price === undefined)
+      return refuse('not_found', `${order.tier} has no price on this deployment and cannot be bought.`);
     const periods = await periodsFrom(trx, order.account_id, order.product, now);
     const planned = purchase(periods, order.tier, now);
     if (!planned.ok) return planned;
     const orderId = `sub-${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
     const reason = order.product === 'audit' ? 'subscription' : 'data_plan';
     const posting = { account_id: order.account_id, ref: orderId, order_id: orderId, actor: order.actor };
-    const paid = await postInTransaction(trx, { ...posting, reason, amount_atomic: price, idempotency_key: key }, now);
+    const paid = await postInTransaction(
+      trx,
+      { ...posting, reason, amount_atomic: price, idempotency_key: key },
+      now,
+    );
     if (!paid.ok) return paid;
     const { replaces, starts_at, expires_at } = planned.value;
     if (replaces) {
@@ -66,9 +76,20 @@ export async function buyPeriod(deps: BillingDeps, order: PeriodOrder, now = new
         if (!back.ok) throw new Error(`the unused part of a period could not be given back: ${back.code}`);
       }
     }
-    await insertPeriod(trx, { account_id: order.account_id, product: order.product, tier: order.tier, starts_at, expires_at, ledger_entry_id: paid.value.entry.id });
+    await insertPeriod(trx, {
+      account_id: order.account_id,
+      product: order.product,
+      tier: order.tier,
+      starts_at,
+      expires_at,
+      ledger_entry_id: paid.value.entry.id,
+    });
     if (order.product === 'data_plan' && starts_at.getTime() === now.getTime())
-      await announce(trx, EVENTS.billingPlanChanged, { account_id: order.account_id, plan: order.tier as Plan, changed_at: now.toISOString() });
+      await announce(trx, EVENTS.billingPlanChanged, {
+        account_id: order.account_id,
+        plan: order.tier as Plan,
+        changed_at: now.toISOString(),
+      });
     return ok(await subscriptionOf(trx, order.account_id, order.product, now));
   });
 }

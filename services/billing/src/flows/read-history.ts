@@ -33,8 +33,10 @@ export async function readHistory(
   accountId: string,
   query: HistoryQuery,
 ): Promise<Result<Envelope<HistoryRow[]>>> {
-  const cursor = query.cursor === undefined ? undefined : positionOf(query.cursor, accountId, deps.config.cursorKey);
-  if (cursor === null) return refuse('invalid_cursor', 'cursor is not a cursor this endpoint gave this account.');
+  const cursor =
+    query.cursor === undefined ? undefined : positionOf(query.cursor, accountId, deps.config.cursorKey);
+  if (cursor === null)
+    return refuse('invalid_cursor', 'cursor is not a cursor this endpoint gave this account.');
   const [entries, payments] = await Promise.all([
     entriesBefore(deps.db, accountId, query.limit + 1, boundFor('ledger', cursor)),
     orderPaymentsBefore(deps.db, accountId, query.limit + 1, boundFor('payment', cursor)),
@@ -44,18 +46,24 @@ export async function readHistory(
   );
   const page = merged.slice(0, query.limit);
   const bare = page.map(({ position: _, ...row }) => row);
-  const answer = (rows: typeof page, truncated: boolean, more: boolean) =>
+  const key = deps.config.cursorKey;
+  const answer = (kept: number) =>
     envelope(
-      bare.slice(0, rows.length),
+      bare.slice(0, kept),
       {
-        next_cursor: more && rows.length > 0 ? cursorOf(rows[rows.length - 1]!.position, accountId, deps.config.cursorKey) : null,
-        truncated,
+        next_cursor:
+          merged.length > kept && kept > 0 ? cursorOf(page[kept - 1]!.position, accountId, key) : null,
+        truncated: kept < page.length,
       },
       { method: "Read from billing's ledger and its record of deposits that paid this account's orders." },
     );
-  const base = JSON.stringify(answer([], true, true)).length;
-  const kept = rowsThatFit(bare, base, query.max_response_tokens * CHARS_PER_TOKEN);
-  return ok(answer(page.slice(0, kept), kept < page.length, merged.length > kept));
+  const budget = query.max_response_tokens * CHARS_PER_TOKEN;
+  // The envelope's own size is measured with a cursor in it, as every truncated page has one.
+  const base =
+    JSON.stringify(answer(0)).length + (page[0] ? cursorOf(page[0].position, accountId, key).length : 0);
+  let kept = rowsThatFit(bare, base, budget);
+  while (kept > 1 && JSON.stringify(answer(kept)).length > budget) kept--;
+  return ok(answer(kept));
 }
 
 function cursorOf(position: Position, accountId: string, key: string): string {
@@ -65,7 +73,8 @@ function cursorOf(position: Position, accountId: string, key: string): string {
 /** The position a cursor names; null when it is forged, altered or another account's. */
 function positionOf(cursor: string, accountId: string, key: string): Position | null {
   const state = verifyCursor(cursor, key);
-  if (!state || state.a !== accountId || typeof state.t !== 'string' || typeof state.i !== 'number') return null;
+  if (!state || state.a !== accountId || typeof state.t !== 'string' || typeof state.i !== 'number')
+    return null;
   if (state.k !== 'ledger' && state.k !== 'payment') return null;
   const at = new Date(state.t);
   return Number.isNaN(at.getTime()) ? null : { at, kind: state.k, id: state.i };

@@ -1,7 +1,12 @@
 import type { Transaction } from 'kysely';
 import { EVENTS } from '@meridian/contracts';
 import type { Database } from '../db/database.js';
-import { insertDeposit, readCursor as cursorOf, saveCursor, type DepositKind } from '../db/repositories/deposits.js';
+import {
+  insertDeposit,
+  readCursor as cursorOf,
+  saveCursor,
+  type DepositKind,
+} from '../db/repositories/deposits.js';
 import { lockOrder, markOrderPaid } from '../db/repositories/orders.js';
 import { memoMeaning, type ObservedDeposit } from '../domain/deposit.js';
 import type { BillingDeps } from '../deps.js';
@@ -13,7 +18,11 @@ import { inPostingTransaction, postInTransaction } from './post.js';
  * watcher stopped anywhere resumes without losing or repeating it. The signature is unique in
  * `deposits` and is the idempotency key of the credit, so the same deposit never credits twice.
  */
-export async function recordDeposit(deps: BillingDeps, watched: string, deposit: ObservedDeposit): Promise<DepositKind> {
+export async function recordDeposit(
+  deps: BillingDeps,
+  watched: string,
+  deposit: ObservedDeposit,
+): Promise<DepositKind> {
   const at = new Date();
   return inPostingTransaction(deps, async (trx) => {
     const kind = await classify(trx, deposit);
@@ -59,7 +68,12 @@ async function classify(trx: Transaction<Database>, deposit: ObservedDeposit): P
   }
 }
 
-async function apply(trx: Transaction<Database>, kind: Classified, deposit: ObservedDeposit, at: Date): Promise<void> {
+async function apply(
+  trx: Transaction<Database>,
+  kind: Classified,
+  deposit: ObservedDeposit,
+  at: Date,
+): Promise<void> {
   if (kind.kind === 'topup') {
     const posted = await postInTransaction(
       trx,

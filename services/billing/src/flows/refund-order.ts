@@ -19,7 +19,11 @@ export interface OrderRefund {
  * Gives credit back for an order, never more than was spent on it less what was refunded already.
  * The refund entry references the spend it corrects.
  */
-export async function refundOrder(deps: BillingDeps, refund: OrderRefund, at = new Date()): Promise<Result<PostingReply>> {
+export async function refundOrder(
+  deps: BillingDeps,
+  refund: OrderRefund,
+  at = new Date(),
+): Promise<Result<PostingReply>> {
   const key = `refund:${refund.order_id}:${refund.idempotency_key ?? 'full'}`;
   return inPostingTransaction(deps, async (trx) => {
     // The order's lock serialises refunds of one order, so two cannot both take what is left.
@@ -36,7 +40,10 @@ export async function refundOrder(deps: BillingDeps, refund: OrderRefund, at = n
     const left = refundable(spent, refunded - (earlier?.delta_atomic ?? 0));
     const amount = refund.amount_atomic ?? (earlier ? earlier.delta_atomic : left);
     if (amount > left || left === 0)
-      return refuse('conflict', `Order ${refund.order_id} has ${left} atomic units left to refund; ${amount} were asked.`);
+      return refuse(
+        'conflict',
+        `Order ${refund.order_id} has ${left} atomic units left to refund; ${amount} were asked.`,
+      );
     const posted = await postInTransaction(
       trx,
       {

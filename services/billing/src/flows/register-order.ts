@@ -21,7 +21,8 @@ export async function registerOrder(
     const reason = orderReason(order.item);
     if (!reason) return refuse('validation_failed', `${order.item} is not something an order pays for.`);
     const row = await ensureOrder(trx, { ...order, kind: reason, amount_atomic: price, created_at: at });
-    if (row.account_id !== order.account_id) return refuse('conflict', `Order ${order.order_id} is not this account's.`);
+    if (row.account_id !== order.account_id)
+      return refuse('conflict', `Order ${order.order_id} is not this account's.`);
     const target = depositTarget(deps.config);
     return ok({
       order_id: row.order_id,

@@ -36,8 +36,10 @@ export async function spendForOrder(
       amount_atomic: price,
       created_at: at,
     });
-    if (order.account_id !== spend.account_id) return refuse('conflict', `Order ${spend.order_id} is not this account's.`);
-    if (order.paid_by === 'deposit') return refuse('conflict', `Order ${spend.order_id} was paid by an on-chain deposit.`);
+    if (order.account_id !== spend.account_id)
+      return refuse('conflict', `Order ${spend.order_id} is not this account's.`);
+    if (order.paid_by === 'deposit')
+      return refuse('conflict', `Order ${spend.order_id} was paid by an on-chain deposit.`);
     const posted = await postInTransaction(
       trx,
       {

@@ -1,6 +1,11 @@
 import { EVENTS } from '@meridian/contracts';
 import { startPeriodic } from '@meridian/runtime';
-import { claimLapsed, lapsedPlanPeriods, markLapseAnnounced, periodsFrom } from '../db/repositories/subscriptions.js';
+import {
+  claimLapsed,
+  lapsedPlanPeriods,
+  markLapseAnnounced,
+  periodsFrom,
+} from '../db/repositories/subscriptions.js';
 import { currentOf } from '../domain/subscription.js';
 import type { BillingDeps } from '../deps.js';
 import { announce } from '../flows/events.js';

@@ -28,7 +28,11 @@ export function valueOf<T>(result: Result<T>): T {
   return result.value;
 }
 
-const idempotencyKeySchema = z.string().min(1).max(200).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
+const idempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
 
 /**
  * The request's `Idempotency-Key` header (the IETF draft's name, as Stripe uses it): a retry with

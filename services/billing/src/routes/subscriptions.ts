@@ -47,7 +47,9 @@ export function subscriptionRoutes(deps: BillingDeps): Router {
   });
   router.get('/v1/billing/plan', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    res.json(envelope(planView(await subscriptionOf(deps.db, accountId, 'data_plan', new Date())), {}, { method }));
+    res.json(
+      envelope(planView(await subscriptionOf(deps.db, accountId, 'data_plan', new Date())), {}, { method }),
+    );
   });
   return router;
 }

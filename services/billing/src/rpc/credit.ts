@@ -26,7 +26,10 @@ function handler<S extends z.ZodType, T>(schema: S, run: (input: z.infer<S>) => 
     if (!parsed.success)
       return {
         ok: false,
-        problem: problem('validation_failed', parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')),
+        problem: problem(
+          'validation_failed',
+          parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+        ),
       };
     const result = await run(parsed.data);
     return result.ok ? { ok: true, data: result.value } : { ok: false, problem: problemOf(result).body };
@@ -40,7 +43,10 @@ export function rpcHandlers(deps: BillingDeps): RpcRegistration[] {
       subject: RPC.billingCreditSpend,
       handler: handler(creditSpendRequestSchema, (req) => spendForOrder(deps, { ...req, actor: 'service' })),
     },
-    { subject: RPC.billingCreditRefund, handler: handler(creditRefundRequestSchema, (req) => refundOrder(deps, req)) },
+    {
+      subject: RPC.billingCreditRefund,
+      handler: handler(creditRefundRequestSchema, (req) => refundOrder(deps, req)),
+    },
     {
       subject: RPC.billingBalanceRead,
       handler: handler(balanceReadRequestSchema, async ({ account_id }) => ({
@@ -48,7 +54,10 @@ export function rpcHandlers(deps: BillingDeps): RpcRegistration[] {
         value: { account_id, balance_atomic: await readBalance(deps.db, account_id) },
       })),
     },
-    { subject: RPC.billingOrderRegister, handler: handler(orderRegisterRequestSchema, (req) => registerOrder(deps, req)) },
+    {
+      subject: RPC.billingOrderRegister,
+      handler: handler(orderRegisterRequestSchema, (req) => registerOrder(deps, req)),
+    },
     {
       subject: RPC.billingSubscriptionRead,
       handler: handler(subscriptionReadRequestSchema, async ({ account_id }) => ({

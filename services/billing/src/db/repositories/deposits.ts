@@ -19,7 +19,10 @@ export interface DepositRow {
 }
 
 /** Records a deposit once: false when its signature was recorded before (nothing written). */
-export async function insertDeposit(trx: Transaction<Database>, deposit: Omit<DepositRow, 'id'>): Promise<boolean> {
+export async function insertDeposit(
+  trx: Transaction<Database>,
+  deposit: Omit<DepositRow, 'id'>,
+): Promise<boolean> {
   const row = await trx
     .insertInto('deposits')
     .values(deposit)
@@ -68,7 +71,11 @@ export async function orderPaymentsBefore(
 }
 
 export async function readCursor(db: Db, address: string): Promise<string | null> {
-  const row = await db.selectFrom('watcher_cursors').select('last_signature').where('address', '=', address).executeTakeFirst();
+  const row = await db
+    .selectFrom('watcher_cursors')
+    .select('last_signature')
+    .where('address', '=', address)
+    .executeTakeFirst();
   return row?.last_signature ?? null;
 }
 

@@ -132,5 +132,10 @@ export async function moveBalance(
 
 /** Locks the account's balance row for the transaction: purchases of one account run one at a time. */
 export async function lockBalance(trx: Transaction<Database>, accountId: string): Promise<void> {
-  await trx.selectFrom('balances').select('account_id').where('account_id', '=', accountId).forUpdate().execute();
+  await trx
+    .selectFrom('balances')
+    .select('account_id')
+    .where('account_id', '=', accountId)
+    .forUpdate()
+    .execute();
 }

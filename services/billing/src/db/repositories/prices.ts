@@ -9,7 +9,11 @@ export async function allPrices(db: Db): Promise<Map<string, number>> {
 }
 
 export async function priceOf(db: Db, item: string): Promise<number | undefined> {
-  const row = await db.selectFrom('prices').select('amount_atomic').where('item', '=', item).executeTakeFirst();
+  const row = await db
+    .selectFrom('prices')
+    .select('amount_atomic')
+    .where('item', '=', item)
+    .executeTakeFirst();
   return row?.amount_atomic;
 }
 

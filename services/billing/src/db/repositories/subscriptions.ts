@@ -27,7 +27,14 @@ export async function periodsFrom(db: Db, accountId: string, product: Product, n
 
 export async function insertPeriod(
   trx: Transaction<Database>,
-  period: { account_id: string; product: Product; tier: string; starts_at: Date; expires_at: Date; ledger_entry_id: number },
+  period: {
+    account_id: string;
+    product: Product;
+    tier: string;
+    starts_at: Date;
+    expires_at: Date;
+    ledger_entry_id: number;
+  },
 ): Promise<void> {
   await trx.insertInto('subscription_periods').values(period).execute();
 }
@@ -51,7 +58,11 @@ export async function lapsedPlanPeriods(db: Db, now: Date, limit: number) {
 }
 
 export async function markLapseAnnounced(trx: Transaction<Database>, id: number, at: Date): Promise<void> {
-  await trx.updateTable('subscription_periods').set({ lapse_announced_at: at }).where('id', '=', id).execute();
+  await trx
+    .updateTable('subscription_periods')
+    .set({ lapse_announced_at: at })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Takes a lapsed period for this transaction; false when another replica has it or it was announced. */
