@@ -30,7 +30,8 @@ export function memoMeaning(memo: string | null): MemoMeaning {
   if (topup) return { kind: 'topup', account_id: topup[1]! };
   if (BARE_ACCOUNT.test(text)) return { kind: 'retired_rail', account_id: text };
   const original = memo?.trim() ?? '';
-  if (ORDER.test(original)) return { kind: 'order', order_id: original };
+  // A mistyped top-up memo is an operator's case, never taken for an order.
+  if (ORDER.test(original) && !text.startsWith('top-')) return { kind: 'order', order_id: original };
   return { kind: 'unmatched' };
 }
 
