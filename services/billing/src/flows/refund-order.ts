@@ -20,7 +20,7 @@ export interface OrderRefund {
  * The refund entry references the spend it corrects.
  */
 export async function refundOrder(
-  deps: BillingDeps,
+  deps: Pick<BillingDeps, 'db'>,
   refund: OrderRefund,
   at = new Date(),
 ): Promise<Result<PostingReply>> {

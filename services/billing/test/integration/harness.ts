@@ -18,6 +18,7 @@ export interface Billing {
   /** A client on the service's bus namespace, as analysis or requests would be. */
   client: Bus;
   namespace: string;
+  databaseUrl: string;
   /** Headers of a signed-in session of `accountId`, as the gateway sends them. */
   as(accountId: string): Promise<Record<string, string>>;
   /** Credits an account by an operator's grant, for a scenario to start from. */
@@ -59,6 +60,7 @@ export async function startBilling(
     app: service.app,
     client,
     namespace,
+    databaseUrl: database.url,
     as: (accountId) =>
       callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
     grant: async (accountId, amount) => {

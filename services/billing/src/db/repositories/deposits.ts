@@ -86,3 +86,14 @@ export async function saveCursor(trx: Db, address: string, signature: string, at
     .onConflict((oc) => oc.column('address').doUpdateSet({ last_signature: signature, updated_at: at }))
     .execute();
 }
+
+/** Deposits no memo rule could place, newest first: for an operator, never for an account's history. */
+export async function unmatchedDeposits(db: Db, limit: number) {
+  return db
+    .selectFrom('deposits')
+    .select(['tx_signature', 'amount_atomic', 'memo', 'recorded_at'])
+    .where('kind', '=', 'unmatched')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

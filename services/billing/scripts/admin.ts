@@ -1,0 +1,175 @@
+/**
+ * pnpm billing:admin — the operators' interface to the credit ledger.
+ *
+ *   pnpm billing:admin grant   --operator ana --account <id> --amount <atomic> --note "goodwill" [--key <idempotency key>]
+ *   pnpm billing:admin revoke  --operator ana --account <id> --amount <atomic> --note "chargeback" [--key ...]
+ *   pnpm billing:admin topup   --operator ana --account <id> --amount <atomic> --note "wire 2026-11-20" [--key ...]
+ *   pnpm billing:admin refund  --operator ana --account <id> --order <order id> [--amount <atomic>] [--key ...]
+ *   pnpm billing:admin balance --account <id>
+ *   pnpm billing:admin unmatched [--limit 50]
+ *
+ * It writes with the database credentials of DATABASE_URL (or the embedded PGlite under DATA_DIR):
+ * whoever runs it is authenticated by the database, and every entry names its operator as actor.
+ * Without --key each command makes a key of its own arguments, so running the same line twice
+ * posts once. Exit code 0, or 2 with the reason on stderr when refused.
+ */
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { migrateToLatest, openDatabase, openPGlite, type DatabaseTarget } from '@meridian/db';
+import type { Database } from '../src/db/database.js';
+import { migrations } from '../src/db/migrations/index.js';
+import { unmatchedDeposits } from '../src/db/repositories/deposits.js';
+import { readBalance } from '../src/db/repositories/ledger.js';
+import { post } from '../src/flows/post.js';
+import { refundOrder } from '../src/flows/refund-order.js';
+
+const COMMANDS = ['grant', 'revoke', 'topup', 'refund', 'balance', 'unmatched'] as const;
+type Command = (typeof COMMANDS)[number];
+const REASONS = { grant: 'admin_grant', revoke: 'admin_revoke', topup: 'topup_manual' } as const;
+const FLAGS = ['operator', 'account', 'amount', 'order', 'note', 'key', 'limit'] as const;
+
+const argsSchema = z.object({
+  operator: z
+    .string()
+    .regex(/^[a-z0-9._-]{2,40}$/i, 'a short operator name')
+    .optional(),
+  account: z.uuid().optional(),
+  amount: z.coerce.number().int().positive().optional(),
+  order: z.string().min(1).max(100).optional(),
+  note: z.string().min(1).max(500).optional(),
+  key: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+});
+type Args = z.infer<typeof argsSchema>;
+
+/** A refusal the operator can act on: printed as is, exit code 2. */
+class Refused extends Error {}
+
+function need<T>(value: T | undefined, flag: string): T {
+  if (value === undefined) throw new Refused(`--${flag} is required`);
+  return value;
+}
+
+function parse(argv: string[]): { command: Command; args: Args } {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: Object.fromEntries(FLAGS.map((flag) => [flag, { type: 'string' as const }])),
+  });
+  const command = positionals[0] as Command;
+  if (!COMMANDS.includes(command)) throw new Refused(`the command is one of ${COMMANDS.join(', ')}`);
+  const parsed = argsSchema.safeParse(values);
+  if (!parsed.success)
+    throw new Refused(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '));
+  return { command, args: parsed.data };
+}
+
+const keyOf = (parts: unknown[]) =>
+  `admin:${createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 32)}`;
+
+async function refund(db: Kysely<Database>, args: Args): Promise<string> {
+  const account = need(args.account, 'account');
+  const order = need(args.order, 'order');
+  const refunded = await refundOrder(
+    { db },
+    {
+      account_id: account,
+      order_id: order,
+      actor: `operator:${need(args.operator, 'operator')}`,
+      idempotency_key: args.key ?? keyOf(['refund', account, order, args.amount ?? null]),
+      ...(args.amount ? { amount_atomic: args.amount } : {}),
+    },
+  );
+  if (!refunded.ok) throw new Refused(refunded.detail);
+  const { replayed, amount_atomic, balance_atomic } = refunded.value;
+  return `${replayed ? 'already refunded' : 'refunded'} ${amount_atomic}; balance ${balance_atomic}`;
+}
+
+async function postByOperator(
+  db: Kysely<Database>,
+  command: keyof typeof REASONS,
+  args: Args,
+): Promise<string> {
+  const account = need(args.account, 'account');
+  const amount = need(args.amount, 'amount');
+  const note = need(args.note, 'note');
+  const posted = await post(
+    { db },
+    {
+      account_id: account,
+      reason: REASONS[command],
+      amount_atomic: amount,
+      ref: note,
+      actor: `operator:${need(args.operator, 'operator')}`,
+      idempotency_key: args.key ?? keyOf([command, account, amount, note]),
+    },
+  );
+  if (!posted.ok) throw new Refused(posted.detail);
+  const { entry, balance_atomic, replayed } = posted.value;
+  return `${replayed ? 'already posted' : 'posted'} entry ${entry.id} (${entry.reason} ${entry.delta_atomic}); balance ${balance_atomic}`;
+}
+
+/** Runs one command; answers the text to print. */
+export async function run(db: Kysely<Database>, command: Command, args: Args): Promise<string> {
+  switch (command) {
+    case 'balance':
+      return `${await readBalance(db, need(args.account, 'account'))}`;
+    case 'unmatched':
+      return (await unmatchedDeposits(db, args.limit))
+        .map(
+          (d) =>
+            `${d.recorded_at.toISOString()} ${d.tx_signature} ${d.amount_atomic} ${JSON.stringify(d.memo)}`,
+        )
+        .join('\n');
+    case 'refund':
+      return refund(db, args);
+    default:
+      return postByOperator(db, command, args);
+  }
+}
+
+export interface AdminIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+const processIo: AdminIo = {
+  env: process.env,
+  stdout: (s) => process.stdout.write(s),
+  stderr: (s) => process.stderr.write(s),
+};
+
+/** The command line: parses, opens the database, runs; the exit code. */
+export async function main(argv: string[], io: AdminIo = processIo): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    io.stderr(`billing:admin: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
+  const target: DatabaseTarget = io.env.DATABASE_URL
+    ? { kind: 'pg', url: io.env.DATABASE_URL }
+    : { kind: 'pglite', pglite: await openPGlite(join(io.env.DATA_DIR ?? '.data', 'pglite')) };
+  const database = openDatabase<Database>(target, 'billing');
+  try {
+    await migrateToLatest(database.db, 'billing', migrations);
+    io.stdout(`${await run(database.db, parsed.command, parsed.args)}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    io.stderr(`billing:admin: ${err.message}\n`);
+    return 2;
+  } finally {
+    await database.close();
+    if (target.kind === 'pglite') await target.pglite.close();
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
+  process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { RPC } from '@meridian/contracts';
+import { main } from '../../scripts/admin.js';
+import { recordDeposit } from '../../src/flows/record-deposit.js';
+import { startBilling, type Billing } from './harness.js';
+
+describe('billing:admin, the operators interface', () => {
+  let billing: Billing;
+
+  beforeAll(async () => {
+    billing = await startBilling('billing_admin');
+  });
+  afterEach(async () => billing.assertBalancesMatchLedger());
+  afterAll(async () => billing?.close());
+
+  const admin = async (...argv: string[]) => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(argv, {
+      env: { DATABASE_URL: billing.databaseUrl },
+      stdout: (s) => out.push(s),
+      stderr: (s) => err.push(s),
+    });
+    return { code, out: out.join(''), err: err.join('') };
+  };
+
+  it('grants once per line, names the operator and refuses a revoke the balance cannot take', async () => {
+    const account = randomUUID();
+    const grant = [
+      'grant',
+      '--operator',
+      'ana',
+      '--account',
+      account,
+      '--amount',
+      '5000000',
+      '--note',
+      'goodwill',
+    ];
+    expect(await admin(...grant)).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^posted entry \d+ \(admin_grant 5000000\); balance 5000000/),
+    });
+    expect(await admin(...grant)).toMatchObject({ code: 0, out: expect.stringMatching(/^already posted/) });
+    const revoke = await admin(
+      'revoke',
+      '--operator',
+      'ana',
+      '--account',
+      account,
+      '--amount',
+      '6000000',
+      '--note',
+      'chargeback',
+    );
+    expect(revoke.code).toBe(2);
+    expect(revoke.err).toMatch(/credit balance is 5000000/);
+    expect(
+      await admin(
+        'revoke',
+        '--operator',
+        'bo',
+        '--account',
+        account,
+        '--amount',
+        '2000000',
+        '--note',
+        'chargeback',
+      ),
+    ).toMatchObject({ code: 0 });
+    expect(
+      await admin(
+        'topup',
+        '--operator',
+        'bo',
+        '--account',
+        account,
+        '--amount',
+        '1000000',
+        '--note',
+        'wire 2026-11-20',
+      ),
+    ).toMatchObject({ code: 0 });
+    expect((await admin('balance', '--account', account)).out).toBe('4000000\n');
+  });
+
+  it('refunds an order at most what it spent', async () => {
+    const account = randomUUID();
+    await billing.grant(account, 9_000_000);
+    await billing.client.request(RPC.billingCreditSpend, {
+      account_id: account,
+      order_id: 'run-adminref1',
+      item: 'run:audit_base',
+    });
+    const over = await admin(
+      'refund',
+      '--operator',
+      'ana',
+      '--account',
+      account,
+      '--order',
+      'run-adminref1',
+      '--amount',
+      '9000001',
+    );
+    expect(over).toMatchObject({
+      code: 2,
+      err: expect.stringMatching(/9000000 atomic units left to refund/),
+    });
+    expect(
+      await admin('refund', '--operator', 'ana', '--account', account, '--order', 'run-adminref1'),
+    ).toMatchObject({ code: 0, out: expect.stringMatching(/^refunded 9000000; balance 9000000/) });
+    expect(
+      (
+        await admin(
+          'refund',
+          '--operator',
+          'ana',
+          '--account',
+          account,
+          '--order',
+          'run-adminref1',
+          '--key',
+          'again',
+        )
+      ).code,
+    ).toBe(2);
+  });
+
+  it('lists unmatched deposits for an operator and refuses bad arguments', async () => {
+    await recordDeposit(billing.deps, 'watched', {
+      tx_signature: 'sig-unmatched-1',
+      slot: 5,
+      block_time: null,
+      amount_atomic: 42,
+      memo: 'for coffee',
+    });
+    expect((await admin('unmatched')).out).toContain('sig-unmatched-1 42 "for coffee"');
+    expect((await admin('grant', '--account', randomUUID(), '--amount', '1', '--note', 'x')).err).toMatch(
+      /--operator is required/,
+    );
+    expect(
+      (await admin('grant', '--operator', 'ana', '--account', 'nope', '--amount', '1', '--note', 'x')).code,
+    ).toBe(2);
+    expect((await admin('mint')).err).toMatch(/the command is one of/);
+  });
+});
