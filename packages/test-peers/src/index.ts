@@ -2,4 +2,4 @@
 // and the services themselves as their own processes, for tests that see them only over the wire.
 export { linkIn, startSmtp, type ReceivedMail } from './smtp.js';
 export { OIDC_CLIENT, startOidcPeer, type OidcPeer, type Person } from './oidc-peer.js';
-export { freePort, startServiceProcess, type ServiceProcess } from './service-process.js';
+export { freePort, runScript, startServiceProcess, type ServiceProcess } from './service-process.js';
