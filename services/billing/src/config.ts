@@ -1,6 +1,6 @@
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
 import { z } from 'zod';
-import { planRateLimitsSetting } from '@meridian/contracts';
+import { SOLANA_MAINNET, USDC_MINTS, planRateLimitsSetting } from '@meridian/contracts';
 import type { MonthlyPrices, PaidPlan } from './domain/prices.js';
 
 const PAID_PLANS: readonly PaidPlan[] = ['basic', 'pro', 'ultra'];
@@ -27,9 +27,22 @@ const monthlyPrices = z
     return prices;
   });
 
+const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a base58 Solana address');
+
 export const configSchema = baseConfigSchema.extend({
   PLAN_MONTHLY_PRICES: monthlyPrices,
   RATE_LIMITS: planRateLimitsSetting,
+  /** JSON-RPC endpoint of a Solana node the deposit watcher reads; unset: no watcher. May carry a provider's key: never logged. */
+  SOLANA_RPC_URL: z.string().url().optional(),
+  /** The wallet deposits are sent to; the watcher reads its associated token account for the network's USDC mint. */
+  DEPOSIT_ADDRESS: base58Address.optional(),
+  /** CAIP-2 id of the Solana network; it chooses the USDC mint deposits must be in. */
+  SOLANA_NETWORK: z
+    .string()
+    .default(SOLANA_MAINNET)
+    .refine((n) => n in USDC_MINTS, { message: `one of ${Object.keys(USDC_MINTS).join(', ')}` }),
+  /** How often the deposit watcher asks the node for new transactions, ms. */
+  DEPOSIT_POLL_MS: z.coerce.number().int().min(200).max(3_600_000).default(5000),
 });
 
 export type Config = z.infer<typeof configSchema>;

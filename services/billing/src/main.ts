@@ -4,12 +4,26 @@ import { routes } from './app.js';
 import { parseConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE } from './deps.js';
+import { startDepositWatcher } from './jobs/deposit-watcher.js';
 
 /** Composition root: the only place that reads the environment. */
 export async function start(env: Record<string, string | undefined>, shared?: SharedInfra) {
   const config = parseConfig(env);
   return startService(
-    { name: SERVICE, schema: SERVICE, config, migrations, streams: [STREAMS.billing], outbox: true, routes },
+    {
+      name: SERVICE,
+      schema: SERVICE,
+      config,
+      migrations,
+      streams: [STREAMS.billing],
+      outbox: true,
+      routes,
+      // The deposit watcher, when SOLANA_RPC_URL and DEPOSIT_ADDRESS are set.
+      background: (deps) => {
+        const watcher = startDepositWatcher(deps);
+        return watcher ? [watcher.stop] : [];
+      },
+    },
     shared,
   );
 }
