@@ -35,13 +35,31 @@ export const billingHistoryQuerySchema = z.object({
     .describe('Token budget; whole tail rows are dropped to fit'),
 });
 
+/**
+ * Reasons of a ledger entry. The first six are portal 2.2's; the billing history (2.1) also lists
+ * subscription spends, and data plans and consulting bookings are bought from credit too, which
+ * that list has no word for: each has a reason of its own rather than hiding under `report`.
+ */
+export const LEDGER_REASONS = [
+  'report',
+  'topup_usdc',
+  'topup_manual',
+  'admin_grant',
+  'admin_revoke',
+  'refund',
+  'subscription',
+  'data_plan',
+  'booking',
+] as const;
+export type LedgerReason = (typeof LEDGER_REASONS)[number];
+
 /** Element of `entries` in GET /v1/credits (portal 2.2). */
 export const creditLedgerEntrySchema = z.object({
   id: z.number().int().describe('Monotonic ledger id; also the pagination cursor'),
   created_at: z.string().describe('ISO 8601 date-time'),
   delta_atomic: z.number().int().describe('Signed movement; negative is a debit'),
   direction: z.enum(['credit', 'debit']),
-  reason: z.enum(['report', 'topup_usdc', 'topup_manual', 'admin_grant', 'admin_revoke', 'refund']),
+  reason: z.enum(LEDGER_REASONS),
   ref: z.string().nullable(),
   actor: z.string(),
 });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { auditTierSchema } from './billing.js';
 import { planSchema } from './caller.js';
 import { X402_VERSION } from './x402.js';
 
@@ -25,9 +26,21 @@ export const perCallPriceSchema = z.object({
   applies_to: z.string(),
 });
 
+const itemPrice = {
+  /** null: no price is set for this item on this deployment; it cannot be bought. */
+  price_atomic: z.number().int().nonnegative().nullable(),
+  price_usd: z.number().nonnegative().nullable(),
+};
+
 export const pricesSchema = z.object({
   currency: z.object({ symbol: z.literal('USDC'), decimals: z.literal(6) }),
   plans: z.array(planPriceSchema),
+  /** Monthly audit subscriptions (portal 4.4), bought from credit. */
+  audit_subscriptions: z.array(z.object({ tier: auditTierSchema, period: z.literal('month'), ...itemPrice })),
+  /** One analysis run of each tier, from credit or by direct on-chain payment. */
+  analysis_runs: z.array(z.object({ tier: auditTierSchema, ...itemPrice })),
+  /** Consulting bookings, by kind. */
+  consulting: z.array(z.object({ kind: z.string(), ...itemPrice })),
   pay_per_call: z.object({
     protocol: z.literal('x402'),
     x402_version: z.literal(X402_VERSION),

@@ -9,6 +9,14 @@ export const RPC = {
   identitySessionVerify: 'rpc.identity.session.verify.v1',
   /** Connectors, replay, importer → data: store one batch (ingestBatchSchema), idempotent. */
   dataIngest: 'rpc.data.ingest.v1',
+  /** Analysis, requests → billing: pay an order from credit (idempotent by order id). */
+  billingCreditSpend: 'rpc.billing.credit.spend.v1',
+  /** Analysis, requests → billing: refund what an order spent, never more. */
+  billingCreditRefund: 'rpc.billing.credit.refund.v1',
+  billingBalanceRead: 'rpc.billing.balance.read.v1',
+  /** Analysis, requests → billing: an order that may be paid by an on-chain deposit; answers its memo. */
+  billingOrderRegister: 'rpc.billing.order.register.v1',
+  billingSubscriptionRead: 'rpc.billing.subscription.read.v1',
 } as const;
 
 export const EVENTS = {
@@ -18,6 +26,7 @@ export const EVENTS = {
   identityKeyRevoked: 'identity.key.revoked.v1',
   identitySessionRevoked: 'identity.session.revoked.v1',
   billingPlanChanged: 'billing.plan.changed.v1',
+  billingOrderPaid: 'billing.order.paid.v1',
 } as const;
 
 /** Durable consumer names: `<consumer-service>__<handler>`. */

@@ -72,6 +72,8 @@ export interface ServiceDefinition<DB, C extends BaseConfig> {
   routes(deps: ServiceDeps<DB, C>): Router;
   /** Hot GET routes served before express (same assertion check, problems and metrics). */
   leanRoutes?(deps: ServiceDeps<DB, C>): LeanRoute[];
+  /** Runs once after migrations, before anything is served (e.g. rows the configuration decides). */
+  prepare?(deps: ServiceDeps<DB, C>): Promise<void>;
   rpc?(deps: ServiceDeps<DB, C>): RpcRegistration[];
   consumers?(deps: ServiceDeps<DB, C>): ConsumerSpec<never>[];
   /** Background work (pollers, schedulers); each returns its stop function. */
@@ -138,6 +140,7 @@ export async function startService<DB, C extends BaseConfig>(
   };
   try {
     await migrateToLatest(database.db, def.schema, def.migrations);
+    await def.prepare?.(deps);
     for (const stream of def.streams ?? []) await bus.ensureStream(stream);
     for (const { subject, handler } of def.rpc?.(deps) ?? []) {
       const sub = await bus.serve(subject, def.name, handler);

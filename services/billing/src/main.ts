@@ -4,7 +4,10 @@ import { routes } from './app.js';
 import { parseConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE } from './deps.js';
+import { syncPrices } from './flows/sync-prices.js';
 import { startDepositWatcher } from './jobs/deposit-watcher.js';
+import { startPlanLapse } from './jobs/plan-lapse.js';
+import { rpcHandlers } from './rpc/credit.js';
 
 /** Composition root: the only place that reads the environment. */
 export async function start(env: Record<string, string | undefined>, shared?: SharedInfra) {
@@ -18,10 +21,12 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       streams: [STREAMS.billing],
       outbox: true,
       routes,
-      // The deposit watcher, when SOLANA_RPC_URL and DEPOSIT_ADDRESS are set.
+      prepare: syncPrices,
+      rpc: rpcHandlers,
+      // The plan lapse, and the deposit watcher when SOLANA_RPC_URL and DEPOSIT_ADDRESS are set.
       background: (deps) => {
         const watcher = startDepositWatcher(deps);
-        return watcher ? [watcher.stop] : [];
+        return [startPlanLapse(deps), ...(watcher ? [watcher.stop] : [])];
       },
     },
     shared,

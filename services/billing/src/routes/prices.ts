@@ -1,21 +1,22 @@
 import { Router } from 'express';
 import { envelope } from '@meridian/http-kit';
+import { allPrices } from '../db/repositories/prices.js';
 import type { BillingDeps } from '../deps.js';
 import { priceList } from '../domain/prices.js';
 
 /** GET /v1/billing/prices (data-api-interface 4.3): public, so the gateway sends an anonymous caller. */
 export function priceRoutes(deps: BillingDeps): Router {
   const router = Router();
-  // The list only changes with a deploy or a restart with new PLAN_MONTHLY_PRICES.
-  const prices = priceList(deps.config.PLAN_MONTHLY_PRICES, deps.config.RATE_LIMITS);
-  router.get('/v1/billing/prices', (_req, res) => {
+  router.get('/v1/billing/prices', async (_req, res) => {
+    // Read from the table every spend charges from, so a price shown is the price charged.
+    const prices = priceList(await allPrices(deps.db), deps.config.RATE_LIMITS);
     res.json(
       envelope(
         prices,
         { confidence: 1 },
         {
           method:
-            'Price list of this build: plan limits and x402 prices from packages/contracts, monthly plan prices from PLAN_MONTHLY_PRICES.',
+            "Billing's price table (set from PLAN_MONTHLY_PRICES, AUDIT_TIER_PRICES, RUN_PRICES, BOOKING_PRICES and the per-call prices of packages/contracts), the table every spend charges from.",
         },
       ),
     );

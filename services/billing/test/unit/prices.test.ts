@@ -1,13 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { PLAN_RATE_LIMITS, X402_PRICES, allMetrics, findMetric, pricesSchema } from '@meridian/contracts';
 import { parseConfig } from '../../src/config.js';
-import { priceList } from '../../src/domain/prices.js';
+import { priceList, priceTableOf } from '../../src/domain/prices.js';
 
 const live = allMetrics().filter((h) => h.metric.status === 'live');
 
 describe('the price list', () => {
   it('has the shape of the contract, each plan with the limit the gateway enforces', () => {
-    const prices = pricesSchema.parse(priceList({}));
+    const prices = pricesSchema.parse(priceList(new Map()));
     expect(prices.plans.map((p) => [p.plan, p.rate_limit_per_minute])).toEqual([
       ['free', 10],
       ['basic', 60],
@@ -18,7 +18,7 @@ describe('the price list', () => {
   });
 
   it('says what each plan adds from the catalogue gates, ultra reading every live metric', () => {
-    const [free, basic, pro, ultra] = priceList({}).plans;
+    const [free, basic, pro, ultra] = priceList(new Map()).plans;
     expect(basic!.adds).toEqual(
       expect.arrayContaining([
         'crypto/spot/trades',
@@ -47,7 +47,7 @@ describe('the price list', () => {
   });
 
   it('charges the x402 prices of the contracts, series-shaped metrics always at the series price', () => {
-    const { pay_per_call } = priceList({});
+    const { pay_per_call } = priceList(new Map());
     expect(pay_per_call.prices).toEqual([
       expect.objectContaining({ kind: 'read', amount_atomic: X402_PRICES.read, usd: 0.01 }),
       expect.objectContaining({ kind: 'series', amount_atomic: X402_PRICES.series, usd: 0.02 }),
@@ -56,14 +56,41 @@ describe('the price list', () => {
     expect(findMetric('crypto', 'spot', 'ohlcv')!.metric.value_shape).toBe('series');
   });
 
-  it('shows the free plan at 0, a paid plan at its published price and null when none is published', () => {
-    const plans = priceList({ basic: 29_000_000 }).plans;
+  it('shows the free plan at 0, a paid plan at its price in the table and null when the table has none', () => {
+    const plans = priceList(new Map([['plan:basic', 29_000_000]])).plans;
     expect(plans.map((p) => [p.plan, p.monthly_price_atomic, p.monthly_price_usd])).toEqual([
       ['free', 0, 0],
       ['basic', 29_000_000, 29],
       ['pro', null, null],
       ['ultra', null, null],
     ]);
+  });
+});
+
+describe('the price table', () => {
+  it('holds every price the platform charges, read back by the list', () => {
+    const { AUDIT_TIER_PRICES, PLAN_MONTHLY_PRICES, RUN_PRICES, BOOKING_PRICES } = parseConfig({
+      INTERNAL_AUTH_SECRET: 'x'.repeat(32),
+      AUDIT_TIER_PRICES: 'audit_secure=150000000',
+    });
+    const table = priceTableOf({
+      plans: PLAN_MONTHLY_PRICES,
+      auditTiers: AUDIT_TIER_PRICES,
+      runs: RUN_PRICES,
+      bookings: BOOKING_PRICES,
+    });
+    expect(table.get('audit:audit_secure')).toBe(150_000_000);
+    expect(table.get('run:audit_base')).toBe(9_000_000);
+    expect(table.get('booking:consulting')).toBe(150_000_000);
+    expect(table.get('x402:read')).toBe(X402_PRICES.read);
+    const list = pricesSchema.parse(priceList(table));
+    expect(list.audit_subscriptions.find((t) => t.tier === 'audit_secure')).toMatchObject({
+      price_atomic: 150_000_000,
+      price_usd: 150,
+      period: 'month',
+    });
+    expect(list.analysis_runs.map((r) => r.tier)).toEqual(['audit_base', 'audit_secure', 'audit_review']);
+    expect(list.consulting).toEqual([{ kind: 'consulting', price_atomic: 150_000_000, price_usd: 150 }]);
   });
 });
 
@@ -74,10 +101,11 @@ describe('PLAN_MONTHLY_PRICES', () => {
       ...(value === undefined ? {} : { PLAN_MONTHLY_PRICES: value }),
     });
 
-  it('reads paid plans in atomic USDC and publishes nothing by default', () => {
-    expect(config().PLAN_MONTHLY_PRICES).toEqual({});
+  it('reads paid plans in atomic USDC, a plan left out keeping its default price', () => {
+    expect(config().PLAN_MONTHLY_PRICES).toEqual({ basic: 19_000_000, pro: 49_000_000, ultra: 199_000_000 });
     expect(config('basic=29000000, ultra=499000000').PLAN_MONTHLY_PRICES).toEqual({
       basic: 29_000_000,
+      pro: 49_000_000,
       ultra: 499_000_000,
     });
   });
@@ -97,7 +125,7 @@ describe('RATE_LIMITS', () => {
 
   it("publishes the gateway's override, so the list says what the edge enforces", () => {
     const { RATE_LIMITS } = config('ultra=5000');
-    const plans = priceList({}, RATE_LIMITS).plans;
+    const plans = priceList(new Map(), RATE_LIMITS).plans;
     expect(plans.map((p) => p.rate_limit_per_minute)).toEqual([10, 60, 300, 5000]);
     expect(() => config('gold=1')).toThrow(/RATE_LIMITS: bad entry/);
   });

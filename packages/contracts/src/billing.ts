@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { planSchema } from './caller.js';
+
+/**
+ * Billing's request/reply bodies and events (subjects in subjects.ts). Money is atomic USDC;
+ * every posting other services ask for is idempotent by order id.
+ */
+
+const accountId = z.uuid();
+/** Order ids as analysis and requests mint them: a short prefix, a dash and an id (e.g. run-…, booking-…). */
+export const orderIdSchema = z.string().regex(/^[a-z]{2,16}-[A-Za-z0-9_-]{6,64}$/, 'prefix-id');
+/** What an order buys, as priced in billing's price table (e.g. run:audit_base, booking:consulting). */
+export const priceItemSchema = z.string().regex(/^[a-z0-9_]+:[a-z0-9_]+$/, 'kind:name');
+
+/** rpc.billing.credit.spend.v1 — pay an order from credit; a retry with the same order id replays. */
+export const creditSpendRequestSchema = z.object({
+  account_id: accountId,
+  order_id: orderIdSchema,
+  item: priceItemSchema,
+});
+/** rpc.billing.credit.refund.v1 — give back what an order spent (all of it when amount is left out). */
+export const creditRefundRequestSchema = z.object({
+  account_id: accountId,
+  order_id: orderIdSchema,
+  amount_atomic: z.number().int().positive().optional(),
+  /** Names this refund; a retry with the same key replays it. Default: one full refund per order. */
+  idempotency_key: z.string().min(1).max(200).optional(),
+  actor: z.string().min(1).max(200),
+});
+/** rpc.billing.balance.read.v1 */
+export const balanceReadRequestSchema = z.object({ account_id: accountId });
+/** rpc.billing.order.register.v1 — an order that may be paid directly by an on-chain deposit. */
+export const orderRegisterRequestSchema = z.object({
+  account_id: accountId,
+  order_id: orderIdSchema,
+  item: priceItemSchema,
+});
+/** rpc.billing.subscription.read.v1 */
+export const subscriptionReadRequestSchema = z.object({ account_id: accountId });
+
+export const postingReplySchema = z.object({
+  entry_id: z.number().int(),
+  amount_atomic: z.number().int(),
+  balance_atomic: z.number().int(),
+  replayed: z.boolean(),
+});
+export type PostingReply = z.infer<typeof postingReplySchema>;
+export const balanceReplySchema = z.object({ account_id: accountId, balance_atomic: z.number().int() });
+export type BalanceReply = z.infer<typeof balanceReplySchema>;
+export const orderQuoteSchema = z.object({
+  order_id: z.string(),
+  amount_atomic: z.number().int(),
+  deposit_address: z.string(),
+  memo: z.string(),
+  asset: z.string(),
+  network: z.string(),
+  paid: z.boolean(),
+});
+export type OrderQuote = z.infer<typeof orderQuoteSchema>;
+
+export const AUDIT_TIERS = ['audit_base', 'audit_secure', 'audit_review'] as const;
+export const auditTierSchema = z.enum(AUDIT_TIERS);
+export type AuditTier = z.infer<typeof auditTierSchema>;
+
+/** GET /v1/audit/subscription data, and the subscription read's reply. */
+export const subscriptionSchema = z.object({
+  tier: auditTierSchema.nullable(),
+  granted_at: z.string().nullable(),
+  expires_at: z.string().nullable(),
+  active: z.boolean(),
+});
+export type Subscription = z.infer<typeof subscriptionSchema>;
+
+/** GET /v1/billing/plan data: the paid data plan bought from credit, if any. */
+export const planSubscriptionSchema = z.object({
+  plan: planSchema,
+  granted_at: z.string().nullable(),
+  expires_at: z.string().nullable(),
+  active: z.boolean(),
+});
+
+/** POST /v1/audit/subscribe body (portal 4.4). */
+export const subscribeBodySchema = z.object({ tier: auditTierSchema });
+/** POST /v1/billing/plan body: buy a month of a paid data plan from credit. */
+export const planPurchaseBodySchema = z.object({ plan: planSchema.exclude(['free']) });
+
+/** billing.order.paid.v1 — an order of analysis or requests is paid; it may proceed. */
+export const orderPaidSchema = z.object({
+  order_id: z.string(),
+  account_id: accountId,
+  amount_atomic: z.number().int(),
+  paid_by: z.enum(['credit', 'deposit']),
+  tx_signature: z.string().nullable(),
+  paid_at: z.string(),
+});

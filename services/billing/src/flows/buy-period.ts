@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import { EVENTS, ok, refuse, type Plan, type Result } from '@meridian/contracts';
+import type { Database } from '../db/database.js';
+import { findEntryByKey, lockBalance } from '../db/repositories/ledger.js';
+import { priceOf } from '../db/repositories/prices.js';
+import { endPeriod, insertPeriod, periodsFrom } from '../db/repositories/subscriptions.js';
+import { currentOf, purchase, type Product } from '../domain/subscription.js';
+import type { BillingDeps } from '../deps.js';
+import { announce } from './events.js';
+import { inPostingTransaction, postInTransaction } from './post.js';
+
+export interface PeriodOrder {
+  account_id: string;
+  product: Product;
+  tier: string;
+  /** The price item, e.g. audit:audit_base or plan:pro. */
+  item: string;
+  /** Names the purchase: a retry with the same key answers the first purchase. */
+  idempotency_key: string;
+  actor: string;
+}
+
+/** A product's subscription as portal 4.4 shows it: tier, grant and expiry. */
+export interface PeriodState {
+  tier: string | null;
+  granted_at: string | null;
+  expires_at: string | null;
+  active: boolean;
+}
+
+/**
+ * Buys a month of an audit tier or a data plan from credit: the debit and the period are written
+ * together or not at all (402 when credit is short). A data plan that changes now is announced.
+ */
+export async function buyPeriod(
+  deps: BillingDeps,
+  order: PeriodOrder,
+  now = new Date(),
+): Promise<Result<PeriodState>> {
+  const key = `period:${order.product}:${order.idempotency_key}`;
+  return inPostingTransaction(deps, async (trx) => {
+    await lockBalance(trx, order.account_id);
+    if (await findEntryByKey(trx, order.account_id, key))
+      return ok(await subscriptionOf(trx, order.account_id, order.product, now));
+    const price = await priceOf(trx, order.item);
+    if (price === undefined)
+      return refuse('not_found', `${order.tier} has no price on this deployment and cannot be bought.`);
+    const periods = await periodsFrom(trx, order.account_id, order.product, now);
+    const planned = purchase(periods, order.tier, now);
+    if (!planned.ok) return planned;
+    const orderId = `sub-${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
+    const reason = order.product === 'audit' ? 'subscription' : 'data_plan';
+    const posting = { account_id: order.account_id, ref: orderId, order_id: orderId, actor: order.actor };
+    const paid = await postInTransaction(
+      trx,
+      { ...posting, reason, amount_atomic: price, idempotency_key: key },
+      now,
+    );
+    if (!paid.ok) return paid;
+    const { replaces, starts_at, expires_at } = planned.value;
+    if (replaces) {
+      await endPeriod(trx, replaces.period.id, now);
+      if (replaces.unused_atomic > 0) {
+        const back = await postInTransaction(
+          trx,
+          {
+            ...posting,
+            reason: 'refund',
+            amount_atomic: replaces.unused_atomic,
+            idempotency_key: `switch:${replaces.period.id}`,
+            corrects_id: replaces.period.ledger_entry_id,
+          },
+          now,
+        );
+        if (!back.ok) throw new Error(`the unused part of a period could not be given back: ${back.code}`);
+      }
+    }
+    await insertPeriod(trx, {
+      account_id: order.account_id,
+      product: order.product,
+      tier: order.tier,
+      starts_at,
+      expires_at,
+      ledger_entry_id: paid.value.entry.id,
+    });
+    if (order.product === 'data_plan' && starts_at.getTime() === now.getTime())
+      await announce(trx, EVENTS.billingPlanChanged, {
+        account_id: order.account_id,
+        plan: order.tier as Plan,
+        changed_at: now.toISOString(),
+      });
+    return ok(await subscriptionOf(trx, order.account_id, order.product, now));
+  });
+}
+
+/** The current subscription of one product. */
+export async function subscriptionOf(
+  db: Transaction<Database> | BillingDeps['db'],
+  accountId: string,
+  product: Product,
+  now: Date,
+): Promise<PeriodState> {
+  const current = currentOf(await periodsFrom(db, accountId, product, now), now);
+  if (!current) return { tier: null, granted_at: null, expires_at: null, active: false };
+  return {
+    tier: current.period.tier,
+    granted_at: current.period.starts_at.toISOString(),
+    expires_at: current.runs_until.toISOString(),
+    active: true,
+  };
+}

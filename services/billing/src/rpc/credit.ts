@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import {
+  RPC,
+  balanceReadRequestSchema,
+  creditRefundRequestSchema,
+  creditSpendRequestSchema,
+  orderRegisterRequestSchema,
+  subscriptionReadRequestSchema,
+  type Result,
+  type RpcReply,
+} from '@meridian/contracts';
+import { problem } from '@meridian/http-kit';
+import type { RpcRegistration } from '@meridian/runtime';
+import { readBalance } from '../db/repositories/ledger.js';
+import type { BillingDeps } from '../deps.js';
+import { subscriptionOf } from '../flows/buy-period.js';
+import { refundOrder } from '../flows/refund-order.js';
+import { registerOrder } from '../flows/register-order.js';
+import { spendForOrder } from '../flows/spend-for-order.js';
+import { problemOf } from '../routes/answer.js';
+
+/** Parses a request, runs it, and answers the reply of the house: {ok, data} or {ok: false, problem}. */
+function handler<S extends z.ZodType, T>(schema: S, run: (input: z.infer<S>) => Promise<Result<T>>) {
+  return async (input: unknown): Promise<RpcReply<T>> => {
+    const parsed = schema.safeParse(input);
+    if (!parsed.success)
+      return {
+        ok: false,
+        problem: problem(
+          'validation_failed',
+          parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+        ),
+      };
+    const result = await run(parsed.data);
+    return result.ok ? { ok: true, data: result.value } : { ok: false, problem: problemOf(result).body };
+  };
+}
+
+/** Request/reply of billing for analysis and requests: pay, refund and quote orders; read balance and subscription. */
+export function rpcHandlers(deps: BillingDeps): RpcRegistration[] {
+  return [
+    {
+      subject: RPC.billingCreditSpend,
+      handler: handler(creditSpendRequestSchema, (req) => spendForOrder(deps, { ...req, actor: 'service' })),
+    },
+    {
+      subject: RPC.billingCreditRefund,
+      handler: handler(creditRefundRequestSchema, (req) => refundOrder(deps, req)),
+    },
+    {
+      subject: RPC.billingBalanceRead,
+      handler: handler(balanceReadRequestSchema, async ({ account_id }) => ({
+        ok: true,
+        value: { account_id, balance_atomic: await readBalance(deps.db, account_id) },
+      })),
+    },
+    {
+      subject: RPC.billingOrderRegister,
+      handler: handler(orderRegisterRequestSchema, (req) => registerOrder(deps, req)),
+    },
+    {
+      subject: RPC.billingSubscriptionRead,
+      handler: handler(subscriptionReadRequestSchema, async ({ account_id }) => ({
+        ok: true,
+        value: await subscriptionOf(deps.db, account_id, 'audit', new Date()),
+      })),
+    },
+  ] as RpcRegistration[];
+}
