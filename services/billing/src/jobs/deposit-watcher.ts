@@ -54,7 +54,7 @@ function countersOf(metrics: Metrics): WatcherCounters {
  * One pass: every transaction of the deposit account newer than the cursor, oldest first. A
  * deposit is recorded together with the cursor (so a pass stopped anywhere resumes without loss or
  * double credit); a transaction that is none moves the cursor past it. `stopping` ends the pass
- * between two transactions. Answers how many transactions it handled.
+ * before anything of a transaction is written. Answers how many transactions it handled.
  */
 export async function watchOnce(
   reader: DepositReader,
@@ -67,6 +67,8 @@ export async function watchOnce(
   for (const { signature, failed } of seen) {
     if (options.stopping?.()) break;
     const observation = failed ? ({ notDeposit: 'failed' } as const) : await reader.observe(signature);
+    // A stop asked while the node answered: nothing of this transaction is written; the next start reads it again.
+    if (options.stopping?.()) break;
     if ('deposit' in observation) {
       await book.recordDeposit(reader.watched, observation.deposit);
       options.counters?.transactions.inc({ outcome: 'deposit' });

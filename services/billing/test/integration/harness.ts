@@ -28,7 +28,10 @@ export interface Billing {
 }
 
 /** The service as main.ts assembles it, on a fresh database and a private NATS namespace. */
-export async function startBilling(prefix: string, env: Record<string, string | undefined> = {}): Promise<Billing> {
+export async function startBilling(
+  prefix: string,
+  env: Record<string, string | undefined> = {},
+): Promise<Billing> {
   const database = await createTestDatabase(prefix);
   const namespace = `t${randomBytes(4).toString('hex')}`;
   const service = await start({
@@ -56,7 +59,8 @@ export async function startBilling(prefix: string, env: Record<string, string | 
     app: service.app,
     client,
     namespace,
-    as: (accountId) => callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
+    as: (accountId) =>
+      callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
     grant: async (accountId, amount) => {
       const posted = await post(deps, {
         account_id: accountId,

@@ -21,11 +21,15 @@ describe('the credit ledger', () => {
   it('refuses to change or remove an entry: corrections are new entries', async () => {
     const account = randomUUID();
     await billing.grant(account, 5_000_000);
-    await expect(sql`update billing.ledger_entries set delta_atomic = 1`.execute(billing.deps.db)).rejects.toThrow(
+    await expect(
+      sql`update billing.ledger_entries set delta_atomic = 1`.execute(billing.deps.db),
+    ).rejects.toThrow(/append-only/);
+    await expect(sql`delete from billing.ledger_entries`.execute(billing.deps.db)).rejects.toThrow(
       /append-only/,
     );
-    await expect(sql`delete from billing.ledger_entries`.execute(billing.deps.db)).rejects.toThrow(/append-only/);
-    await expect(sql`truncate billing.ledger_entries cascade`.execute(billing.deps.db)).rejects.toThrow(/append-only/);
+    await expect(sql`truncate billing.ledger_entries cascade`.execute(billing.deps.db)).rejects.toThrow(
+      /append-only/,
+    );
   });
 
   it('answers a retry with the original entry and a reused key with different fields with a conflict', async () => {
@@ -51,12 +55,17 @@ describe('the credit ledger', () => {
   it('lets exactly 10 of 50 concurrent spends through a balance good for 10', async () => {
     const account = randomUUID();
     await billing.grant(account, 10 * 9_000_000);
-    const replies = await Promise.all(Array.from({ length: 50 }, (_, i) => spend(account, `run-concurrent${i}`)));
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => spend(account, `run-concurrent${i}`)),
+    );
     expect(replies.filter((r) => r.ok)).toHaveLength(10);
     const refused = replies.filter((r) => !r.ok);
     expect(refused).toHaveLength(40);
-    for (const r of refused) if (!r.ok) expect(r.problem).toMatchObject({ status: 402, error_category: 'insufficient_credit' });
-    const res = await request(billing.app).get('/v1/credits?limit=100').set(await billing.as(account));
+    for (const r of refused)
+      if (!r.ok) expect(r.problem).toMatchObject({ status: 402, error_category: 'insufficient_credit' });
+    const res = await request(billing.app)
+      .get('/v1/credits?limit=100')
+      .set(await billing.as(account));
     expect(res.body.balance_atomic).toBe(0);
     expect(res.body.entries.filter((e: { reason: string }) => e.reason === 'report')).toHaveLength(10);
   });
@@ -64,13 +73,22 @@ describe('the credit ledger', () => {
   it('spends for an order once, whatever the retries, at the price the list shows', async () => {
     const account = randomUUID();
     await billing.grant(account, 40_000_000);
-    const prices = await request(billing.app).get('/v1/billing/prices').set(await billing.as(account));
-    const shown = prices.body.data.analysis_runs.find((r: { tier: string }) => r.tier === 'audit_secure').price_atomic;
-    const replies = await Promise.all([1, 2, 3].map(() => spend(account, 'run-retried01', 'run:audit_secure')));
+    const prices = await request(billing.app)
+      .get('/v1/billing/prices')
+      .set(await billing.as(account));
+    const shown = prices.body.data.analysis_runs.find(
+      (r: { tier: string }) => r.tier === 'audit_secure',
+    ).price_atomic;
+    const replies = await Promise.all(
+      [1, 2, 3].map(() => spend(account, 'run-retried01', 'run:audit_secure')),
+    );
     const ids = new Set(replies.map((r) => (r.ok ? r.data.entry_id : -1)));
     expect(ids.size).toBe(1);
     expect(replies.filter((r) => r.ok && !r.data.replayed)).toHaveLength(1);
-    expect(replies[0]).toMatchObject({ ok: true, data: { amount_atomic: shown, balance_atomic: 40_000_000 - shown } });
+    expect(replies[0]).toMatchObject({
+      ok: true,
+      data: { amount_atomic: shown, balance_atomic: 40_000_000 - shown },
+    });
   });
 
   it("refuses another account's order id and a spend that does not fit, writing nothing", async () => {
@@ -80,9 +98,16 @@ describe('the credit ledger', () => {
     await billing.grant(other, 9_000_000);
     expect(await spend(owner, 'run-owned0001')).toMatchObject({ ok: true });
     expect(await spend(other, 'run-owned0001')).toMatchObject({ ok: false, problem: { status: 409 } });
-    expect(await spend(owner, 'run-toolarge1', 'run:audit_review')).toMatchObject({ ok: false, problem: { status: 402 } });
+    expect(await spend(owner, 'run-toolarge1', 'run:audit_review')).toMatchObject({
+      ok: false,
+      problem: { status: 402 },
+    });
     const credits = creditsAnswerSchema.parse(
-      (await request(billing.app).get('/v1/credits').set(await billing.as(owner))).body,
+      (
+        await request(billing.app)
+          .get('/v1/credits')
+          .set(await billing.as(owner))
+      ).body,
     );
     expect(credits.entries).toHaveLength(2);
   });
@@ -99,15 +124,24 @@ describe('the credit ledger', () => {
         ...(amount_atomic === undefined ? {} : { amount_atomic }),
         ...(idempotency_key === undefined ? {} : { idempotency_key }),
       });
-    expect(await refund(10_000_000, 'part-1')).toMatchObject({ ok: true, data: { amount_atomic: 10_000_000 } });
+    expect(await refund(10_000_000, 'part-1')).toMatchObject({
+      ok: true,
+      data: { amount_atomic: 10_000_000 },
+    });
     expect(await refund(10_000_000, 'part-1')).toMatchObject({ ok: true, data: { replayed: true } });
     expect(await refund(20_000_000, 'part-2')).toMatchObject({ ok: false, problem: { status: 409 } });
     const rest = await Promise.all([refund(undefined, 'rest-a'), refund(undefined, 'rest-b')]);
     expect(rest.filter((r) => r.ok)).toHaveLength(1);
-    expect(rest.find((r) => r.ok)).toMatchObject({ data: { amount_atomic: 19_000_000, balance_atomic: 29_000_000 } });
+    expect(rest.find((r) => r.ok)).toMatchObject({
+      data: { amount_atomic: 19_000_000, balance_atomic: 29_000_000 },
+    });
     const other = randomUUID();
     expect(
-      await billing.client.request(RPC.billingCreditRefund, { account_id: other, order_id: 'run-refunded1', actor: 'x' }),
+      await billing.client.request(RPC.billingCreditRefund, {
+        account_id: other,
+        order_id: 'run-refunded1',
+        actor: 'x',
+      }),
     ).toMatchObject({ ok: false, problem: { status: 404 } });
   });
 
