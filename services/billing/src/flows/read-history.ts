@@ -33,10 +33,8 @@ export async function readHistory(
   accountId: string,
   query: HistoryQuery,
 ): Promise<Result<Envelope<HistoryRow[]>>> {
-  const cursor =
-    query.cursor === undefined ? undefined : positionOf(query.cursor, accountId, deps.config.cursorKey);
-  if (cursor === null)
-    return refuse('invalid_cursor', 'cursor is not a cursor this endpoint gave this account.');
+  const cursor = query.cursor === undefined ? undefined : positionOf(query.cursor, accountId, deps.config.cursorKey);
+  if (cursor === null) return refuse('invalid_cursor', 'cursor is not a cursor this endpoint gave this account.');
   const [entries, payments] = await Promise.all([
     entriesBefore(deps.db, accountId, query.limit + 1, boundFor('ledger', cursor)),
     orderPaymentsBefore(deps.db, accountId, query.limit + 1, boundFor('payment', cursor)),
@@ -50,10 +48,7 @@ export async function readHistory(
     envelope(
       bare.slice(0, rows.length),
       {
-        next_cursor:
-          more && rows.length > 0
-            ? cursorOf(rows[rows.length - 1]!.position, accountId, deps.config.cursorKey)
-            : null,
+        next_cursor: more && rows.length > 0 ? cursorOf(rows[rows.length - 1]!.position, accountId, deps.config.cursorKey) : null,
         truncated,
       },
       { method: "Read from billing's ledger and its record of deposits that paid this account's orders." },
@@ -70,8 +65,7 @@ function cursorOf(position: Position, accountId: string, key: string): string {
 /** The position a cursor names; null when it is forged, altered or another account's. */
 function positionOf(cursor: string, accountId: string, key: string): Position | null {
   const state = verifyCursor(cursor, key);
-  if (!state || state.a !== accountId || typeof state.t !== 'string' || typeof state.i !== 'number')
-    return null;
+  if (!state || state.a !== accountId || typeof state.t !== 'string' || typeof state.i !== 'number') return null;
   if (state.k !== 'ledger' && state.k !== 'payment') return null;
   const at = new Date(state.t);
   return Number.isNaN(at.getTime()) ? null : { at, kind: state.k, id: state.i };
