@@ -17,10 +17,7 @@ function priceSetting<N extends string>(names: readonly N[], defaults: Record<N,
         const [name, value] = pair.split('=').map((s) => s.trim());
         const atomic = Number(value);
         if (!names.includes(name as N) || !/^\d+$/.test(value ?? '') || !Number.isSafeInteger(atomic)) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `bad entry "${pair}"; use ${names.join('|')}=<atomic USDC>`,
-          });
+          ctx.addIssue({ code: 'custom', message: `bad entry "${pair}"; use ${names.join('|')}=<atomic USDC>` });
           return z.NEVER;
         }
         prices[name as N] = atomic;
@@ -34,39 +31,31 @@ const base58Address = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a base5
 
 export const configSchema = baseConfigSchema
   .extend({
-    /** Monthly prices of the paid data plans (not in the spec: ours, documented in the README). */
-    PLAN_MONTHLY_PRICES: priceSetting(['basic', 'pro', 'ultra'], {
-      basic: usd(19),
-      pro: usd(49),
-      ultra: usd(199),
-    }),
-    /** Monthly prices of the audit subscription tiers. */
-    AUDIT_TIER_PRICES: priceSetting(AUDIT_TIERS, {
-      audit_base: usd(49),
-      audit_secure: usd(149),
-      audit_review: usd(399),
-    }),
-    /** Price of one analysis run of each tier, paid from credit or by direct deposit. */
-    RUN_PRICES: priceSetting(AUDIT_TIERS, {
-      audit_base: usd(9),
-      audit_secure: usd(29),
-      audit_review: usd(99),
-    }),
-    /** Price of a consulting booking (one session). */
-    BOOKING_PRICES: priceSetting(['consulting'], { consulting: usd(150) }),
-    RATE_LIMITS: planRateLimitsSetting,
-    /** The wallet deposits are sent to; unset: on-chain top-ups are off and the address reads "". */
-    DEPOSIT_ADDRESS: base58Address.optional(),
-    /** The deposit wallet of the retired subscription rail (GET /v1/billing/account); default DEPOSIT_ADDRESS. */
-    LEGACY_DEPOSIT_ADDRESS: base58Address.optional(),
-    SOLANA_NETWORK: z
-      .string()
-      .default(SOLANA_MAINNET)
-      .refine((n) => n in USDC_MINTS, { message: `one of ${Object.keys(USDC_MINTS).join(', ')}` }),
-    /** JSON-RPC endpoint of a Solana node the deposit watcher reads; unset: no watcher. May carry a provider's key: never logged. */
-    SOLANA_RPC_URL: z.string().url().optional(),
-    /** How often the deposit watcher asks the node for new transactions, ms. */
-    DEPOSIT_POLL_MS: z.coerce.number().int().min(200).max(3_600_000).default(5000),
+  /** Monthly prices of the paid data plans (not in the spec: ours, documented in the README). */
+  PLAN_MONTHLY_PRICES: priceSetting(['basic', 'pro', 'ultra'], { basic: usd(19), pro: usd(49), ultra: usd(199) }),
+  /** Monthly prices of the audit subscription tiers. */
+  AUDIT_TIER_PRICES: priceSetting(AUDIT_TIERS, {
+    audit_base: usd(49),
+    audit_secure: usd(149),
+    audit_review: usd(399),
+  }),
+  /** Price of one analysis run of each tier, paid from credit or by direct deposit. */
+  RUN_PRICES: priceSetting(AUDIT_TIERS, { audit_base: usd(9), audit_secure: usd(29), audit_review: usd(99) }),
+  /** Price of a consulting booking (one session). */
+  BOOKING_PRICES: priceSetting(['consulting'], { consulting: usd(150) }),
+  RATE_LIMITS: planRateLimitsSetting,
+  /** The wallet deposits are sent to; unset: on-chain top-ups are off and the address reads "". */
+  DEPOSIT_ADDRESS: base58Address.optional(),
+  /** The deposit wallet of the retired subscription rail (GET /v1/billing/account); default DEPOSIT_ADDRESS. */
+  LEGACY_DEPOSIT_ADDRESS: base58Address.optional(),
+  SOLANA_NETWORK: z
+    .string()
+    .default(SOLANA_MAINNET)
+    .refine((n) => n in USDC_MINTS, { message: `one of ${Object.keys(USDC_MINTS).join(', ')}` }),
+  /** JSON-RPC endpoint of a Solana node the deposit watcher reads; unset: no watcher. May carry a provider's key: never logged. */
+  SOLANA_RPC_URL: z.string().url().optional(),
+  /** How often the deposit watcher asks the node for new transactions, ms. */
+  DEPOSIT_POLL_MS: z.coerce.number().int().min(200).max(3_600_000).default(5000),
     /** HMAC key of the billing history's cursors; unset: derived from INTERNAL_AUTH_SECRET. */
     BILLING_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   })
