@@ -6,8 +6,11 @@ export const X402_VERSION = 2;
 export const SOLANA_MAINNET = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp';
 /** The USDC mint on Solana mainnet (6 decimals). */
 export const USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
-/** CAIP-2 id of Solana devnet, where tests and staging pay. */
-export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRuH6dc1S3uFJ3WXnCMDRK1';
+/**
+ * CAIP-2 id of Solana devnet, where tests and staging pay: `solana:` and the first 32 characters of
+ * its genesis hash EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG (the id @x402/svm uses too).
+ */
+export const SOLANA_DEVNET = 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1';
 /** The USDC mint of each Solana network we accept; a deposit is recognised by this address, never by a symbol. */
 export const USDC_MINTS: Readonly<Record<string, string>> = {
   [SOLANA_MAINNET]: USDC_MINT,

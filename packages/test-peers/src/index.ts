@@ -3,3 +3,14 @@
 export { linkIn, startSmtp, type ReceivedMail } from './smtp.js';
 export { OIDC_CLIENT, startOidcPeer, type OidcPeer, type Person } from './oidc-peer.js';
 export { freePort, runScript, startServiceProcess, type ServiceProcess } from './service-process.js';
+export {
+  DEVNET_GENESIS_HASH,
+  DEVNET_USDC_MINT,
+  MEMO_PROGRAM_ID,
+  MEMO_V1_PROGRAM_ID,
+  startSolanaPeer,
+  type LandedTransaction,
+  type SolanaPeer,
+  type SolanaPeerOptions,
+  type TransferOptions,
+} from './solana-peer.js';

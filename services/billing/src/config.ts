@@ -63,6 +63,10 @@ export const configSchema = baseConfigSchema
       .string()
       .default(SOLANA_MAINNET)
       .refine((n) => n in USDC_MINTS, { message: `one of ${Object.keys(USDC_MINTS).join(', ')}` }),
+    /** JSON-RPC endpoint of a Solana node the deposit watcher reads; unset: no watcher. May carry a provider's key: never logged. */
+    SOLANA_RPC_URL: z.string().url().optional(),
+    /** How often the deposit watcher asks the node for new transactions, ms. */
+    DEPOSIT_POLL_MS: z.coerce.number().int().min(200).max(3_600_000).default(5000),
     /** HMAC key of the billing history's cursors; unset: derived from INTERNAL_AUTH_SECRET. */
     BILLING_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   })

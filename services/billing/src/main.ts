@@ -5,6 +5,7 @@ import { parseConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE } from './deps.js';
 import { syncPrices } from './flows/sync-prices.js';
+import { startDepositWatcher } from './jobs/deposit-watcher.js';
 import { startPlanLapse } from './jobs/plan-lapse.js';
 import { rpcHandlers } from './rpc/credit.js';
 
@@ -22,7 +23,11 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       routes,
       prepare: syncPrices,
       rpc: rpcHandlers,
-      background: (deps) => [startPlanLapse(deps)],
+      // The plan lapse, and the deposit watcher when SOLANA_RPC_URL and DEPOSIT_ADDRESS are set.
+      background: (deps) => {
+        const watcher = startDepositWatcher(deps);
+        return [startPlanLapse(deps), ...(watcher ? [watcher.stop] : [])];
+      },
     },
     shared,
   );

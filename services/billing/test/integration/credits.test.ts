@@ -13,7 +13,7 @@ describe('credits and billing history', () => {
   beforeAll(async () => {
     billing = await startBilling('billing_credits', {
       DEPOSIT_ADDRESS,
-      SOLANA_NETWORK: 'solana:EtWTRABZaYq6iMfeYKouRuH6dc1S3uFJ3WXnCMDRK1',
+      SOLANA_NETWORK: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
     });
   });
   afterEach(async () => billing.assertBalancesMatchLedger());
@@ -50,7 +50,7 @@ describe('credits and billing history', () => {
       deposit_address: DEPOSIT_ADDRESS,
       memo: `top-${account}`,
       asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
-      network: 'solana:EtWTRABZaYq6iMfeYKouRuH6dc1S3uFJ3WXnCMDRK1',
+      network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
     });
     const second = creditsAnswerSchema.parse(
       (await credits(account, `?limit=2&before=${body.next_before}`)).body,
