@@ -12,3 +12,4 @@ export * from './prices.js';
 export * from './portal.js';
 export * from './result.js';
 export * from './billing.js';
+export * from './requests.js';

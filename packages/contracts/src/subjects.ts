@@ -27,9 +27,13 @@ export const EVENTS = {
   identitySessionRevoked: 'identity.session.revoked.v1',
   billingPlanChanged: 'billing.plan.changed.v1',
   billingOrderPaid: 'billing.order.paid.v1',
+  requestsRequestRecorded: 'requests.request.recorded.v1',
+  requestsBookingConfirmed: 'requests.booking.confirmed.v1',
 } as const;
 
 /** Durable consumer names: `<consumer-service>__<handler>`. */
 export const DURABLES = {
   identityPlanChanged: 'identity__plan_changed',
+  identityBookingConfirmed: 'identity__booking_confirmed',
+  requestsOrderPaid: 'requests__order_paid',
 } as const;

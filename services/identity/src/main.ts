@@ -9,6 +9,7 @@ import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE, type IdentityDeps } from './deps.js';
 import { parseKey } from './domain/secret-box.js';
+import { bookingConsumers } from './events/booking-confirmed.js';
 import { consumers } from './events/plan-changed.js';
 import { Semaphore } from './flows/passwords.js';
 import { OidcRegistry } from './adapters/oidc.js';
@@ -66,12 +67,12 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       schema: SERVICE,
       config,
       migrations,
-      // BILLING too: identity consumes billing's plan announcements and may start before billing.
-      streams: [STREAMS.identity, STREAMS.billing],
+      // BILLING and REQUESTS too: identity consumes their announcements and may start before them.
+      streams: [STREAMS.identity, STREAMS.billing, STREAMS.requests],
       outbox: true,
       routes: (deps) => routes(full(deps)),
       rpc: (deps) => rpcHandlers(full(deps)),
-      consumers: (deps) => consumers(full(deps)),
+      consumers: (deps) => [...consumers(full(deps)), ...bookingConsumers(full(deps))],
       background: (deps) => [mailRelay(full(deps))],
     },
     shared,
