@@ -124,7 +124,8 @@ describe('public documents', () => {
     expect(statuses('/v1/requests', 'post')).toEqual(['200', '400', '401']);
     expect(statuses('/v1/account/billing/history', 'get')).toEqual(['200', '400', '401']);
     expect(statuses('/v1/audit/authorize', 'post')).toEqual(['201', '400', '401']);
-    expect(statuses('/v1/audit/subscribe', 'post')).toEqual(['200', '401', '402']);
+    // The spec's 402, and ours: a bad tier, and a purchase beyond what may be paid ahead.
+    expect(statuses('/v1/audit/subscribe', 'post')).toEqual(['200', '400', '401', '402', '409']);
     expect(statuses('/v1/audit/authorization/revoke', 'post')).toEqual(['200', '401', '404']);
     expect(statuses('/v1/keys', 'post')).toEqual(['201', '401']);
     expect(statuses('/auth/login', 'post')).toEqual(['200']);

@@ -17,6 +17,7 @@ export interface Requests {
   app: RequestListener;
   /** A client on the namespace: publishes and reads events as other services would. */
   client: Bus;
+  databaseUrl: string;
   as(accountId: string): Promise<Record<string, string>>;
   /** Credit for an account, through billing's operators' command line. */
   grant(accountId: string, amount: number): Promise<void>;
@@ -54,6 +55,7 @@ export async function startRequests(prefix: string, env: Record<string, string> 
     deps: service.deps as unknown as RequestsDeps,
     app: service.app,
     client,
+    databaseUrl: database.url,
     as: (accountId) =>
       callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
     grant: async (accountId, amount) => {

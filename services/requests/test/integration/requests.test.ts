@@ -5,6 +5,7 @@ import { newEvent } from '@meridian/bus';
 import { waitFor } from '@meridian/bus/testing';
 import { EVENTS, STREAMS, bookingSchema, type CloudEvent } from '@meridian/contracts';
 import { expireHolds } from '../../src/db/repositories/bookings.js';
+import { main } from '../../scripts/admin.js';
 import { startRequests, type Requests } from './harness.js';
 
 describe('service requests and consulting bookings', () => {
@@ -264,6 +265,43 @@ describe('service requests and consulting bookings', () => {
               .set(await h.as(owner))
           ).status,
         ).toBe(400);
+    });
+  });
+
+  describe('requests:admin', () => {
+    const admin = async (...argv: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await main(argv, {
+        env: { DATABASE_URL: h.databaseUrl },
+        stdout: (s) => out.push(s),
+        stderr: (s) => err.push(s),
+      });
+      return { code, out: out.join(''), err: err.join('') };
+    };
+
+    it('lists open requests for an operator and marks them reviewed, naming the operator', async () => {
+      const account = randomUUID();
+      await ask(account, { kind: 'pentest', domain: 'admin-case.example.com', detail: 'call me' });
+      const listed = await admin('list', '--status', 'open', '--limit', '500');
+      expect(listed.code).toBe(0);
+      const line = listed.out.split('\n').find((l) => l.includes('admin-case.example.com'))!;
+      expect(line).toContain(`account ${account}`);
+      const id = line.slice(1, line.indexOf(' '));
+      expect(
+        await admin('mark', '--id', id, '--status', 'reviewed', '--operator', 'ana', '--note', 'called back'),
+      ).toMatchObject({ code: 0, out: `#${id} marked reviewed\n` });
+      expect((await admin('list', '--status', 'open', '--limit', '500')).out).not.toContain(
+        'admin-case.example.com',
+      );
+      expect((await admin('mark', '--id', '999999', '--status', 'closed', '--operator', 'ana')).code).toBe(2);
+      expect((await admin('mark', '--id', id, '--status', 'done', '--operator', 'ana')).code).toBe(2);
+      expect((await admin('shred')).code).toBe(2);
+      // Asked again, it is open again for the operators.
+      await ask(account, { kind: 'pentest', domain: 'admin-case.example.com' });
+      expect((await admin('list', '--status', 'open', '--limit', '500')).out).toContain(
+        'admin-case.example.com',
+      );
     });
   });
 });
