@@ -1,6 +1,5 @@
 import { Router } from 'express';
-import { buildServiceApp } from '@meridian/runtime';
-import { SERVICE, type BillingDeps } from './deps.js';
+import type { BillingDeps } from './deps.js';
 import { creditRoutes } from './routes/credits.js';
 import { legacyAccountRoutes } from './routes/legacy-account.js';
 import { priceRoutes } from './routes/prices.js';
@@ -14,9 +13,4 @@ export function routes(deps: BillingDeps): Router {
   router.use(subscriptionRoutes(deps));
   router.use(legacyAccountRoutes(deps));
   return router;
-}
-
-/** The whole express app without listen(), for supertest. */
-export function createApp(deps: BillingDeps, ready: () => Promise<void> = async () => {}) {
-  return buildServiceApp({ name: SERVICE, routes }, deps, ready);
 }
