@@ -5,7 +5,9 @@
  *
  * It runs apart from the tests because LiteSVM's native code leaves the floating-point state of
  * the thread that calls it dirty once an SPL program has run (`-0 % 60` answers NaN afterwards,
- * so pg in the same process would write dates as "+00:NaN" on a UTC machine).
+ * so pg in the same process would write dates as "+00:NaN" on a UTC machine). The same dirt can
+ * abort this process (std::bad_alloc, seen after ~5 back-to-back transfers with no RPC read between
+ * them); the test's helpers then fail with its exit signal and stderr.
  *
  * Two servers on loopback: the Solana JSON-RPC methods, and on a port of its own the control
  * methods (`peer_*`) that the test's helpers call. Neither answers the other's methods.

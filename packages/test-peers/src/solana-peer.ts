@@ -152,9 +152,10 @@ export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<
     ['--conditions=source', '--import', 'tsx', NODE_ENTRY, JSON.stringify(options)],
     { cwd: ROOT, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] },
   );
+  const stderr = stderrTail(child);
   let ready: SolanaNodeReady;
   try {
-    ready = await readiness(child);
+    ready = await readiness(child, stderr);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;
@@ -167,11 +168,20 @@ export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<
   let seq = 0;
   const control = async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
     seq += 1;
-    const res = await fetch(ready.control, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: seq, method: `peer_${method}`, params }),
-    });
+    let res: Response;
+    try {
+      res = await fetch(ready.control, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: seq, method: `peer_${method}`, params }),
+      });
+    } catch (err) {
+      // Say why when the node died under the call, not only that the socket closed.
+      const exit = await exited(child, 500);
+      if (exit)
+        throw new Error(`Solana peer ${method}: the node exited (${exit}): ${stderr()}`, { cause: err });
+      throw err;
+    }
     const body = (await res.json()) as { result?: T; error?: { message: string } };
     if (body.error) throw new Error(`Solana peer ${method}: ${body.error.message}`);
     return body.result as T;
@@ -239,25 +249,39 @@ export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<
 const secretOf = (keypair: Keypair): string => Buffer.from(keypair.secretKey).toString('base64');
 const keypairOf = (secret: string): Keypair => Keypair.fromSecretKey(Buffer.from(secret, 'base64'));
 
-/** The node's first stdout line, or its stderr when it exits (or hangs) before listening. */
-async function readiness(child: NodeProcess): Promise<SolanaNodeReady> {
-  const stderr: Buffer[] = [];
-  const onStderr = (chunk: Buffer) => {
-    stderr.push(chunk);
+/** Keeps the last 4 KB of the node's stderr (shown as it comes with E2E_VERBOSE), draining the pipe. */
+function stderrTail(child: NodeProcess): () => string {
+  let tail = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-4096);
     if (process.env.E2E_VERBOSE) process.stderr.write(chunk);
-  };
-  child.stderr.on('data', onStderr);
+  });
+  return () => tail;
+}
+
+/** How the node ended (exit code or signal), waiting up to `withinMs`; undefined while it runs. */
+async function exited(child: NodeProcess, withinMs: number): Promise<string | undefined> {
+  const status = () => (child.exitCode ?? child.signalCode ?? undefined)?.toString();
+  if (status() !== undefined) return status();
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, withinMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return status();
+}
+
+/** The node's first stdout line, or its stderr when it exits (or hangs) before listening. */
+async function readiness(child: NodeProcess, stderr: () => string): Promise<SolanaNodeReady> {
   const lines = createInterface({ input: child.stdout });
   let timer: NodeJS.Timeout | undefined;
   try {
     const line = await new Promise<string>((resolve, reject) => {
       lines.once('line', resolve);
       child.once('exit', (code, signal) =>
-        reject(
-          new Error(
-            `the Solana node exited (${code ?? signal}) before it listened: ${Buffer.concat(stderr).toString('utf8')}`,
-          ),
-        ),
+        reject(new Error(`the Solana node exited (${code ?? signal}) before it listened: ${stderr()}`)),
       );
       timer = setTimeout(
         () => reject(new Error(`the Solana node did not listen within ${START_TIMEOUT_MS} ms`)),
@@ -268,11 +292,6 @@ async function readiness(child: NodeProcess): Promise<SolanaNodeReady> {
   } finally {
     clearTimeout(timer);
     lines.close();
-    child.stderr.off('data', onStderr);
-    // Keep draining its stderr so the child never blocks on a full pipe.
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (process.env.E2E_VERBOSE) process.stderr.write(chunk);
-    });
     child.stdout.resume();
   }
 }
