@@ -13,3 +13,4 @@ export * from './portal.js';
 export * from './result.js';
 export * from './billing.js';
 export * from './requests.js';
+export * from './analysis.js';
