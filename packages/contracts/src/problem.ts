@@ -47,6 +47,7 @@ export const PROBLEM_KINDS = {
   method_not_allowed: { status: 405, title: 'Method not allowed', retryable: false },
   request_timeout: { status: 408, title: 'Request timeout', retryable: true },
   conflict: { status: 409, title: 'Conflict', retryable: false },
+  gone: { status: 410, title: 'Gone', retryable: false },
   payload_too_large: { status: 413, title: 'Payload too large', retryable: false },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', retryable: false },
   rate_limit: { status: 429, title: 'Too many requests', retryable: true },
