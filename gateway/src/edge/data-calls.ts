@@ -15,7 +15,14 @@ import type { VerifiedCache, Verification } from '../adapters/verified-cache.js'
 import { trustedProxies } from '../domain/client-address.js';
 import { corsHeaders, isPreflight, type CorsPolicy } from '../domain/cors.js';
 import { bearerChallenge, hasPaymentHeader, presentedKey } from '../domain/credentials.js';
-import { dataTargets, gateRefusal, isPriced, isSeriesRead, type DataTarget } from '../domain/data-route.js';
+import {
+  challengedUrl,
+  dataTargets,
+  gateRefusal,
+  isPriced,
+  isSeriesRead,
+  type DataTarget,
+} from '../domain/data-route.js';
 import { PAYMENT_NOT_ENABLED, paymentRequired, type X402Settings } from '../domain/payment-required.js';
 import {
   rateLimitHeaders,
@@ -24,6 +31,7 @@ import {
   type RateDecision,
 } from '../domain/token-bucket.js';
 import { ANONYMOUS, type AssertionSigner } from './assertion.js';
+import { checkDataQuery } from './query-check.js';
 import { CLOSE_FIELDS, readBody, type BodyLimits } from './bodies.js';
 import type { InFlightGate } from './in-flight.js';
 
@@ -199,11 +207,15 @@ class DataEdge {
   /** The 402 of data-api-interface 4.4, in the PAYMENT-REQUIRED field and as the body. */
   private challenge(call: DataCall, target: DataTarget & { hit: NonNullable<DataTarget['hit']> }): void {
     const { req, res, fields } = call;
+    const query = new URLSearchParams(call.query);
+    // A query the data service would refuse is refused before any payment is asked for.
+    const refused = checkDataQuery(target.hit, query);
+    if (refused) return this.refuse(call, refused);
     const base = this.options.publicBaseUrl ?? `http://${req.headers.host ?? `${this.upstream.host}`}`;
-    const series = isSeriesRead(target, new URLSearchParams(call.query));
+    const series = isSeriesRead(target, query);
     const body = paymentRequired(
       target.hit,
-      `${base}${req.url}`,
+      challengedUrl(base, call.path, query),
       series,
       this.options.x402,
       hasPaymentHeader(req.headers) ? PAYMENT_NOT_ENABLED : undefined,

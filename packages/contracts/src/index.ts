@@ -11,3 +11,4 @@ export * from './x402.js';
 export * from './prices.js';
 export * from './portal.js';
 export * from './result.js';
+export * from './data-query.js';

@@ -18,6 +18,11 @@ export interface HttpAppOptions {
    * load balancer in front of it live; a service is never reachable from anywhere else.
    */
   trustProxy?: string;
+  /**
+   * Paths whose routes also read an HTML form (`application/x-www-form-urlencoded`, with their own
+   * parser). Every other body must be JSON: anything else is a 415 problem, never read as empty.
+   */
+  formPaths?: readonly string[];
 }
 
 export const DEFAULT_TRUST_PROXY = 'loopback, uniquelocal';
@@ -38,12 +43,37 @@ export function createHttpApp(options: HttpAppOptions): Express {
     next();
   });
   if (options.parseJson !== false) {
-    app.use(
-      express.json({ limit: options.jsonLimit ?? '100kb', type: ['application/json', 'application/*+json'] }),
-    );
+    app.use(jsonBodiesOnly(options.formPaths ?? []));
+    app.use(express.json({ limit: options.jsonLimit ?? '100kb', type: JSON_TYPES }));
   }
   app.locals.logger = options.logger;
   return app;
+}
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * A body the JSON parser would leave unread (a form, text, no Content-Type) is refused with 415
+ * rather than read as an empty object and answered as if its fields were missing.
+ */
+function jsonBodiesOnly(formPaths: readonly string[]) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    if (!hasBody(req) || req.is(JSON_TYPES)) return next();
+    if (req.is(FORM_TYPE) && formPaths.includes(req.path)) return next();
+    const forms = formPaths.includes(req.path) ? ` or an HTML form (${FORM_TYPE})` : '';
+    next(
+      httpProblem(
+        'unsupported_media_type',
+        `This route reads JSON: send the body as JSON with Content-Type: application/json${forms}.`,
+      ),
+    );
+  };
 }
 
 function traceMiddleware(req: Request, res: Response, next: NextFunction): void {

@@ -70,6 +70,8 @@ export interface ServiceDefinition<DB, C extends BaseConfig> {
   outbox?: boolean;
   /** The service's routes, mounted behind the caller assertion check. */
   routes(deps: ServiceDeps<DB, C>): Router;
+  /** Paths whose routes also read an HTML form; every other body must be JSON (else 415). */
+  formPaths?: readonly string[];
   /** Hot GET routes served before express (same assertion check, problems and metrics). */
   leanRoutes?(deps: ServiceDeps<DB, C>): LeanRoute[];
   rpc?(deps: ServiceDeps<DB, C>): RpcRegistration[];
@@ -89,7 +91,7 @@ export interface RunningService {
 
 /** The assembled app without listening: the lean routes, then probes, metrics and the service's routes. */
 export function buildServiceApp<DB, C extends BaseConfig>(
-  def: Pick<ServiceDefinition<DB, C>, 'name' | 'routes' | 'leanRoutes'>,
+  def: Pick<ServiceDefinition<DB, C>, 'name' | 'routes' | 'leanRoutes' | 'formPaths'>,
   deps: ServiceDeps<DB, C>,
   ready: () => Promise<void>,
 ): RequestListener {
@@ -97,6 +99,7 @@ export function buildServiceApp<DB, C extends BaseConfig>(
     logger: deps.logger,
     metrics: deps.metrics,
     trustProxy: deps.config.TRUST_PROXY,
+    ...(def.formPaths ? { formPaths: def.formPaths } : {}),
   });
   app.use(probeRouter(def.name, deps.metrics, ready));
   app.use(requireCaller(deps.assertionKey), def.routes(deps));

@@ -12,6 +12,8 @@ export function catalogDocument() {
       min_tier: p.min_tier,
       sources: p.sources,
       entities: p.entities,
+      ...(p.default_entity !== undefined ? { default_entity: p.default_entity } : {}),
+      ...(p.venue_entities !== undefined ? { venue_entities: p.venue_entities } : {}),
       metrics: p.metrics.map((m) => {
         const key = `${p.category}/${p.product}/${m.metric}`;
         return {
@@ -23,6 +25,8 @@ export function catalogDocument() {
           cadence: m.cadence,
           ...(m.cadence_ms !== undefined ? { cadence_ms: m.cadence_ms, max_age_ms: m.max_age_ms } : {}),
           series: m.series,
+          ...(m.entities ? { entities: m.entities } : {}),
+          ...(m.combined_entities ? { combined_entities: m.combined_entities } : {}),
           status: m.status,
           min_tier: higherPlan(p.min_tier, m.min_tier),
           description: m.description,

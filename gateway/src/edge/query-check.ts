@@ -1,0 +1,26 @@
+import { dataQuerySchema, problem, resolveEntity, type CatalogHit, type Problem } from '@meridian/contracts';
+import { HttpProblem, parseQuery } from '@meridian/http-kit';
+
+/**
+ * The 400 problem the data service would answer a keyless call's query with (unknown parameters,
+ * values out of range, a source or entity the metric cannot serve), checked with the same contracts
+ * before the x402 challenge: a typo is a 400, never a payment asked for another question.
+ * Undefined when the query is one the data service takes.
+ */
+export function checkDataQuery(hit: CatalogHit, query: URLSearchParams): Problem | undefined {
+  const fields: Record<string, string | string[]> = {};
+  for (const name of new Set(query.keys())) {
+    const values = query.getAll(name);
+    fields[name] = values.length === 1 ? values[0]! : values;
+  }
+  try {
+    const parsed = parseQuery(dataQuerySchema, fields);
+    const resolved = resolveEntity(hit, parsed.entity, parsed.source);
+    if (resolved.ok) return undefined;
+    const { path, message } = resolved.refusal;
+    return problem('validation_failed', `${path}: ${message}`, { errors: [resolved.refusal] });
+  } catch (err) {
+    if (err instanceof HttpProblem) return err.body;
+    throw err;
+  }
+}
