@@ -7,7 +7,7 @@ import {
   type Plan,
   type Problem,
 } from '@meridian/contracts';
-import { problem, requestTrace, writeProblem } from '@meridian/http-kit';
+import { methodNotAllowed, problem, requestTrace, writeProblem } from '@meridian/http-kit';
 import proxyaddr from 'proxy-addr';
 import { formatTraceparent, type Logger, type Metrics } from '@meridian/observability';
 import type { RateLimiter } from '../adapters/rate-limiter.js';
@@ -158,6 +158,7 @@ class DataEdge {
       res.writeHead(204, call.fields);
       return void res.end();
     }
+    if (req.method !== 'GET' && req.method !== 'HEAD' && call.target) return this.wrongMethod(call);
     const place = this.options.inFlight.enter(call.client);
     if ('refused' in place) {
       call.fields.push(...CLOSE_FIELDS);
@@ -359,6 +360,15 @@ class DataEdge {
             retryAfter: 1,
           }),
     );
+  }
+
+  /** A metric is a GET resource: another method is a 405 with `Allow`, whatever the credential. */
+  private wrongMethod(call: DataCall): void {
+    const refusal = methodNotAllowed(call.req.method ?? '', call.path, ['GET', 'HEAD']);
+    addFields(call.fields, refusal.headers);
+    // Any body stays unread: the connection closes after the answer.
+    call.fields.push(...CLOSE_FIELDS);
+    this.refuse(call, refusal.body);
   }
 
   /** A refused key: 401 with the bearer challenge (RFC 9110 requires one on every 401). */

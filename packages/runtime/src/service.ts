@@ -21,6 +21,7 @@ import {
 import {
   assertionKey,
   createHttpApp,
+  leanMethods,
   finishApp,
   requireCaller,
   setErrorsBase,
@@ -103,8 +104,8 @@ export function buildServiceApp<DB, C extends BaseConfig>(
   });
   app.use(probeRouter(def.name, deps.metrics, ready));
   app.use(requireCaller(deps.assertionKey), def.routes(deps));
-  const express: Express = finishApp(app);
   const routes = def.leanRoutes?.(deps) ?? [];
+  const express: Express = finishApp(app, leanMethods(routes));
   if (routes.length === 0) return express;
   return withLeanRoutes(express, {
     routes,

@@ -111,4 +111,20 @@ describe('the data endpoint takes exactly its parameters', () => {
     const one = await get('/v1/data/crypto/network/market_cap?series=1');
     expect([one.status, one.body.errors[0].path]).toEqual([400, 'query.series']);
   });
+
+  it('answers another method on a metric path 405 with Allow, and a trailing slash as the same metric', async () => {
+    const post = await request(app).post('/v1/data/crypto/spot/ohlcv').set(headers).send({});
+    expect([post.status, post.headers.allow, post.body.error_category]).toEqual([
+      405,
+      'GET, HEAD',
+      'method_not_allowed',
+    ]);
+    const legacy = await request(app).delete('/v1/ohlcv').set(headers);
+    expect([legacy.status, legacy.headers.allow]).toEqual([405, 'GET, HEAD']);
+    const plain = await get('/v1/ohlcv?source=binanceus');
+    const slashed = await get('/v1/ohlcv/?source=binanceus');
+    expect(slashed.status).toBe(200);
+    expect(slashed.body.data).toEqual(plain.body.data);
+    expect((await get('/v1/data/crypto/spot/ohlcv/?source=binanceus')).body.data).toEqual(plain.body.data);
+  });
 });
