@@ -7,7 +7,7 @@ import { migrations } from './db/migrations/index.js';
 import { SERVICE, type DataDeps } from './deps.js';
 import { createIngestor } from './flows/ingestor.js';
 import { startCombinedBackfill } from './jobs/combined-backfill.js';
-import { marketReplayNote, startMarketReplay } from './jobs/market-replay.js';
+import { marketReplayNote, replayedSpotAt, startMarketReplay } from './jobs/market-replay.js';
 import { loadRecordedFeeds } from './jobs/recorded-feeds.js';
 import { startRetentionPurge } from './jobs/retention-purge.js';
 import { createPriceCache } from './flows/resolve/reference-price.js';
@@ -33,7 +33,7 @@ function background(deps: DataDeps): Array<() => Promise<void>> {
   });
   if (deps.config.DATA_REPLAY === 'off') return [purge.stop, backfill.stop];
   const replay = startMarketReplay(deps.ingestor, deps.logger);
-  const feeds = loadRecordedFeeds(deps, new Date()).catch((err: unknown) =>
+  const feeds = loadRecordedFeeds(deps, new Date(), replayedSpotAt()).catch((err: unknown) =>
     deps.logger.error({ err }, 'recorded feeds could not be replayed'),
   );
   return [purge.stop, backfill.stop, replay.stop, async () => void (await feeds)];

@@ -35,6 +35,11 @@ export function loopedRange<T extends { ts: number }>(
   return out;
 }
 
+/** The recorded instant a looped recording plays at wall time `wall`. */
+export function loopedRecordedTime(rec: LoopedRecording, wall: number): number {
+  return rec.start + (((wall % rec.spanMs) + rec.spanMs) % rec.spanMs);
+}
+
 function lowerBound(rows: { ts: number }[], ts: number): number {
   let lo = 0;
   let hi = rows.length;

@@ -1,8 +1,10 @@
 import { ingestBatchSchema, type IngestBatchInput, type IngestSummary } from '@meridian/contracts';
 import { readRecording, RECORDINGS, type Recording } from '../adapters/upstream/recordings.js';
 import type { DataDeps } from '../deps.js';
-import { replayShift } from '../domain/replay-clock.js';
+import { scaleBtcBatch } from '../domain/feeds/btc-level.js';
+import { replayShift, type ReplayClock } from '../domain/replay-clock.js';
 import { ingestOwn } from '../flows/ingestor.js';
+import { LEVEL_MARKET } from './market-replay.js';
 
 /** The marker a replay leaves beside its data, so that answers can say they come from a replay. */
 export const REPLAY_METRIC = 'replay';
@@ -15,11 +17,47 @@ export interface ReplayedRecording {
   inserted: number;
 }
 
-/** The batches of one recording, shifted to `now`, plus its replay marker. */
-export function replayBatches(recording: Recording, text: string, now: Date): IngestBatchInput[] {
+/** The replayed spot price at a wall instant (market-replay.ts), when the market replay plays. */
+export type SpotAt = (wall: number) => number | undefined;
+
+interface Scaling {
+  factor: number;
+  note: string;
+}
+
+/** The factor that takes the recording's BTC level to the replayed spot at the instant it is played at. */
+function btcScaling(
+  recording: Recording,
+  text: string,
+  clock: ReplayClock,
+  spotAt?: SpotAt,
+): Scaling | undefined {
+  if (!recording.btcLevel || !spotAt) return undefined;
+  const at = clock(recording.recordedAt);
+  const spot = spotAt(Date.parse(at));
+  const level = recording.btcLevel(text);
+  if (spot === undefined || !(level > 0)) return undefined;
+  const factor = spot / level;
+  return {
+    factor,
+    note: `BTC prices scaled by ${factor.toFixed(4)} from the recorded ${level} USD to the replayed ${LEVEL_MARKET} close ${spot} USD at ${at}, so that they agree with the replayed spot (ratios, implied volatility, delta, basis and funding unchanged)`,
+  };
+}
+
+/**
+ * The batches of one recording, shifted to `now`, plus its replay marker. With `spotAt`, a
+ * recording of BTC prices is scaled to the replayed spot level (domain/feeds/btc-level.ts).
+ */
+export function replayBatches(
+  recording: Recording,
+  text: string,
+  now: Date,
+  spotAt?: SpotAt,
+): IngestBatchInput[] {
   const { clock, shift } = replayShift(recording.recordedAt, now, recording.shift);
   const parsed = recording.parse(text, clock);
-  const batches = Array.isArray(parsed) ? parsed : [parsed];
+  const scaling = btcScaling(recording, text, clock, spotAt);
+  const batches = [parsed].flat().map((b) => (scaling ? scaleBtcBatch(b, scaling.factor) : b));
   const marker: IngestBatchInput = {
     kind: 'observations',
     source: recording.source,
@@ -34,6 +72,7 @@ export function replayBatches(recording: Recording, text: string, now: Date): In
           recorded_at: recording.recordedAt,
           shift,
           sample: recording.real ? 'real recorded data' : 'hand-written sample in the upstream format',
+          ...(scaling ? { scaled: scaling.note } : {}),
         },
       },
     ],
@@ -43,16 +82,21 @@ export function replayBatches(recording: Recording, text: string, now: Date): In
 
 /**
  * Ingests every recorded feed (everything but crypto/spot) through the one ingestion function,
- * shifted to the present, so that the service answers offline. Idempotent for the same `now`;
+ * shifted to the present, so that the service answers offline. With `spotAt` (the market replay's
+ * level, main.ts), BTC prices are scaled to the replayed spot; without it, kept as recorded. Idempotent for the same `now`;
  * a later start adds the same recording at its new position in time.
  */
-export async function loadRecordedFeeds(deps: DataDeps, now: Date): Promise<ReplayedRecording[]> {
+export async function loadRecordedFeeds(
+  deps: DataDeps,
+  now: Date,
+  spotAt?: SpotAt,
+): Promise<ReplayedRecording[]> {
   const done: ReplayedRecording[] = [];
   for (const recording of RECORDINGS) {
     const text = await readRecording(recording);
     let rows = 0;
     let inserted = 0;
-    for (const input of replayBatches(recording, text, now)) {
+    for (const input of replayBatches(recording, text, now, spotAt)) {
       const summary: IngestSummary = await ingestOwn(deps.ingestor, ingestBatchSchema.parse(input));
       rows += summary.received;
       inserted += summary.inserted;

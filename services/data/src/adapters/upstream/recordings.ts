@@ -43,6 +43,18 @@ export interface Recording {
   /** True for the real recorded data; false for the small hand-written samples. */
   real: boolean;
   parse(text: string, clock: ReplayClock): IngestBatchInput | IngestBatchInput[];
+  /**
+   * The BTC price in USD the recording was made at, for recordings whose BTC prices are scaled to
+   * the replayed spot level (domain/feeds/btc-level.ts); absent for every other recording.
+   */
+  btcLevel?(text: string): number;
+}
+
+/** The options chain's index price (one for the whole snapshot). */
+function optionsIndexPrice(text: string): number {
+  const [header, first] = text.split('\n', 2);
+  const cells = first!.split(',');
+  return Number(cells[header!.split(',').indexOf('index_price')]);
 }
 
 const day = (file: string, source: string, recordedAt: string, parse: Recording['parse']): Recording => ({
@@ -64,26 +76,36 @@ export const RECORDINGS: Recording[] = [
   {
     ...day('deribit/btc_options_2020-05-21.csv', 'deribit', '2020-05-21T23:22:35.277Z', parseDeribitOptions),
     real: true,
+    btcLevel: optionsIndexPrice,
   },
-  day(
-    'deribit/ticker_BTC-PERPETUAL_2023-03-21.json',
-    'deribit',
-    '2023-03-21T23:59:31.220Z',
-    parseDeribitTicker,
-  ),
-  day(
-    'binance_futures/premium_index_BTCUSDT_2023-03-21.json',
-    'binance_futures',
-    '2023-03-21T23:59:30Z',
-    parseBinancePremiumIndex,
-  ),
+  {
+    ...day(
+      'deribit/ticker_BTC-PERPETUAL_2023-03-21.json',
+      'deribit',
+      '2023-03-21T23:59:31.220Z',
+      parseDeribitTicker,
+    ),
+    btcLevel: (t) => (JSON.parse(t) as { result: { index_price: number } }).result.index_price,
+  },
+  {
+    ...day(
+      'binance_futures/premium_index_BTCUSDT_2023-03-21.json',
+      'binance_futures',
+      '2023-03-21T23:59:30Z',
+      parseBinancePremiumIndex,
+    ),
+    btcLevel: (t) => Number((JSON.parse(t) as { indexPrice: string }).indexPrice),
+  },
   day(`farside/btc_etf_flows_${SAMPLE_DAY}.csv`, 'farside', '2024-11-14T23:30:00Z', parseFarsideFlows),
-  day(
-    `blockchain_info/stats_${SAMPLE_DAY}.json`,
-    'blockchain_info',
-    '2024-11-14T14:00:00Z',
-    parseBlockchainStats,
-  ),
+  {
+    ...day(
+      `blockchain_info/stats_${SAMPLE_DAY}.json`,
+      'blockchain_info',
+      '2024-11-14T14:00:00Z',
+      parseBlockchainStats,
+    ),
+    btcLevel: (t) => (JSON.parse(t) as { market_price_usd: number }).market_price_usd,
+  },
   day('ecb/frankfurter_2024-11-13_2024-11-14.json', 'ecb', '2024-11-14T15:10:00Z', parseFrankfurter),
   day(`open_meteo/current_cities_${SAMPLE_DAY}.json`, 'open_meteo', '2024-11-14T12:05:00Z', (t, c) =>
     parseOpenMeteo(t, WEATHER_CITIES, c),
