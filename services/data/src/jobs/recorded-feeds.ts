@@ -1,8 +1,16 @@
 import { ingestBatchSchema, type IngestBatchInput, type IngestSummary } from '@meridian/contracts';
 import { readRecording, RECORDINGS, type Recording } from '../adapters/upstream/recordings.js';
+import { startPeriodic } from '@meridian/runtime';
 import type { DataDeps } from '../deps.js';
 import { scaleBtcBatch } from '../domain/feeds/btc-level.js';
-import { replayShift, type ReplayClock } from '../domain/replay-clock.js';
+import {
+  replayShift,
+  shiftBy,
+  slotShift,
+  type ReplayClock,
+  type ReplayShift,
+} from '../domain/replay-clock.js';
+import { deleteObservations, replayPlays } from '../db/repositories/feeds-observations.js';
 import { ingestOwn } from '../flows/ingestor.js';
 import { LEVEL_MARKET } from './market-replay.js';
 
@@ -15,6 +23,13 @@ export interface ReplayedRecording {
   shift: string;
   rows: number;
   inserted: number;
+}
+
+/** Where a recording is played at `now`: the current slot of its cadence, or whole days (months) back. */
+export function shiftOf(recording: Recording, now: Date): ReplayShift {
+  return recording.refreshMs
+    ? slotShift(recording.recordedAt, now, recording.refreshMs)
+    : replayShift(recording.recordedAt, now, recording.shift);
 }
 
 /** The replayed spot price at a wall instant (market-replay.ts), when the market replay plays. */
@@ -54,7 +69,7 @@ export function replayBatches(
   now: Date,
   spotAt?: SpotAt,
 ): IngestBatchInput[] {
-  const { clock, shift } = replayShift(recording.recordedAt, now, recording.shift);
+  const { clock, shift } = shiftOf(recording, now);
   const parsed = recording.parse(text, clock);
   const scaling = btcScaling(recording, text, clock, spotAt);
   const batches = [parsed].flat().map((b) => (scaling ? scaleBtcBatch(b, scaling.factor) : b));
@@ -101,9 +116,71 @@ export async function loadRecordedFeeds(
       rows += summary.received;
       inserted += summary.inserted;
     }
-    const { shift } = replayShift(recording.recordedAt, now, recording.shift);
+    const { shift } = shiftOf(recording, now);
     done.push({ file: recording.file, source: recording.source, shift, rows, inserted });
   }
   deps.logger.info({ recordings: done.length }, 'recorded feeds replayed');
   return done;
+}
+
+/**
+ * Plays the recordings of feeds that age in minutes (`refreshMs`) at the current slot, then removes
+ * every other play of them (an earlier slot, or a day-shifted play of an older build), so a
+ * scoreboard or a quake is stored once and never counted twice. Answers the recordings played.
+ */
+export async function refreshFreshFeeds(deps: DataDeps, now: Date, spotAt?: SpotAt): Promise<string[]> {
+  const played: string[] = [];
+  for (const recording of RECORDINGS) {
+    if (!recording.refreshMs) continue;
+    const text = await readRecording(recording);
+    for (const input of replayBatches(recording, text, now, spotAt))
+      await ingestOwn(deps.ingestor, ingestBatchSchema.parse(input));
+    await removeOtherPlays(
+      deps,
+      recording,
+      text,
+      Date.parse(shiftOf(recording, now).clock(recording.recordedAt)),
+    );
+    played.push(recording.file);
+  }
+  return played;
+}
+
+/** Deletes the rows of every play of a recording but the one that landed at `keep`. */
+async function removeOtherPlays(
+  deps: DataDeps,
+  recording: Recording,
+  text: string,
+  keep: number,
+): Promise<void> {
+  const recordedAt = Date.parse(recording.recordedAt);
+  for (const at of await replayPlays(deps.db, recording.source, recording.file)) {
+    if (at.getTime() === keep) continue;
+    const { clock } = shiftBy(at.getTime() - recordedAt);
+    const rows = [recording.parse(text, clock)]
+      .flat()
+      .flatMap((b) => (b.kind === 'observations' ? b.rows : []))
+      .map((r) => ({ key: r.key, metric: r.metric, ts: r.ts }));
+    rows.push({ key: recording.file, metric: REPLAY_METRIC, ts: at.toISOString() });
+    await deleteObservations(deps.db, recording.source, rows);
+  }
+}
+
+/**
+ * Plays the fresh feeds again whenever the slot of one of them turns (checked every 15 s), so an
+ * answer stays as fresh as the recorded data was when it was recorded (README, "Replay").
+ */
+export function startFeedRefresh(deps: DataDeps, spotAt: SpotAt, now: () => number = Date.now) {
+  const slots = RECORDINGS.flatMap((r) => (r.refreshMs ? [r.refreshMs] : []));
+  let played = -1;
+  const tick = async (): Promise<void> => {
+    const at = now();
+    const turn = Math.max(...slots.map((ms) => Math.floor(at / ms) * ms));
+    if (turn === played) return;
+    await refreshFreshFeeds(deps, new Date(at), spotAt);
+    played = turn;
+  };
+  return startPeriodic(tick, 15_000, (err) =>
+    deps.logger.error({ err }, 'feed refresh failed; retrying at the next tick'),
+  );
 }

@@ -9,7 +9,7 @@ import {
 } from '../../src/adapters/upstream/recorded-market.js';
 import { loopedRange } from '../../src/domain/replay-clock.js';
 import { replayedSpotAt } from '../../src/jobs/market-replay.js';
-import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
+import { loadRecordedFeeds, refreshFreshFeeds } from '../../src/jobs/recorded-feeds.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 import { ingestBars } from '../support/recorded.js';
@@ -21,13 +21,14 @@ describe('replayed data agrees with itself', () => {
   let db: MigratedDatabase;
   let app: RequestListener;
   let headers: Record<string, string>;
+  let deps: ReturnType<typeof testDeps>;
   const spotAt = replayedSpotAt();
   const get = (path: string) => request(app).get(path).set(headers);
   const near = (a: number, b: number, within: number) => expect(Math.abs(a / b - 1)).toBeLessThan(within);
 
   beforeAll(async () => {
     db = await migratedDatabase('data_replay_coherence');
-    const deps = testDeps(db);
+    deps = testDeps(db);
     app = testApp(deps);
     headers = await callerHeaders({ plan: 'ultra', auth: 'api_key', account_id: 'acct_r', key_id: 'key_r' });
     const now = Date.now();
@@ -82,5 +83,55 @@ describe('replayed data agrees with itself', () => {
     const oldest = demo.body.meta.staleness_ms as number;
     if (oldest > HOUR) expect(demo.body.meta.confidence).toBeLessThan(0.1);
     expect(demo.body.meta.confidence).toBeLessThan(1);
+  });
+
+  it('answers weather, network and quakes as fresh as their recording, not days old with confidence 0', async () => {
+    for (const path of [
+      '/v1/data/weather/observations/temperature?entity=london',
+      '/v1/data/crypto/network/market_cap',
+      '/v1/data/absurd_cosmos/restless_earth/quakes_last_hour',
+      '/v1/data/absurd_earth/tides/water_level',
+    ]) {
+      const res = await get(path);
+      expect([path, res.status]).toEqual([path, 200]);
+      expect([path, res.body.meta.staleness_ms]).toEqual([path, expect.any(Number)]);
+      expect(res.body.meta.staleness_ms).toBeLessThan(HOUR);
+      expect(res.body.meta.confidence).toBeGreaterThan(0.1);
+      expect(res.body.provenance.method).toMatch(/replayed every/);
+    }
+  });
+
+  it('shows no game scheduled in the past, and no game in progress since more than a day', async () => {
+    const demo = await get('/v1/demo');
+    const now = Date.now();
+    for (const e of demo.body.data.sports.events as { status: string; start_time: string }[]) {
+      if (e.status === 'scheduled') expect(Date.parse(e.start_time)).toBeGreaterThan(now - 60_000);
+      if (e.status === 'in_progress') expect(now - Date.parse(e.start_time)).toBeLessThan(24 * HOUR);
+    }
+    const live = await get('/v1/data/sports/basketball/live_score');
+    if (live.status === 200)
+      for (const g of live.body.data.games as { start_time: string }[])
+        expect(now - Date.parse(g.start_time)).toBeLessThan(24 * HOUR);
+  });
+
+  it('plays a fresh feed again at its next slot and keeps one play: nothing counted twice', async () => {
+    const before = await get('/v1/data/absurd_cosmos/restless_earth/quakes_last_hour');
+    const later = new Date(Date.now() + 16 * 60_000);
+    await refreshFreshFeeds(deps, later, spotAt);
+    const plays = await db.db
+      .selectFrom('observations')
+      .select('ts')
+      .where('metric', '=', 'replay')
+      .where('source', '=', 'usgs')
+      .execute();
+    expect(plays).toHaveLength(1);
+    const quakes = await db.db
+      .selectFrom('observations')
+      .select(({ fn }) => fn.countAll<string>().as('n'))
+      .where('metric', '=', 'earthquake')
+      .executeTakeFirstOrThrow();
+    expect(Number(quakes.n)).toBe(before.body.data.count ?? Number(quakes.n));
+    const marker = plays[0]!.ts.getTime();
+    expect(marker).toBe(Math.floor(later.getTime() / 60_000) * 60_000);
   });
 });
