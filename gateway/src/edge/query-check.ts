@@ -15,6 +15,9 @@ export function checkDataQuery(hit: CatalogHit, query: URLSearchParams): Problem
   }
   try {
     const parsed = parseQuery(dataQuerySchema, fields);
+    // A venue the catalogue does not name may still be stored (data service README): the data
+    // service, which can look, decides.
+    if (parsed.source !== undefined && !hit.product.sources.includes(parsed.source)) return undefined;
     const resolved = resolveEntity(hit, parsed.entity, parsed.source);
     if (resolved.ok) return undefined;
     const { path, message } = resolved.refusal;

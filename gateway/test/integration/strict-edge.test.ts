@@ -57,9 +57,9 @@ describe('the edge says what it means', () => {
     expect(typo.status).toBe(400);
     expect(typo.headers.get('content-type')).toBe('application/problem+json');
     expect(((await typo.json()) as { detail: string }).detail).toContain('"entty"');
-    const venue = await fetch(`${gateway.url}/v1/data/crypto/spot/reference_price?source=coinbase`);
-    expect(venue.status).toBe(400);
-    expect(((await venue.json()) as { detail: string }).detail).toContain('allowed: binanceus, kraken');
+    const combination = await fetch(`${gateway.url}/v1/data/crypto/spot/ohlcv?entity=BTC-USDT`);
+    expect(combination.status).toBe(400);
+    expect(((await combination.json()) as { detail: string }).detail).toContain('add source=binanceus');
     expect(seen).toBe(before);
   });
 

@@ -38,9 +38,11 @@ describe('a keyless call is checked before a payment is asked for', () => {
       status: 400,
       errors: [{ path: 'query.entty' }],
     });
-    expect(check('/v1/data/crypto/spot/reference_price', 'source=coinbase')?.detail).toContain(
-      'allowed: binanceus, kraken',
-    );
+    expect(
+      check('/v1/data/crypto/spot/reference_price', 'source=binanceus&series=yes')?.errors?.[0]?.path,
+    ).toBe('query.series');
+    // A venue the catalogue does not name may be stored: the data service looks and decides.
+    expect(check('/v1/data/crypto/spot/reference_price', 'source=coinbase')).toBeUndefined();
     expect(check('/v1/data/crypto/spot/reference_price', 'entity=BTC-USDT')?.errors?.[0]?.path).toBe(
       'query.entity',
     );

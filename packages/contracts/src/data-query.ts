@@ -85,8 +85,15 @@ export function venuesListing(hit: CatalogHit, entity: string): string[] {
   return Object.keys(markets).filter((venue) => markets[venue]!.includes(entity));
 }
 
-function sourceRefusal(hit: CatalogHit, source: string): QueryRefusal | undefined {
-  const { sources, category, product } = hit.product;
+/**
+ * Venues the data service holds data of beyond the catalogue's (a venue's book stored through
+ * ingestion before the catalogue names it), with the entities each lists.
+ */
+export type StoredVenues = Readonly<Record<string, readonly string[]>>;
+
+function sourceRefusal(hit: CatalogHit, source: string, stored: StoredVenues): QueryRefusal | undefined {
+  const { category, product } = hit.product;
+  const sources = [...new Set([...hit.product.sources, ...Object.keys(stored)])];
   if (sources.includes(source)) return undefined;
   return {
     path: 'query.source',
@@ -120,6 +127,7 @@ function combinationRefusal(
   hit: CatalogHit,
   entity: string,
   source: string | undefined,
+  stored: StoredVenues,
 ): QueryRefusal | undefined {
   const key = `${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
   const own = hit.metric.entities;
@@ -130,7 +138,7 @@ function combinationRefusal(
           path: 'query.entity',
           message: `${key} answers ${list(own)} only (source= narrows the venues, not the entity); ${entity} is not priced by this metric`,
         };
-  const listed = source !== undefined ? hit.product.venue_entities?.[source] : undefined;
+  const listed = source !== undefined ? (hit.product.venue_entities?.[source] ?? stored[source]) : undefined;
   if (listed && !listed.includes(entity)) {
     const venues = venuesListing(hit, entity);
     return {
@@ -151,15 +159,16 @@ function combinationRefusal(
  * The entity a data query resolves to (the product's default when the query names none; case as
  * the catalogue spells it), or why the catalogue cannot serve the entity, source and metric
  * together. The catalogue (default_entity, venue_entities, combined_entities) is what /v1/catalog
- * publishes, so a refusal never contradicts it.
+ * publishes, so a refusal never contradicts it; `stored` adds the venues stored beyond it.
  */
 export function resolveEntity(
   hit: CatalogHit,
   entity: string | undefined,
   source: string | undefined,
+  stored: StoredVenues = {},
 ): { ok: true; entity: string | undefined } | { ok: false; refusal: QueryRefusal } {
   if (source !== undefined) {
-    const refusal = sourceRefusal(hit, source);
+    const refusal = sourceRefusal(hit, source, stored);
     if (refusal) return { ok: false, refusal };
   }
   const spelt =
@@ -172,7 +181,7 @@ export function resolveEntity(
   }
   const chosen = spelt === undefined || spelt === '' ? hit.product.default_entity : spelt;
   if (chosen !== undefined) {
-    const refusal = combinationRefusal(hit, chosen, source);
+    const refusal = combinationRefusal(hit, chosen, source, stored);
     if (refusal) return { ok: false, refusal };
   }
   return { ok: true, entity: chosen };

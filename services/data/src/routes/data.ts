@@ -7,6 +7,7 @@ import {
   resolveEntity,
   type CatalogHit,
   type Caller,
+  type StoredVenues,
 } from '@meridian/contracts';
 import { httpProblem, parseQuery, type LeanRoute, type ProblemCode } from '@meridian/http-kit';
 import type { DataDeps } from '../deps.js';
@@ -15,6 +16,7 @@ import type { MetricAnswer, MetricQuery } from '../domain/metric-resolver.js';
 import { signCursor, verifyCursor } from '../domain/series/cursor.js';
 import { fitAnswer, PAGE_SIZE, selectFields, toTable } from '../domain/series/shape.js';
 import { resolverFor } from '../flows/resolve/index.js';
+import { storedVenues } from '../flows/resolve/venues.js';
 import { dataQuerySchema, type DataQuery } from './query.js';
 
 const DATA_PREFIX = '/v1/data/';
@@ -85,7 +87,12 @@ async function answerMetric(
     );
   checkCaller(caller, hit, key);
   const query = parseQuery(dataQuerySchema, rawQuery);
-  const entity = checkEntity(hit, query);
+  const now = new Date();
+  const stored =
+    query.source !== undefined && !hit.product.sources.includes(query.source)
+      ? await storedVenues(deps, hit, now)
+      : {};
+  const entity = checkEntity(hit, query, stored);
   checkSeries(hit, key, query.series);
   if (query.interval !== undefined && metric !== 'ohlcv')
     refuseField('interval', 'interval applies to OHLCV only');
@@ -100,7 +107,7 @@ async function answerMetric(
     product,
     metric,
     series: query.series ?? hit.metric.value_shape === 'series',
-    now: new Date(),
+    now,
     ...(entity !== undefined ? { entity } : {}),
     ...(query.source !== undefined ? { source: query.source } : {}),
     ...(interval !== undefined ? { interval } : {}),
@@ -130,8 +137,8 @@ function refuseField(name: string, message: string): never {
  * work: a source that is not a venue of the product, an entity outside the product, the venue or
  * the metric (the catalogue's `venue_entities`, `combined_entities` and the metric's `entities`).
  */
-function checkEntity(hit: CatalogHit, query: DataQuery): string | undefined {
-  const resolved = resolveEntity(hit, query.entity, query.source);
+function checkEntity(hit: CatalogHit, query: DataQuery, stored: StoredVenues): string | undefined {
+  const resolved = resolveEntity(hit, query.entity, query.source, stored);
   if (resolved.ok) return resolved.entity;
   return refuseField(resolved.refusal.path.replace(/^query\./, ''), resolved.refusal.message);
 }

@@ -127,4 +127,27 @@ describe('the data endpoint takes exactly its parameters', () => {
     expect(slashed.body.data).toEqual(plain.body.data);
     expect((await get('/v1/data/crypto/spot/ohlcv/?source=binanceus')).body.data).toEqual(plain.body.data);
   });
+
+  it('serves a stored venue the catalogue does not name yet with source=, and lists it among the allowed', async () => {
+    const bar = {
+      ts: Date.parse('2020-01-02T03:04:00Z'),
+      open: 7000,
+      high: 7010,
+      low: 6990,
+      close: 7005,
+      volume: 3,
+      trade_count: null,
+    };
+    await ingestBars(db.db, 'newvenue', 'BTC-USD', [bar]);
+    const own = await get('/v1/data/crypto/spot/ohlcv?source=newvenue');
+    expect([own.status, own.body.data.length]).toEqual([200, 1]);
+    const other = await get('/v1/data/crypto/spot/ohlcv?source=coinbase');
+    expect(other.status).toBe(400);
+    expect(other.body.detail).toContain('allowed: binanceus, kraken, newvenue');
+    const book = await get('/v1/data/crypto/spot/ohlcv?source=newvenue&entity=BTC-USDT');
+    expect([book.status, book.body.detail]).toEqual([
+      400,
+      expect.stringContaining('source newvenue lists BTC-USD, not BTC-USDT'),
+    ]);
+  });
 });
