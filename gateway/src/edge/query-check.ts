@@ -1,4 +1,11 @@
-import { dataQuerySchema, problem, resolveEntity, type CatalogHit, type Problem } from '@meridian/contracts';
+import {
+  dataQuerySchema,
+  parameterRefusal,
+  problem,
+  resolveEntity,
+  type CatalogHit,
+  type Problem,
+} from '@meridian/contracts';
 import { HttpProblem, parseQuery } from '@meridian/http-kit';
 
 /**
@@ -19,9 +26,9 @@ export function checkDataQuery(hit: CatalogHit, query: URLSearchParams): Problem
     // service, which can look, decides.
     if (parsed.source !== undefined && !hit.product.sources.includes(parsed.source)) return undefined;
     const resolved = resolveEntity(hit, parsed.entity, parsed.source);
-    if (resolved.ok) return undefined;
-    const { path, message } = resolved.refusal;
-    return problem('validation_failed', `${path}: ${message}`, { errors: [resolved.refusal] });
+    const refusal = resolved.ok ? parameterRefusal(hit, parsed) : resolved.refusal;
+    if (!refusal) return undefined;
+    return problem('validation_failed', `${refusal.path}: ${refusal.message}`, { errors: [refusal] });
   } catch (err) {
     if (err instanceof HttpProblem) return err.body;
     throw err;

@@ -46,7 +46,7 @@ describe('a keyless call is checked before a payment is asked for', () => {
     expect(check('/v1/data/crypto/spot/reference_price', 'entity=BTC-USDT')?.errors?.[0]?.path).toBe(
       'query.entity',
     );
-    expect(check('/v1/data/crypto/spot/ohlcv', 'series=false')).toBeUndefined();
+    expect(check('/v1/data/crypto/spot/ohlcv', 'series=true')).toBeUndefined();
     expect(check('/v1/reference_price', 'entity=BTC-USD&source=kraken')).toBeUndefined();
     expect(check('/v1/data/absurd_cosmos/restless_earth/quakes_last_hour', 'entity=')).toBeUndefined();
   });
@@ -61,5 +61,16 @@ describe('a keyless call is checked before a payment is asked for', () => {
     expect(challengedUrl('https://api.example', '/v1/ohlcv', new URLSearchParams(''))).toBe(
       'https://api.example/v1/ohlcv',
     );
+  });
+});
+
+describe('a keyless call asking for what the metric does not answer', () => {
+  it('is refused before a challenge: series=false on a series-only metric, series=true without history, interval off OHLCV', () => {
+    const check = (path: string, query: string) =>
+      checkDataQuery(dataTarget(path)!.hit!, new URLSearchParams(query))?.errors?.[0]?.path;
+    expect(check('/v1/ohlcv', 'series=false')).toBe('query.series');
+    expect(check('/v1/reference_price', 'series=true')).toBe('query.series');
+    expect(check('/v1/reference_price', 'interval=1h')).toBe('query.interval');
+    expect(check('/v1/ohlcv', 'interval=1h&series=true')).toBeUndefined();
   });
 });

@@ -186,3 +186,25 @@ export function resolveEntity(
   }
   return { ok: true, entity: chosen };
 }
+
+/**
+ * Parameters the metric has no answer for: `series=true` where it has no history, `series=false`
+ * on a series-only metric, `interval` anywhere but OHLCV. Refused rather than silently answered as
+ * something else than what was asked.
+ */
+export function parameterRefusal(
+  hit: CatalogHit,
+  query: Pick<DataQueryInput, 'series' | 'interval'>,
+): QueryRefusal | undefined {
+  const key = `${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
+  if (query.series === true && !hit.metric.series)
+    return {
+      path: 'query.series',
+      message: `${key} has no series answer; omit series (GET /v1/catalog says which metrics offer one)`,
+    };
+  if (query.series === false && hit.metric.value_shape === 'series')
+    return { path: 'query.series', message: `${key} answers a series only; omit series or set series=true` };
+  if (query.interval !== undefined && hit.metric.metric !== 'ohlcv')
+    return { path: 'query.interval', message: 'interval applies to OHLCV only' };
+  return undefined;
+}

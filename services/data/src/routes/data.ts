@@ -3,6 +3,7 @@ import {
   DEFAULT_INTERVAL,
   findMetric,
   metricPathOf,
+  parameterRefusal,
   planReaches,
   resolveEntity,
   type CatalogHit,
@@ -93,9 +94,8 @@ async function answerMetric(
       ? await storedVenues(deps, hit, now)
       : {};
   const entity = checkEntity(hit, query, stored);
-  checkSeries(hit, key, query.series);
-  if (query.interval !== undefined && metric !== 'ohlcv')
-    refuseField('interval', 'interval applies to OHLCV only');
+  const unanswerable = parameterRefusal(hit, query);
+  if (unanswerable) refuseField(unanswerable.path.replace(/^query\./, ''), unanswerable.message);
   const interval = metric === 'ohlcv' ? (query.interval ?? DEFAULT_INTERVAL) : undefined;
   const resolver = resolverFor(key);
   if (!resolver) throw httpProblem('not_yet_available', `${key} has no resolver in this build`);
@@ -141,20 +141,6 @@ function checkEntity(hit: CatalogHit, query: DataQuery, stored: StoredVenues): s
   const resolved = resolveEntity(hit, query.entity, query.source, stored);
   if (resolved.ok) return resolved.entity;
   return refuseField(resolved.refusal.path.replace(/^query\./, ''), resolved.refusal.message);
-}
-
-/**
- * series=true on a metric with no history, or series=false on a series-only metric: refused
- * rather than silently answered as something else than what was asked.
- */
-function checkSeries(hit: CatalogHit, key: string, series: boolean | undefined): void {
-  if (series === true && !hit.metric.series)
-    refuseField(
-      'series',
-      `${key} has no series answer; omit series (GET /v1/catalog says which metrics offer one)`,
-    );
-  if (series === false && hit.metric.value_shape === 'series')
-    refuseField('series', `${key} answers a series only; omit series or set series=true`);
 }
 
 function refuseSeriesParams(query: DataQuery): void {
