@@ -50,6 +50,7 @@ export const PROBLEM_KINDS = {
   gone: { status: 410, title: 'Gone', retryable: false },
   payload_too_large: { status: 413, title: 'Payload too large', retryable: false },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', retryable: false },
+  header_fields_too_large: { status: 431, title: 'Request header fields too large', retryable: false },
   rate_limit: { status: 429, title: 'Too many requests', retryable: true },
   internal: { status: 500, title: 'Internal error', retryable: false },
   bad_gateway: { status: 502, title: 'Bad gateway', retryable: true },
