@@ -95,7 +95,7 @@ export async function evaluateSpf(
     return all;
   }
 
-  await visit(domain, true);
+  result.all = await visit(domain, true);
   if (result.lookups > SPF_LOOKUP_LIMIT)
     result.errors.push(
       `${result.lookups} DNS lookups, more than the limit of ${SPF_LOOKUP_LIMIT} (permerror)`,

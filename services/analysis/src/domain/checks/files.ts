@@ -55,7 +55,7 @@ export function exposedFileChecks(obs: FilesObservation): Finding[] {
     out.push(
       fail(
         `files.exposed.${spec.path
-          .replace(/^\//, '')
+          .replace(/^\/\.?/, '')
           .replace(/[^a-z0-9]+/gi, '-')
           .toLowerCase()}`,
         'files',
