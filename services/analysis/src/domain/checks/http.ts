@@ -142,7 +142,7 @@ export function headerChecks(res: Response): Finding[] {
         -20,
       ),
     );
-  else if (maxAge < 15_552_000)
+  else if (maxAge < 15_768_000)
     out.push(
       fail(
         'headers.hsts.short',
@@ -150,7 +150,7 @@ export function headerChecks(res: Response): Finding[] {
         'Strict-Transport-Security max-age is under six months',
         'low',
         hsts,
-        'Raise max-age to at least 15552000 (six months); two years is usual.',
+        'Raise max-age to at least 15768000 (six months); two years is usual.',
         -10,
       ),
     );
