@@ -89,10 +89,10 @@ export async function probeActive(
     method: 'TRACE',
     headers: { 'x-meridian-trace': 'probe' },
   });
-  const put = await send(`/meridian-put-probe-${randomBytes(6).toString('hex')}.txt`, {
-    method: 'PUT',
-    body: 'meridian audit probe',
-  });
+  const probePath = `/meridian-put-probe-${randomBytes(6).toString('hex')}.txt`;
+  const put = await send(probePath, { method: 'PUT', body: 'meridian audit probe' });
+  // A server that accepted the file gets asked to delete it again.
+  if (put && put.status >= 200 && put.status < 300) await send(probePath, { method: 'DELETE' });
   if (options_ || trace || put)
     obs.methods = {
       allow: options_ ? header(options_.headers, 'allow') || null : null,
