@@ -3,7 +3,7 @@ import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
-import { startX402Facilitator, type LocalWallet, type X402Facilitator } from '@meridian/test-peers';
+import { runScript, startX402Facilitator, type LocalWallet, type X402Facilitator } from '@meridian/test-peers';
 import { startSystem, type System } from './src/system.js';
 
 interface Challenge {
@@ -213,6 +213,18 @@ describe('x402 pay per call through the gateway', () => {
     const slow = await refused(READ, { 'payment-signature': header });
     expect(slow.status).toBe(503);
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('`pnpm x402:pay <url>` pays one call with the official client and prints the data and the receipt', async () => {
+    const before = await received();
+    const run = await runScript('packages/test-peers/src/x402-pay.ts', [`${system.gatewayUrl}${READ}`], {
+      X402_FACILITATOR_URL: facilitator.url,
+    });
+    expect(run.code).toBe(0);
+    const printed = JSON.parse(run.stdout) as { status: number; receipt: { success: boolean }; body: { data: unknown } };
+    expect(printed).toMatchObject({ status: 200, receipt: { success: true, transaction: expect.any(String) } });
+    expect(printed.body.data).toBeDefined();
+    expect((await received()) - before).toBe(10_000n);
   });
 
   it('a call with an API key takes the key path, not x402, even with a payment header', async () => {

@@ -5,7 +5,9 @@
  * never runs in a process that talks to Postgres: this one talks to nothing but loopback HTTP.
  *
  * Started by `startX402Facilitator` (x402-facilitator.ts) or `pnpm x402:facilitator`; prints one
- * JSON line `{"ready": {...}}` on stdout once it listens. Settings: `PORT` (0: any), `HOST`.
+ * JSON line `{"ready": {...}}` on stdout once it listens. Settings: `PORT` (0: any; `pnpm
+ * x402:facilitator` listens on 4020, the x402 service's default FACILITATOR_URL), `HOST`, and
+ * `X402_PAY_TO`: the seller's address whose token account the chain opens (default a new key).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,7 +40,7 @@ interface FacilitatorState {
   peer: SolanaPeer;
   facilitator: x402Facilitator;
   feePayer: Keypair;
-  payTo: Keypair;
+  payTo: PublicKey;
   mode: FacilitatorMode;
   /** Calls of /verify and /settle, and the time the facilitator spent in them (ms). */
   timings: { verify: number[]; settle: number[] };
@@ -167,7 +169,7 @@ function info(state: FacilitatorState) {
     network: state.peer.network,
     mint: state.peer.mint.toBase58(),
     decimals: state.peer.decimals,
-    pay_to: state.payTo.publicKey.toBase58(),
+    pay_to: state.payTo.toBase58(),
     fee_payer: state.feePayer.publicKey.toBase58(),
   };
 }
@@ -176,8 +178,8 @@ async function main(): Promise<void> {
   const peer = await startSolanaPeer();
   const feePayer = Keypair.generate();
   peer.airdrop(feePayer.publicKey, 100 * LAMPORTS_PER_SOL);
-  const payTo = Keypair.generate();
-  await peer.createTokenAccount(payTo.publicKey);
+  const payTo = process.env.X402_PAY_TO ? new PublicKey(process.env.X402_PAY_TO) : Keypair.generate().publicKey;
+  await peer.createTokenAccount(payTo);
   const facilitator = new x402Facilitator();
   registerExactSvmScheme(facilitator, {
     signer: await liteSvmSigner(peer, feePayer),
@@ -200,7 +202,7 @@ async function main(): Promise<void> {
         if (!res.headersSent) send(res, 500, { error: 'internal error' });
       });
   });
-  const port = Number(process.env.PORT ?? 0);
+  const port = Number(process.env.PORT ?? (process.env.npm_lifecycle_event === 'x402:facilitator' ? 4020 : 0));
   await new Promise<void>((resolve) => server.listen(port, process.env.HOST ?? '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   process.stdout.write(`${JSON.stringify({ ready: { url, ...info(state) } })}\n`);

@@ -86,7 +86,7 @@ export async function startX402Facilitator(options: { port?: number } = {}): Pro
 async function launch(port: number, tries = 5): Promise<{ child: ChildProcess; ready: Ready }> {
   for (let attempt = 1; ; attempt++) {
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', ENTRY], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1' },
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', X402_PAY_TO: '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stderr!.on('data', (chunk: Buffer) => {
