@@ -47,9 +47,13 @@ export async function verifyPayment(
   const checked = checkPayment(request);
   if (!checked.ok) return counted(checked);
   const { payload, paymentId } = checked.value;
-  if (await findPayment(deps.db, paymentId))
-    return counted(refuse('payment_replayed', 'This payment was already used; sign a new one.'));
-  const verdict = await deps.facilitator.verify(payload, request.requirements);
+  // The replay read and the facilitator's verification run side by side: a payment seen before is
+  // refused whatever the facilitator says (a replay costs one wasted verification, a new payment no wait).
+  const [seen, verdict] = await Promise.all([
+    findPayment(deps.db, paymentId),
+    deps.facilitator.verify(payload, request.requirements),
+  ]);
+  if (seen) return counted(refuse('payment_replayed', 'This payment was already used; sign a new one.'));
   if (verdict.kind === 'unavailable')
     return counted(refuse('facilitator_unavailable', 'The payment facilitator is unavailable; try again shortly.'));
   if (verdict.kind === 'invalid') {
