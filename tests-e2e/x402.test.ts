@@ -3,7 +3,12 @@ import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
-import { runScript, startX402Facilitator, type LocalWallet, type X402Facilitator } from '@meridian/test-peers';
+import {
+  runScript,
+  startX402Facilitator,
+  type LocalWallet,
+  type X402Facilitator,
+} from '@meridian/test-peers';
 import { startSystem, type System } from './src/system.js';
 
 interface Challenge {
@@ -58,7 +63,10 @@ describe('x402 pay per call through the gateway', () => {
   /** x402's client for `wallet`, over a fetch that records the payment header it sends. */
   async function payingFetch(wallet: LocalWallet) {
     const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(wallet.secretKey));
-    const client = new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: facilitator.rpcUrl }));
+    const client = new x402Client().register(
+      'solana:*',
+      new ExactSvmScheme(signer, { rpcUrl: facilitator.rpcUrl }),
+    );
     const sent: string[] = [];
     const recording: typeof fetch = (input, init) => {
       const request = new Request(input, init);
@@ -76,7 +84,12 @@ describe('x402 pay per call through the gateway', () => {
     const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(wallet.secretKey));
     const scheme = new ExactSvmScheme(signer, { rpcUrl: facilitator.rpcUrl });
     const partial = await scheme.createPaymentPayload(2, requirements as never);
-    const payload = { x402Version: 2, resource: challenge.resource, accepted: requirements, payload: partial.payload };
+    const payload = {
+      x402Version: 2,
+      resource: challenge.resource,
+      accepted: requirements,
+      payload: partial.payload,
+    };
     return Buffer.from(JSON.stringify(payload)).toString('base64');
   }
 
@@ -99,7 +112,9 @@ describe('x402 pay per call through the gateway', () => {
     expect(res.status).toBe(402);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = (await res.json()) as Challenge;
-    expect(JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString('utf8'))).toEqual(body);
+    expect(JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString('utf8'))).toEqual(
+      body,
+    );
     expect(body).toMatchObject({
       x402Version: 2,
       resource: { url: `${system.gatewayUrl}${READ}`, mimeType: 'application/json' },
@@ -171,7 +186,10 @@ describe('x402 pay per call through the gateway', () => {
     cases.push([`${fresh.slice(0, 30)}%%${fresh.slice(32)}`, 'payment_undecodable']);
     for (const [header, reason] of cases) {
       const answer = await refused(READ, { 'payment-signature': header });
-      expect({ status: answer.status, reason: answer.body.error.split(':')[0] }).toEqual({ status: 402, reason });
+      expect({ status: answer.status, reason: answer.body.error.split(':')[0] }).toEqual({
+        status: 402,
+        reason,
+      });
       expect(answer.body.accepts[0]!.amount).toBe('10000');
       expect(answer.body).not.toHaveProperty('data');
     }
@@ -221,8 +239,15 @@ describe('x402 pay per call through the gateway', () => {
       X402_FACILITATOR_URL: facilitator.url,
     });
     expect(run.code).toBe(0);
-    const printed = JSON.parse(run.stdout) as { status: number; receipt: { success: boolean }; body: { data: unknown } };
-    expect(printed).toMatchObject({ status: 200, receipt: { success: true, transaction: expect.any(String) } });
+    const printed = JSON.parse(run.stdout) as {
+      status: number;
+      receipt: { success: boolean };
+      body: { data: unknown };
+    };
+    expect(printed).toMatchObject({
+      status: 200,
+      receipt: { success: true, transaction: expect.any(String) },
+    });
     expect(printed.body.data).toBeDefined();
     expect((await received()) - before).toBe(10_000n);
   });

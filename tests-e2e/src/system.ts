@@ -65,7 +65,11 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
     env,
     kill: async (name) => processes.get(name)?.kill(),
     addGateway: async () => {
-      const replica = await startServiceProcess('gateway/src/main.ts', { ...env, ...urls, METRICS_PORT: '0' });
+      const replica = await startServiceProcess('gateway/src/main.ts', {
+        ...env,
+        ...urls,
+        METRICS_PORT: '0',
+      });
       replicas.push(replica);
       return replica.url;
     },

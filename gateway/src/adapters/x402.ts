@@ -44,10 +44,15 @@ export function x402Client(bus: Bus, settings: X402ClientSettings): X402Client {
   let asking: Promise<string | Problem> | undefined;
   const ask = (): Promise<string | Problem> =>
     (asking ??= bus
-      .request<unknown>(RPC.x402SupportedRead, { network: settings.network }, { timeoutMs: settings.timeoutMs })
+      .request<unknown>(
+        RPC.x402SupportedRead,
+        { network: settings.network },
+        { timeoutMs: settings.timeoutMs },
+      )
       .then(
         (reply) => {
-          if (!reply.ok) return unavailable('The payment facilitator cannot be asked for its terms; try again shortly.');
+          if (!reply.ok)
+            return unavailable('The payment facilitator cannot be asked for its terms; try again shortly.');
           const data = supportedReadReplySchema.safeParse(reply.data).data;
           if (!data) return unavailable('The payment service answered something unreadable.');
           known = { feePayer: data.fee_payer, at: Date.now() };
@@ -56,7 +61,11 @@ export function x402Client(bus: Bus, settings: X402ClientSettings): X402Client {
         () => unavailable('The payment service is unavailable; try again shortly.'),
       )
       .finally(() => (asking = undefined)));
-  const call = async <T>(subject: string, request: PaymentCallRequest, schema: z.ZodType<T>): Promise<RpcReply<T>> => {
+  const call = async <T>(
+    subject: string,
+    request: PaymentCallRequest,
+    schema: z.ZodType<T>,
+  ): Promise<RpcReply<T>> => {
     let reply: RpcReply<unknown>;
     try {
       reply = await bus.request<unknown>(subject, request, { timeoutMs: settings.timeoutMs });

@@ -112,7 +112,8 @@ export class PaidCalls {
 
   /** A payment refused (402: the challenge again, naming the reason) or not checkable (503). */
   private refused(call: DataCall, problem: Problem): void {
-    if (problem.status === 402) return this.steps.challenge(call, paymentRefusal(problem.error_category, problem.detail));
+    if (problem.status === 402)
+      return this.steps.challenge(call, paymentRefusal(problem.error_category, problem.detail));
     this.steps.refuse(call, problem);
   }
 }

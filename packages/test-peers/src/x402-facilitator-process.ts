@@ -15,11 +15,7 @@ import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Keypair, LAMPORTS_PER_SOL, PublicKey, VersionedTransaction } from '@solana/web3.js';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import {
-  TransactionOnchainFailureError,
-  toFacilitatorSvmSigner,
-  type FacilitatorSvmSigner,
-} from '@x402/svm';
+import { TransactionOnchainFailureError, toFacilitatorSvmSigner, type FacilitatorSvmSigner } from '@x402/svm';
 import { registerExactSvmScheme } from '@x402/svm/exact/facilitator';
 import bs58 from 'bs58';
 import { startSolanaPeer, type SolanaPeer } from './solana-peer.js';
@@ -102,9 +98,9 @@ async function facilitatorRoute(
 ): Promise<boolean> {
   if (path !== '/verify' && path !== '/settle' && path !== '/supported') return false;
   const { mode } = state;
-  if (mode.mode === 'down') return send(res, 503, { error: 'facilitator unavailable' }), true;
+  if (mode.mode === 'down') return (send(res, 503, { error: 'facilitator unavailable' }), true);
   if (mode.mode === 'slow') await sleep(mode.delayMs);
-  if (path === '/supported') return send(res, 200, state.facilitator.getSupported()), true;
+  if (path === '/supported') return (send(res, 200, state.facilitator.getSupported()), true);
   const body = (await readJson(req)) as {
     paymentPayload: PaymentPayload;
     paymentRequirements: PaymentRequirements;
@@ -113,7 +109,7 @@ async function facilitatorRoute(
   if (path === '/verify') {
     const answer = await state.facilitator.verify(body.paymentPayload, body.paymentRequirements);
     state.timings.verify.push(performance.now() - started);
-    return send(res, 200, answer), true;
+    return (send(res, 200, answer), true);
   }
   if (mode.mode === 'settle_fails' || mode.mode === 'settle_pending') {
     const pending = mode.mode === 'settle_pending';
@@ -130,7 +126,7 @@ async function facilitatorRoute(
   }
   const answer = await state.facilitator.settle(body.paymentPayload, body.paymentRequirements);
   state.timings.settle.push(performance.now() - started);
-  return send(res, 200, answer), true;
+  return (send(res, 200, answer), true);
 }
 
 /** Test controls under /local: wallets, balances, blockhash expiry, the facilitator's mode. */
@@ -144,8 +140,14 @@ async function localRoute(
   if (path === '/local/info') return send(res, 200, info(state));
   if (path === '/local/wallet' && req.method === 'POST') {
     const { sol, usdc } = (await readJson(req)) as { sol?: number; usdc?: number | string };
-    const wallet = await peer.wallet({ sol: sol ?? 0, ...(usdc === undefined ? {} : { usdc: BigInt(usdc) }) });
-    return send(res, 200, { address: wallet.publicKey.toBase58(), secret_key: bs58.encode(wallet.secretKey) });
+    const wallet = await peer.wallet({
+      sol: sol ?? 0,
+      ...(usdc === undefined ? {} : { usdc: BigInt(usdc) }),
+    });
+    return send(res, 200, {
+      address: wallet.publicKey.toBase58(),
+      secret_key: bs58.encode(wallet.secretKey),
+    });
   }
   if (path.startsWith('/local/balance/')) {
     const owner = new PublicKey(path.slice('/local/balance/'.length));
@@ -178,7 +180,9 @@ async function main(): Promise<void> {
   const peer = await startSolanaPeer();
   const feePayer = Keypair.generate();
   peer.airdrop(feePayer.publicKey, 100 * LAMPORTS_PER_SOL);
-  const payTo = process.env.X402_PAY_TO ? new PublicKey(process.env.X402_PAY_TO) : Keypair.generate().publicKey;
+  const payTo = process.env.X402_PAY_TO
+    ? new PublicKey(process.env.X402_PAY_TO)
+    : Keypair.generate().publicKey;
   await peer.createTokenAccount(payTo);
   const facilitator = new x402Facilitator();
   registerExactSvmScheme(facilitator, {
@@ -202,7 +206,9 @@ async function main(): Promise<void> {
         if (!res.headersSent) send(res, 500, { error: 'internal error' });
       });
   });
-  const port = Number(process.env.PORT ?? (process.env.npm_lifecycle_event === 'x402:facilitator' ? 4020 : 0));
+  const port = Number(
+    process.env.PORT ?? (process.env.npm_lifecycle_event === 'x402:facilitator' ? 4020 : 0),
+  );
   await new Promise<void>((resolve) => server.listen(port, process.env.HOST ?? '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   process.stdout.write(`${JSON.stringify({ ready: { url, ...info(state) } })}\n`);

@@ -95,14 +95,17 @@ async function launch(port: number, tries = 5): Promise<{ child: ChildProcess; r
     try {
       return { child, ready: await waitReady(child) };
     } catch (err) {
-      if (attempt >= tries || child.exitCode === null && child.signalCode === null) throw err;
+      if (attempt >= tries || (child.exitCode === null && child.signalCode === null)) throw err;
     }
   }
 }
 
 function waitReady(child: ChildProcess): Promise<Ready> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the x402 facilitator did not start within 60 s')), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error('the x402 facilitator did not start within 60 s')),
+      60_000,
+    );
     child.once('exit', (code) => reject(new Error(`the x402 facilitator exited with ${code}`)));
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {

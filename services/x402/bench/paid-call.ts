@@ -117,7 +117,8 @@ export async function run(): Promise<void> {
       const res = await fetch(`${gateway.url}${PATH}`, { headers: { 'payment-signature': header } });
       await res.arrayBuffer();
       ours.push(performance.now() - t0);
-      if (res.status !== 200 || !res.headers.get('payment-response')) throw new Error(`paid call answered ${res.status}`);
+      if (res.status !== 200 || !res.headers.get('payment-response'))
+        throw new Error(`paid call answered ${res.status}`);
     }
     const ownOurs = own(after, await facilitator.timings());
 

@@ -1,6 +1,9 @@
 import { HTTPFacilitatorClient } from '@x402/core/http';
 import { FacilitatorTimeoutError, SettleError, VerifyError } from '@x402/core/types';
-import type { PaymentPayload as X402Payload, PaymentRequirements as X402Requirements } from '@x402/core/types';
+import type {
+  PaymentPayload as X402Payload,
+  PaymentRequirements as X402Requirements,
+} from '@x402/core/types';
 import type { PaymentRequirements, SettleReceipt } from '@meridian/contracts';
 import type { PaymentPayload } from '../domain/requirements.js';
 
@@ -32,7 +35,11 @@ const describe = (err: unknown) => (err instanceof Error ? err.message : String(
  * The facilitator over HTTP with x402's own client (`HTTPFacilitatorClient`), every call bounded
  * by `timeoutMs`. Its /supported answer is kept `supportedTtlMs`.
  */
-export function httpFacilitator(options: { url: string; timeoutMs: number; supportedTtlMs: number }): Facilitator {
+export function httpFacilitator(options: {
+  url: string;
+  timeoutMs: number;
+  supportedTtlMs: number;
+}): Facilitator {
   const client = new HTTPFacilitatorClient({ url: options.url, timeoutMs: options.timeoutMs });
   let supported: { at: number; kinds: Map<string, string> } | undefined;
   return {
@@ -51,7 +58,10 @@ export function httpFacilitator(options: { url: string; timeoutMs: number; suppo
     },
     async verify(payment, requirements) {
       try {
-        const answer = await client.verify(payment as unknown as X402Payload, requirements as X402Requirements);
+        const answer = await client.verify(
+          payment as unknown as X402Payload,
+          requirements as X402Requirements,
+        );
         if (answer.isValid) return { kind: 'valid', payer: answer.payer ?? '' };
         return {
           kind: 'invalid',
@@ -71,7 +81,10 @@ export function httpFacilitator(options: { url: string; timeoutMs: number; suppo
     },
     async settle(payment, requirements) {
       try {
-        const answer = await client.settle(payment as unknown as X402Payload, requirements as X402Requirements);
+        const answer = await client.settle(
+          payment as unknown as X402Payload,
+          requirements as X402Requirements,
+        );
         const receipt: SettleReceipt = {
           success: answer.success,
           transaction: answer.transaction ?? '',

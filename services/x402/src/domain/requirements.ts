@@ -43,7 +43,10 @@ export function decodePayment(header: string): Result<PaymentPayload, X402Reason
       `The payment payload is malformed: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'payload'} ${i.message}`).join('; ')}.`,
     );
   if (parsed.data.x402Version !== X402_VERSION)
-    return refuse('unsupported_version', `x402Version ${parsed.data.x402Version} is not accepted; use ${X402_VERSION}.`);
+    return refuse(
+      'unsupported_version',
+      `x402Version ${parsed.data.x402Version} is not accepted; use ${X402_VERSION}.`,
+    );
   return ok(parsed.data);
 }
 
@@ -56,7 +59,9 @@ export function matchRequirements(
   ours: PaymentRequirements,
 ): PaymentRefusal | undefined {
   const differs = (field: string, theirs: unknown, want: unknown, reason: X402Reason) =>
-    theirs === want ? undefined : refuse(reason, `The payment's ${field} is ${String(theirs)}; this call needs ${String(want)}.`);
+    theirs === want
+      ? undefined
+      : refuse(reason, `The payment's ${field} is ${String(theirs)}; this call needs ${String(want)}.`);
   return (
     differs('scheme', accepted.scheme, ours.scheme, 'requirements_mismatch') ??
     differs('network', accepted.network, ours.network, 'network_mismatch') ??

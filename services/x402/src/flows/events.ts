@@ -6,5 +6,9 @@ import { SERVICE } from '../deps.js';
 
 /** Writes x402.payment.settled.v1 into the outbox of the transaction that records the settlement. */
 export async function announceSettled(trx: Kysely<Database>, data: PaymentSettled): Promise<void> {
-  await writeOutbox(trx, SERVICE, newEvent(SERVICE, EVENTS.x402PaymentSettled, paymentSettledSchema.parse(data)));
+  await writeOutbox(
+    trx,
+    SERVICE,
+    newEvent(SERVICE, EVENTS.x402PaymentSettled, paymentSettledSchema.parse(data)),
+  );
 }

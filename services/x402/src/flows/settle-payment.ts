@@ -59,7 +59,11 @@ export async function settlePayment(
       const settledAt = now();
       const payer = outcome.receipt.payer ?? '';
       await deps.db.transaction().execute(async (trx) => {
-        await markSettled(trx, paymentId, { payer, transaction: outcome.receipt.transaction, settled_at: settledAt });
+        await markSettled(trx, paymentId, {
+          payer,
+          transaction: outcome.receipt.transaction,
+          settled_at: settledAt,
+        });
         await announceSettled(trx, {
           payment_id: paymentId,
           payer,

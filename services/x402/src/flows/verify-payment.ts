@@ -1,10 +1,17 @@
 import { decodeTransactionFromPayload, transactionMessageHash } from '@x402/svm';
-import { ok, refuse, type PaymentCallRequest, type PaymentVerifyReply, type Result } from '@meridian/contracts';
+import {
+  ok,
+  refuse,
+  type PaymentCallRequest,
+  type PaymentVerifyReply,
+  type Result,
+  type X402Reason,
+} from '@meridian/contracts';
 import { findPayment } from '../db/repositories/payments.js';
 import { decodePayment, matchRequirements, type PaymentPayload } from '../domain/requirements.js';
 import type { X402Deps } from '../deps.js';
 
-export type PaymentProblem = 'facilitator_unavailable' | import('@meridian/contracts').X402Reason;
+export type PaymentProblem = 'facilitator_unavailable' | X402Reason;
 
 /** A payment decoded, matched against our requirements, and named by its transaction message hash. */
 export interface CheckedPayment {
@@ -20,7 +27,9 @@ export function checkPayment(request: PaymentCallRequest): Result<CheckedPayment
   if (mismatch) return mismatch;
   let paymentId: string;
   try {
-    paymentId = transactionMessageHash(decodeTransactionFromPayload({ transaction: decoded.value.payload.transaction }));
+    paymentId = transactionMessageHash(
+      decodeTransactionFromPayload({ transaction: decoded.value.payload.transaction }),
+    );
   } catch {
     return refuse('payment_undecodable', 'The payment transaction is not a Solana transaction.');
   }
@@ -40,7 +49,10 @@ export async function verifyPayment(
     deps.payments.verifications.inc(
       result.ok
         ? { outcome: 'valid', reason: 'none' }
-        : { outcome: result.code === 'facilitator_unavailable' ? 'unavailable' : 'invalid', reason: result.code },
+        : {
+            outcome: result.code === 'facilitator_unavailable' ? 'unavailable' : 'invalid',
+            reason: result.code,
+          },
     );
     return result;
   };
@@ -55,7 +67,9 @@ export async function verifyPayment(
   ]);
   if (seen) return counted(refuse('payment_replayed', 'This payment was already used; sign a new one.'));
   if (verdict.kind === 'unavailable')
-    return counted(refuse('facilitator_unavailable', 'The payment facilitator is unavailable; try again shortly.'));
+    return counted(
+      refuse('facilitator_unavailable', 'The payment facilitator is unavailable; try again shortly.'),
+    );
   if (verdict.kind === 'invalid') {
     deps.payments.verifications.inc({ outcome: 'invalid', reason: verdict.reason });
     return refuse(

@@ -42,7 +42,9 @@ function handler<S extends z.ZodType, T>(schema: S, run: (input: z.infer<S>) => 
         ),
       };
     const result = await run(parsed.data);
-    return result.ok ? { ok: true, data: result.value } : { ok: false, problem: problemOf(result.code, result.detail) };
+    return result.ok
+      ? { ok: true, data: result.value }
+      : { ok: false, problem: problemOf(result.code, result.detail) };
   };
 }
 
@@ -56,14 +58,28 @@ export function rpcHandlers(deps: X402Deps): RpcRegistration[] {
         try {
           feePayer = await deps.facilitator.feePayer(network);
         } catch {
-          return { ok: false, code: 'facilitator_unavailable', detail: 'The payment facilitator is unavailable.' };
+          return {
+            ok: false,
+            code: 'facilitator_unavailable',
+            detail: 'The payment facilitator is unavailable.',
+          };
         }
         if (!feePayer)
-          return { ok: false, code: 'not_found', detail: `The facilitator does not support exact payments on ${network}.` };
+          return {
+            ok: false,
+            code: 'not_found',
+            detail: `The facilitator does not support exact payments on ${network}.`,
+          };
         return { ok: true, value: { network, fee_payer: feePayer } };
       }),
     },
-    { subject: RPC.x402PaymentVerify, handler: handler(paymentCallRequestSchema, (req) => verifyPayment(deps, req)) },
-    { subject: RPC.x402PaymentSettle, handler: handler(paymentCallRequestSchema, (req) => settlePayment(deps, req)) },
+    {
+      subject: RPC.x402PaymentVerify,
+      handler: handler(paymentCallRequestSchema, (req) => verifyPayment(deps, req)),
+    },
+    {
+      subject: RPC.x402PaymentSettle,
+      handler: handler(paymentCallRequestSchema, (req) => settlePayment(deps, req)),
+    },
   ] as RpcRegistration[];
 }

@@ -76,7 +76,10 @@ export async function startX402(prefix: string, env: Record<string, string> = {}
     pay: async (wallet, reqs) => {
       const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(wallet.secretKey));
       const scheme = new ExactSvmScheme(signer, { rpcUrl: facilitator.rpcUrl });
-      const partial = await scheme.createPaymentPayload(2, reqs as Parameters<typeof scheme.createPaymentPayload>[1]);
+      const partial = await scheme.createPaymentPayload(
+        2,
+        reqs as Parameters<typeof scheme.createPaymentPayload>[1],
+      );
       const payload = {
         x402Version: 2,
         resource: { url: RESOURCE, mimeType: 'application/json' },

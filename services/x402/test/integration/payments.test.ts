@@ -33,7 +33,10 @@ describe('x402 payments', () => {
 
   it('answers the fee payer of the facilitator for our network', async () => {
     const reply = await x402.client.request(RPC.x402SupportedRead, { network: x402.facilitator.network });
-    expect(reply).toEqual({ ok: true, data: { network: x402.facilitator.network, fee_payer: x402.facilitator.feePayer } });
+    expect(reply).toEqual({
+      ok: true,
+      data: { network: x402.facilitator.network, fee_payer: x402.facilitator.feePayer },
+    });
   });
 
   it('verifies, settles once, moves exactly the price, stores the payment and announces it', async () => {
@@ -47,7 +50,12 @@ describe('x402 payments', () => {
       ok: true,
       data: {
         payment_id: (verified as { data: { payment_id: string } }).data.payment_id,
-        receipt: { success: true, transaction: expect.any(String), network: ours.network, payer: buyer.address },
+        receipt: {
+          success: true,
+          transaction: expect.any(String),
+          network: ours.network,
+          payer: buyer.address,
+        },
       },
     });
     expect((await x402.facilitator.balance(x402.facilitator.payTo)) - before).toBe(10_000n);
@@ -72,7 +80,11 @@ describe('x402 payments', () => {
       expect.objectContaining({
         subject: 'x402.payment.settled.v1',
         payload: expect.objectContaining({
-          data: expect.objectContaining({ payer: buyer.address, amount_atomic: 10_000, transaction: receipt.transaction }),
+          data: expect.objectContaining({
+            payer: buyer.address,
+            amount_atomic: 10_000,
+            transaction: receipt.transaction,
+          }),
         }),
       }),
     ]);
@@ -99,7 +111,10 @@ describe('x402 payments', () => {
     const tampered = Buffer.from(JSON.stringify(json)).toString('base64');
     expect(category(await x402.verify(call(tampered)))).toBe('402 verification_failed');
     // Settled without a verification first: the facilitator's settle verifies again and refuses.
-    expect(await x402.settle(call(tampered))).toMatchObject({ ok: true, data: { receipt: { success: false } } });
+    expect(await x402.settle(call(tampered))).toMatchObject({
+      ok: true,
+      data: { receipt: { success: false } },
+    });
   });
 
   it('refuses a payer without the funds, and a payment over an expired blockhash', async () => {
@@ -126,10 +141,16 @@ describe('x402 payments', () => {
     const header = await x402.pay(buyer, ours);
     await x402.facilitator.setMode({ mode: 'settle_fails' });
     const failed = await x402.settle(call(header));
-    expect(failed).toMatchObject({ ok: true, data: { receipt: { success: false, errorReason: 'transaction_failed' } } });
+    expect(failed).toMatchObject({
+      ok: true,
+      data: { receipt: { success: false, errorReason: 'transaction_failed' } },
+    });
     await x402.facilitator.setMode({ mode: 'settle_pending' });
     const pending = await x402.settle(call(header));
-    expect(pending).toMatchObject({ ok: true, data: { receipt: { success: false, errorReason: 'settlement_pending' } } });
+    expect(pending).toMatchObject({
+      ok: true,
+      data: { receipt: { success: false, errorReason: 'settlement_pending' } },
+    });
     const row = await x402.deps.db
       .selectFrom('payments')
       .select(['state'])

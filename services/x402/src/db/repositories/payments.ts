@@ -41,7 +41,10 @@ export async function findPayment(db: Kysely<Database>, paymentId: string): Prom
  */
 export async function claimPayment(
   db: Kysely<Database>,
-  row: Pick<PaymentRow, 'payment_id' | 'payer' | 'amount_atomic' | 'asset' | 'network' | 'pay_to' | 'resource' | 'created_at'>,
+  row: Pick<
+    PaymentRow,
+    'payment_id' | 'payer' | 'amount_atomic' | 'asset' | 'network' | 'pay_to' | 'resource' | 'created_at'
+  >,
 ): Promise<boolean> {
   const inserted = await db
     .insertInto('payments')
@@ -70,10 +73,18 @@ export async function markUnsettled(
   state: 'pending' | 'failed',
   outcome: { transaction: string | null; error_reason: string },
 ): Promise<void> {
-  await db.updateTable('payments').set({ state, ...outcome }).where('payment_id', '=', paymentId).execute();
+  await db
+    .updateTable('payments')
+    .set({ state, ...outcome })
+    .where('payment_id', '=', paymentId)
+    .execute();
 }
 
 /** Gives a claim back: nothing was sent to the chain, so the same payment may be tried again. */
 export async function releasePayment(db: Kysely<Database>, paymentId: string): Promise<void> {
-  await db.deleteFrom('payments').where('payment_id', '=', paymentId).where('state', '=', 'settling').execute();
+  await db
+    .deleteFrom('payments')
+    .where('payment_id', '=', paymentId)
+    .where('state', '=', 'settling')
+    .execute();
 }
