@@ -21,6 +21,8 @@ export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 export interface X402 {
   deps: X402Deps;
+  /** The service's HTTP address (probes and /metrics). */
+  url: string;
   /** A client on the service's bus namespace, as the gateway is. */
   client: Bus;
   facilitator: X402Facilitator;
@@ -70,6 +72,7 @@ export async function startX402(prefix: string, env: Record<string, string> = {}
   });
   return {
     deps: service.deps as unknown as X402Deps,
+    url: service.url,
     client,
     facilitator,
     requirements,

@@ -137,6 +137,44 @@ describe('x402 payments', () => {
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
+  it('settles a payment once when two settlements of it race (one claim wins), and announces it on the bus', async () => {
+    const seen: Array<{ payer: string; amount_atomic: number }> = [];
+    const subscription = await x402.client.subscribe<{ payer: string; amount_atomic: number }>(
+      'x402.payment.settled.v1',
+      (event) => void seen.push(event.data),
+    );
+    const before = await x402.facilitator.balance(x402.facilitator.payTo);
+    const header = await x402.pay(buyer, ours);
+    const replies = await Promise.all([
+      x402.settle(call(header)),
+      x402.settle(call(header)),
+      x402.settle(call(header)),
+    ]);
+    const outcomes = replies.map((r) =>
+      r.ok ? (r.data as { receipt: { success: boolean } }).receipt.success : category(r),
+    );
+    expect(outcomes.sort()).toEqual(['402 payment_replayed', '402 payment_replayed', true]);
+    expect((await x402.facilitator.balance(x402.facilitator.payTo)) - before).toBe(10_000n);
+    for (let i = 0; i < 50 && seen.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(seen).toEqual([expect.objectContaining({ payer: buyer.address, amount_atomic: 10_000 })]);
+    await subscription.close();
+  });
+
+  it('counts verifications and settlements by outcome and reason', async () => {
+    const metrics = await (await fetch(`${x402.url}/metrics`)).text();
+    expect(metrics).toMatch(/x402_verifications_total\{outcome="valid",reason="none"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(
+      /x402_verifications_total\{outcome="invalid",reason="amount_mismatch"[^}]*\} [1-9]/,
+    );
+    expect(metrics).toMatch(
+      /x402_verifications_total\{outcome="unavailable",reason="facilitator_unavailable"[^}]*\} [1-9]/,
+    );
+    expect(metrics).toMatch(/x402_settlements_total\{outcome="settled",reason="none"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(
+      /x402_settlements_total\{outcome="refused",reason="payment_replayed"[^}]*\} [1-9]/,
+    );
+  });
+
   it('a settlement the facilitator refuses gives the claim back; a pending one keeps it', async () => {
     const header = await x402.pay(buyer, ours);
     await x402.facilitator.setMode({ mode: 'settle_fails' });
