@@ -170,6 +170,19 @@ describe('x402 pay per call through the gateway', () => {
     expect(await received()).toBe(before);
   });
 
+  it('serves one payment sent to both replicas at once only once: one 200, one 402, one transfer', async () => {
+    const before = await received();
+    const header = await paymentFor(buyer, {});
+    const answers = await Promise.all(
+      [system.gatewayUrl, replica].map((base) => refused(READ, { 'payment-signature': header }, base)),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 402]);
+    const loser = answers.find((a) => a.status === 402)!;
+    expect(loser.body.error).toMatch(/^payment_replayed: /);
+    expect(loser.body).not.toHaveProperty('data');
+    expect((await received()) - before).toBe(10_000n);
+  });
+
   it('refuses a wrong amount, a wrong recipient, a payer without funds, an expired blockhash and a tampered header', async () => {
     const before = await received();
     const other = await facilitator.wallet();
@@ -218,6 +231,22 @@ describe('x402 pay per call through the gateway', () => {
     expect(answer.body).not.toHaveProperty('data');
     expect(decodePaymentResponseHeader(answer.receipt!)).toMatchObject({ success: false });
     expect(await received()).toBe(before);
+  });
+
+  it('a settlement still pending after one retry answers 402 settlement_pending, and the payment is spent', async () => {
+    const header = await paymentFor(buyer, {});
+    await facilitator.setMode({ mode: 'settle_pending' });
+    const pending = await refused(READ, { 'payment-signature': header });
+    expect(pending.status).toBe(402);
+    expect(pending.body.error).toMatch(/^settlement_pending: /);
+    expect(decodePaymentResponseHeader(pending.receipt!)).toMatchObject({
+      success: false,
+      errorReason: 'settlement_pending',
+    });
+    await facilitator.setMode({ mode: 'normal' });
+    expect((await refused(READ, { 'payment-signature': header }, replica)).body.error).toMatch(
+      /^payment_replayed: /,
+    );
   });
 
   it('answers 503 retryable, within a bound, when the facilitator is down or slow', async () => {
