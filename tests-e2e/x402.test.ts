@@ -211,13 +211,20 @@ describe('x402 pay per call through the gateway', () => {
     expect(await received()).toBe(before);
   });
 
-  it('charges nothing when the data answer is 400 or more', async () => {
+  it('charges nothing when the data answer is 400 or more (404 no such market, 400 unknown entity)', async () => {
     const { pay } = await payingFetch(buyer);
     const before = await received();
-    const res = await pay(`${system.gatewayUrl}/v1/data/crypto/spot/reference_price?entity=NOPE-NOPE`);
-    expect(res.status).toBeGreaterThanOrEqual(400);
-    expect(res.status).not.toBe(402);
-    expect(res.headers.get('payment-response')).toBeNull();
+    const cases: Array<[string, number]> = [
+      // A valid entity and venue, but the venue lists no such market: the resolver's 404.
+      ['/v1/data/crypto/spot/change_24h?entity=BTC-USDT&source=kraken', 404],
+      ['/v1/data/crypto/spot/reference_price?entity=NOPE-NOPE', 400],
+    ];
+    for (const [path, status] of cases) {
+      const res = await pay(`${system.gatewayUrl}${path}`);
+      expect(res.status).toBe(status);
+      expect(res.headers.get('payment-response')).toBeNull();
+      expect(res.headers.get('content-type')).toMatch(/problem\+json/);
+    }
     expect(await received()).toBe(before);
   });
 
