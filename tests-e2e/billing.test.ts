@@ -14,6 +14,9 @@ describe('billing through the gateway', () => {
       SMTP_URL: smtp.url,
       PUBLIC_BASE_URL: 'http://localhost:8080',
       TRUST_PROXY: 'loopback',
+      // Every hour bookable from an hour ahead, so the booking test does not depend on the weekday.
+      CONSULTING_HOURS: 'mon-sun 00:00-24:00',
+      CONSULTING_NOTICE_HOURS: '1',
     });
   }, 120_000);
 
@@ -102,5 +105,33 @@ describe('billing through the gateway', () => {
       data: { active: false },
     });
     expect((await fetch(`${system.gatewayUrl}/v1/credits`)).status).toBe(401);
+  });
+
+  it('books a consulting slot from credit; the account gets the mail and the history the spend', async () => {
+    const { session, email } = await signedInAccount(system, smtp, 'booker');
+    expect(await grant(await accountIdOf(session), 150_000_000)).toMatchObject({ code: 0 });
+    const start = new Date(Date.now() + 3 * 3_600_000);
+    start.setUTCMinutes(0, 0, 0);
+    const booked = await postJson(
+      system,
+      '/v1/consulting/bookings',
+      { starts_at: start.toISOString(), topic: 'TLS' },
+      session,
+    );
+    expect(booked.status).toBe(201);
+    const booking = ((await booked.json()) as { data: { id: string; status: string } }).data;
+    expect(booking.status).toBe('confirmed');
+    const until = Date.now() + 15_000;
+    while (!smtp.mails.some((m) => m.to === email && m.text.includes(booking.id)) && Date.now() < until)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(smtp.mails.find((m) => m.to === email && m.text.includes(booking.id))?.text).toContain(
+      'Topic:   TLS',
+    );
+    const history = (await (await get('/v1/account/billing/history', session)).json()) as {
+      data: { reason: string; ref: string }[];
+    };
+    expect(history.data[0]).toMatchObject({ reason: 'booking', ref: booking.id });
+    const recorded = await postJson(system, '/v1/requests', { kind: 'consultancy', detail: 'TLS' }, session);
+    expect(await recorded.json()).toEqual({ ok: true, count: 1 });
   });
 });

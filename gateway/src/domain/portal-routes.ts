@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import {
   billingHistoryQuerySchema,
+  bookingBodySchema,
+  bookingSchema,
   billingHistoryRowSchema,
   creditsAnswerSchema,
   creditsQuerySchema,
@@ -8,6 +10,8 @@ import {
   planSubscriptionSchema,
   serviceRequestAnswerSchema,
   serviceRequestSchema,
+  slotSchema,
+  slotsQuerySchema,
   subscribeBodySchema,
   subscriptionSchema,
 } from '@meridian/contracts';
@@ -96,6 +100,7 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
     body: subscribeBodySchema,
     answer: { schema: subscriptionSchema, plain: false },
     errors: {
+      400: 'Unknown tier or plan, or a malformed body',
       402: 'Insufficient credit',
       409: 'Twelve months are already paid ahead, or a switch while months are paid ahead',
     },
@@ -120,6 +125,7 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
     body: planPurchaseBodySchema,
     answer: { schema: planSubscriptionSchema, plain: false },
     errors: {
+      400: 'Unknown tier or plan, or a malformed body',
       402: 'Insufficient credit',
       409: 'Twelve months are already paid ahead, or a switch while months are paid ahead',
     },
@@ -127,9 +133,24 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
   route('get', '/v1/billing/plan', 'The data plan bought from credit, and its expiry', {
     answer: { schema: planSubscriptionSchema, plain: false },
   }),
-  route('get', '/v1/consulting/bookings', 'List consulting bookings'),
-  route('post', '/v1/consulting/bookings', 'Create a consulting booking'),
-  route('get', '/v1/consulting/slots', 'Booked consulting slots in a window'),
+  route('get', '/v1/consulting/bookings', "The account's consulting bookings, latest start first", {
+    answer: { schema: bookingSchema.array(), plain: false },
+  }),
+  route('post', '/v1/consulting/bookings', 'Book a consulting slot, paid from credit or by a deposit', {
+    status: 201,
+    body: bookingBodySchema,
+    answer: { schema: bookingSchema, plain: false },
+    errors: {
+      400: 'Not the start of a slot, too soon or too far ahead, or a malformed body',
+      402: 'Insufficient credit',
+      409: 'The slot is taken',
+    },
+  }),
+  route('get', '/v1/consulting/slots', 'Consulting slots in a window (UTC), each available or booked', {
+    query: slotsQuerySchema,
+    answer: { schema: slotSchema.array(), plain: false },
+    errors: { 400: 'A malformed time, to before from, or a window over 31 days' },
+  }),
   route('post', '/v1/requests', 'Record a service request; it starts no scan', {
     body: serviceRequestSchema,
     answer: { schema: serviceRequestAnswerSchema, plain: true },

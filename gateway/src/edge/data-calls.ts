@@ -8,7 +8,7 @@ import {
   type Plan,
   type Problem,
 } from '@meridian/contracts';
-import { problem, requestTrace, writeProblem } from '@meridian/http-kit';
+import { methodNotAllowed, problem, requestTrace, writeProblem } from '@meridian/http-kit';
 import proxyaddr from 'proxy-addr';
 import { formatTraceparent, type Logger, type Metrics } from '@meridian/observability';
 import type { RateLimiter } from '../adapters/rate-limiter.js';
@@ -17,7 +17,14 @@ import type { VerifiedCache, Verification } from '../adapters/verified-cache.js'
 import { trustedProxies } from '../domain/client-address.js';
 import { corsHeaders, isPreflight, type CorsPolicy } from '../domain/cors.js';
 import { bearerChallenge, presentedKey } from '../domain/credentials.js';
-import { dataTargets, gateRefusal, isPriced, isSeriesRead, type DataTarget } from '../domain/data-route.js';
+import {
+  challengedUrl,
+  dataTargets,
+  gateRefusal,
+  isPriced,
+  isSeriesRead,
+  type DataTarget,
+} from '../domain/data-route.js';
 import {
   NO_PAYMENT,
   paymentHeaderOf,
@@ -32,6 +39,7 @@ import {
   type RateDecision,
 } from '../domain/token-bucket.js';
 import { ANONYMOUS, type AssertionSigner } from './assertion.js';
+import { checkDataQuery } from './query-check.js';
 import { CLOSE_FIELDS, readBody, type BodyLimits } from './bodies.js';
 import type { InFlightGate } from './in-flight.js';
 
@@ -175,6 +183,7 @@ class DataEdge {
       res.writeHead(204, call.fields);
       return void res.end();
     }
+    if (req.method !== 'GET' && req.method !== 'HEAD' && call.target) return this.wrongMethod(call);
     const place = this.options.inFlight.enter(call.client);
     if ('refused' in place) {
       call.fields.push(...CLOSE_FIELDS);
@@ -208,6 +217,9 @@ class DataEdge {
     const presented = presentedKey(call.req.headers);
     if (presented.kind === 'none') {
       if (!isPriced(call.target)) return this.sign(call, ANONYMOUS);
+      // A query the data service would refuse is refused before any payment is asked for or taken.
+      const refused = checkDataQuery(call.target.hit, new URLSearchParams(call.query));
+      if (refused) return this.refuse(call, refused);
       const payment = paymentHeaderOf(call.req.headers);
       if (payment === undefined) return this.challenge(call, call.target);
       return this.withTerms(call, (terms) =>
@@ -234,10 +246,14 @@ class DataEdge {
     feePayer.then(go, (err) => this.fail(call, err));
   }
 
-  /** The resource URL a payment buys and the series flag of its price. */
+  /**
+   * The resource URL a payment buys (the public base, the path and the data endpoint's own
+   * parameters only) and the series flag of its price.
+   */
   private resourceOf(call: DataCall, target: PricedTarget) {
     const base = this.options.publicBaseUrl ?? `http://${call.req.headers.host ?? `${this.upstream.host}`}`;
-    return { url: `${base}${call.req.url}`, series: isSeriesRead(target, new URLSearchParams(call.query)) };
+    const query = new URLSearchParams(call.query);
+    return { url: challengedUrl(base, call.path, query), series: isSeriesRead(target, query) };
   }
 
   private paymentRequest(
@@ -405,6 +421,15 @@ class DataEdge {
             retryAfter: 1,
           }),
     );
+  }
+
+  /** A metric is a GET resource: another method is a 405 with `Allow`, whatever the credential. */
+  private wrongMethod(call: DataCall): void {
+    const refusal = methodNotAllowed(call.req.method ?? '', call.path, ['GET', 'HEAD']);
+    addFields(call.fields, refusal.headers);
+    // Any body stays unread: the connection closes after the answer.
+    call.fields.push(...CLOSE_FIELDS);
+    this.refuse(call, refusal.body);
   }
 
   /** A refused key: 401 with the bearer challenge (RFC 9110 requires one on every 401). */

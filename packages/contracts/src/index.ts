@@ -12,3 +12,6 @@ export * from './prices.js';
 export * from './portal.js';
 export * from './result.js';
 export * from './billing.js';
+export * from './requests.js';
+export * from './analysis.js';
+export * from './data-query.js';

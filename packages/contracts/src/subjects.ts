@@ -7,6 +7,8 @@ export const RPC = {
   identityKeyVerify: 'rpc.identity.key.verify.v1',
   /** Gateway → identity: who holds this session token. */
   identitySessionVerify: 'rpc.identity.session.verify.v1',
+  /** Analysis → identity: the confirmed email of an account (a share link's named audience). */
+  identityAccountEmail: 'rpc.identity.account.email.v1',
   /** Connectors, replay, importer → data: store one batch (ingestBatchSchema), idempotent. */
   dataIngest: 'rpc.data.ingest.v1',
   /** Analysis, requests → billing: pay an order from credit (idempotent by order id). */
@@ -34,9 +36,13 @@ export const EVENTS = {
   billingPlanChanged: 'billing.plan.changed.v1',
   billingOrderPaid: 'billing.order.paid.v1',
   x402PaymentSettled: 'x402.payment.settled.v1',
+  requestsRequestRecorded: 'requests.request.recorded.v1',
+  requestsBookingConfirmed: 'requests.booking.confirmed.v1',
 } as const;
 
 /** Durable consumer names: `<consumer-service>__<handler>`. */
 export const DURABLES = {
   identityPlanChanged: 'identity__plan_changed',
+  identityBookingConfirmed: 'identity__booking_confirmed',
+  requestsOrderPaid: 'requests__order_paid',
 } as const;

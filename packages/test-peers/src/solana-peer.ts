@@ -1,28 +1,10 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { LiteSVM, type FailedTransactionMetadata, type TransactionMetadata } from 'litesvm';
-import {
-  Keypair,
-  LAMPORTS_PER_SOL,
-  PublicKey,
-  Transaction,
-  TransactionInstruction,
-  VersionedMessage,
-  VersionedTransaction,
-} from '@solana/web3.js';
-import {
-  ACCOUNT_SIZE,
-  AccountLayout,
-  MINT_SIZE,
-  MintLayout,
-  TOKEN_2022_PROGRAM_ID,
-  TOKEN_PROGRAM_ID,
-  createAssociatedTokenAccountIdempotentInstruction,
-  createMintToInstruction,
-  createTransferCheckedInstruction,
-  getAssociatedTokenAddressSync,
-} from '@solana/spl-token';
-import bs58 from 'bs58';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { Keypair, PublicKey, type Transaction, type VersionedTransaction } from '@solana/web3.js';
+import { getAssociatedTokenAddressSync } from '@solana/spl-token';
 
 /** The USDC mint of Solana devnet (6 decimals): the peer's default mint. */
 export const DEVNET_USDC_MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
@@ -32,14 +14,16 @@ export const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG
 export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
 export const MEMO_V1_PROGRAM_ID = new PublicKey('Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo');
 
-/** Base fee of a signature, lamports (what mainnet charges without priority fee). */
-const LAMPORTS_PER_SIGNATURE = 5000;
-/** How many slots a blockhash stays valid on a real cluster. */
-const BLOCKHASH_VALID_SLOTS = 150;
+const HERE = dirname(fileURLToPath(import.meta.url));
+/** The repository root, where `tsx` resolves (as for the services `startServiceProcess` runs). */
+const ROOT = join(HERE, '..', '..', '..');
+/** The chain's own process: LiteSVM, the JSON-RPC server and the control server. */
+const NODE_ENTRY = join(HERE, 'solana-node.ts');
+const START_TIMEOUT_MS = 30_000;
 
-type TxErrorJson = string | Record<string, unknown>;
+export type TxErrorJson = string | Record<string, unknown>;
 
-interface TokenBalanceJson {
+export interface TokenBalanceJson {
   accountIndex: number;
   mint: string;
   owner: string;
@@ -47,14 +31,14 @@ interface TokenBalanceJson {
   uiTokenAmount: { amount: string; decimals: number; uiAmount: number | null; uiAmountString: string };
 }
 
-/** One transaction that landed, as a node keeps it for getTransaction and getSignaturesForAddress. */
+/** One transaction that landed, as the node keeps it for getTransaction and getSignaturesForAddress. */
 export interface LandedTransaction {
   signature: string;
   slot: number;
   blockTime: number;
   err: TxErrorJson | null;
-  wire: Uint8Array;
-  transaction: VersionedTransaction;
+  /** The signed transaction as sent, base64. */
+  wire: string;
   accountKeys: string[];
   fee: number;
   preBalances: number[];
@@ -89,22 +73,34 @@ export interface SolanaPeerOptions {
   genesisHash?: string;
 }
 
+/** What the node's process writes on its stdout, one JSON line, once it listens. */
+export interface SolanaNodeReady {
+  url: string;
+  control: string;
+  network: string;
+  mint: string;
+  decimals: number;
+  /** Secret key of the mint authority, base64. */
+  authority: string;
+}
+
 export interface SolanaPeer {
   /** JSON-RPC 2.0 endpoint on loopback. */
   url: string;
   /** CAIP-2 id of the chain this peer claims to be (`solana:` + first 32 characters of its genesis hash). */
   network: string;
-  svm: LiteSVM;
+  /** Process id of the node (it runs in a child process of its own). */
+  pid: number;
   /** The USDC-like mint, its decimals, and the key that may mint it (also the peer's fee payer). */
   mint: PublicKey;
   decimals: number;
   authority: Keypair;
   /** Every landed transaction, oldest first. */
-  readonly history: readonly LandedTransaction[];
+  history(): Promise<LandedTransaction[]>;
   /** A new key pair with `sol` SOL (default 1) and, when given, `usdc` atomic units in its associated token account. */
   wallet(funds?: { sol?: number; usdc?: bigint | number }): Promise<Keypair>;
   /** Lamports from the faucet (not a transaction of the history, like a genesis allocation). */
-  airdrop(to: PublicKey, lamports: bigint | number): void;
+  airdrop(to: PublicKey, lamports: bigint | number): Promise<void>;
   /** The associated token account of `owner` for `mint` (default the USDC-like mint). */
   ata(owner: PublicKey, mint?: PublicKey): PublicKey;
   /** Creates the associated token account (a real transaction paid by the authority); answers its address. */
@@ -112,7 +108,7 @@ export interface SolanaPeer {
   /** Mints `amount` to the owner's associated token account, creating it if needed; answers the signature. */
   mintTo(owner: PublicKey, amount: bigint | number, mint?: PublicKey): Promise<string>;
   /** Another mint owned by the authority, at `address` (default a fresh key). */
-  createMint(options?: { address?: PublicKey; decimals?: number }): PublicKey;
+  createMint(options?: { address?: PublicKey; decimals?: number }): Promise<PublicKey>;
   /** A signed SPL TransferChecked (with a memo instruction when `memo` is given) that must succeed; answers the signature. */
   transfer(options: TransferOptions): Promise<string>;
   /**
@@ -120,847 +116,198 @@ export interface SolanaPeer {
    * node records a failed transaction) but moves no token. Answers the signature.
    */
   failingTransfer(options: Omit<TransferOptions, 'amount'>): Promise<string>;
-  /** Executes a signed transaction; one that fails before landing throws, a landed failure throws unless `allowFailure`. */
-  send(tx: Transaction | VersionedTransaction, options?: { allowFailure?: boolean }): LandedTransaction;
+  /**
+   * Executes a signed transaction in a slot of its own, without preflight; one that fails before
+   * landing rejects, a landed failure rejects unless `allowFailure`.
+   */
+  send(
+    tx: Transaction | VersionedTransaction,
+    options?: { allowFailure?: boolean },
+  ): Promise<LandedTransaction>;
   /** Atomic balance of a token account (0n when it does not exist). */
-  tokenBalance(account: PublicKey): bigint;
-  /** RPC calls received, by method (for tests that count what a client asked). */
-  calls: Map<string, number>;
+  tokenBalance(account: PublicKey): Promise<bigint>;
+  /** RPC calls received on `url`, by method (for tests that count what a client asked). */
+  calls(): Promise<Record<string, number>>;
+  /** Makes the current blockhash stale (a new one is current); answers the new blockhash. */
+  expireBlockhash(): Promise<string>;
+  /** Stops the node: its stdin closes, it exits (SIGKILL after 5 s). */
   close(): Promise<void>;
 }
 
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-const invalidParams = (detail: string) => new RpcError(-32602, `Invalid params: ${detail}`);
+type NodeProcess = ChildProcessByStdio<Writable, Readable, Readable>;
 
 /**
  * A Solana node on loopback: a JSON-RPC 2.0 server over LiteSVM that executes real signed
  * transactions, gives each its own slot and block time, and answers history queries from what
- * landed, like a node with full history at `finalized` commitment.
+ * landed, like a node with full history at `finalized` commitment (see solana-node.ts).
  *
- * Known defect, to fix next: LiteSVM's native code leaves the x87 floating-point state of the
- * calling thread dirty after the first BPF program runs, so `-0 % 60` answers NaN in this process
- * afterwards (pg then writes dates as "+00:NaN" on a UTC machine). The chain must move to a child
- * process or worker thread; until then a test process that also writes dates to Postgres runs with
- * TZ set off UTC (e.g. TZ=Europe/Paris).
+ * The chain runs in a child process of its own, never in the test's: LiteSVM's native code leaves
+ * the floating-point state of its thread dirty once an SPL program has run (`-0 % 60` is NaN
+ * afterwards, so pg would write dates as "+00:NaN" on a UTC machine). The helpers below are calls
+ * to the child's control server (`peer_*` methods on a port of its own, apart from the Solana
+ * methods on `url`); key pairs cross as secret-key bytes. The child exits when its stdin closes,
+ * so it dies with this process.
  */
 export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<SolanaPeer> {
-  const chain = new LocalChain(options);
-  const calls = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
-    void handleHttp(chain, calls, req, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    url,
-    network: `solana:${chain.genesisHash.slice(0, 32)}`,
-    svm: chain.svm,
-    mint: chain.mint,
-    decimals: chain.decimals,
-    authority: chain.authority,
-    get history() {
-      return chain.history;
-    },
-    calls,
-    wallet: (funds) => chain.wallet(funds),
-    airdrop: (to, lamports) => chain.airdrop(to, lamports),
-    ata: (owner, mint) => chain.ata(owner, mint),
-    createTokenAccount: (owner, mint) => chain.createTokenAccount(owner, mint),
-    mintTo: (owner, amount, mint) => chain.mintTo(owner, amount, mint),
-    createMint: (opts) => chain.createMint(opts),
-    transfer: (opts) => Promise.resolve(chain.transfer(opts, false)),
-    failingTransfer: (opts) => Promise.resolve(chain.transfer({ ...opts, amount: 0 }, true)),
-    send: (tx, opts) => chain.send(tx, opts?.allowFailure ?? false),
-    tokenBalance: (account) => chain.tokenBalance(account),
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-class LocalChain {
-  readonly svm = new LiteSVM();
-  readonly authority = Keypair.generate();
-  readonly mint: PublicKey;
-  readonly decimals: number;
-  readonly genesisHash: string;
-  readonly history: LandedTransaction[] = [];
-  private readonly bySignature = new Map<string, LandedTransaction>();
-  private slot = 1;
-  private blockTime = Math.floor(Date.now() / 1000);
-
-  constructor(options: SolanaPeerOptions) {
-    this.decimals = options.decimals ?? 6;
-    this.genesisHash = options.genesisHash ?? DEVNET_GENESIS_HASH;
-    this.svm.warpToSlot(BigInt(this.slot));
-    this.setClock();
-    this.airdrop(this.authority.publicKey, 1000 * LAMPORTS_PER_SOL);
-    this.mint = this.createMint({
-      address: new PublicKey(options.mint ?? DEVNET_USDC_MINT),
-      decimals: this.decimals,
-    });
-  }
-
-  get currentSlot(): number {
-    return this.slot;
-  }
-
-  airdrop(to: PublicKey, lamports: bigint | number): void {
-    const account = this.svm.getAccount(to);
-    const balance = account ? BigInt(account.lamports) : 0n;
-    this.svm.setAccount(to, {
-      lamports: Number(balance + BigInt(lamports)),
-      data: account?.data ?? new Uint8Array(0),
-      owner: account?.owner ?? new PublicKey('11111111111111111111111111111111'),
-      executable: account?.executable ?? false,
-      rentEpoch: account?.rentEpoch ?? 0,
-    });
-  }
-
-  createMint(options: { address?: PublicKey; decimals?: number } = {}): PublicKey {
-    const address = options.address ?? Keypair.generate().publicKey;
-    const data = Buffer.alloc(MINT_SIZE);
-    MintLayout.encode(
-      {
-        mintAuthorityOption: 1,
-        mintAuthority: this.authority.publicKey,
-        supply: 0n,
-        decimals: options.decimals ?? 6,
-        isInitialized: true,
-        freezeAuthorityOption: 0,
-        freezeAuthority: PublicKey.default,
-      },
-      data,
-    );
-    this.svm.setAccount(address, {
-      lamports: Number(this.svm.minimumBalanceForRentExemption(BigInt(MINT_SIZE))),
-      data,
-      owner: TOKEN_PROGRAM_ID,
-      executable: false,
-      rentEpoch: 0,
-    });
-    return address;
-  }
-
-  ata(owner: PublicKey, mint: PublicKey = this.mint): PublicKey {
-    return getAssociatedTokenAddressSync(mint, owner, true);
-  }
-
-  async wallet(funds: { sol?: number; usdc?: bigint | number } = {}): Promise<Keypair> {
-    const keypair = Keypair.generate();
-    this.airdrop(keypair.publicKey, Math.round((funds.sol ?? 1) * LAMPORTS_PER_SOL));
-    if (funds.usdc !== undefined) await this.mintTo(keypair.publicKey, funds.usdc);
-    return keypair;
-  }
-
-  async createTokenAccount(owner: PublicKey, mint: PublicKey = this.mint): Promise<PublicKey> {
-    const account = this.ata(owner, mint);
-    const ix = createAssociatedTokenAccountIdempotentInstruction(
-      this.authority.publicKey,
-      account,
-      owner,
-      mint,
-    );
-    this.send(this.signed([ix], this.authority), false);
-    return account;
-  }
-
-  async mintTo(owner: PublicKey, amount: bigint | number, mint: PublicKey = this.mint): Promise<string> {
-    const account = this.ata(owner, mint);
-    const tx = this.signed(
-      [
-        createAssociatedTokenAccountIdempotentInstruction(this.authority.publicKey, account, owner, mint),
-        createMintToInstruction(mint, account, this.authority.publicKey, amount),
-      ],
-      this.authority,
-    );
-    return this.send(tx, false).signature;
-  }
-
-  transfer(options: TransferOptions, failing: boolean): string {
-    const mint = options.mint ?? this.mint;
-    const decimals = this.decimalsOf(mint) ?? this.decimals;
-    const source = this.ata(options.from.publicKey, mint);
-    const destination = this.ata(options.toOwner, mint);
-    const amount = failing ? this.tokenBalance(source) + 1n : BigInt(options.amount);
-    const instructions: TransactionInstruction[] = [];
-    if (!this.svm.getAccount(destination))
-      instructions.push(
-        createAssociatedTokenAccountIdempotentInstruction(
-          options.from.publicKey,
-          destination,
-          options.toOwner,
-          mint,
-        ),
-      );
-    if (options.memo !== undefined)
-      instructions.push(
-        new TransactionInstruction({
-          programId: options.memoProgram === 'v1' ? MEMO_V1_PROGRAM_ID : MEMO_PROGRAM_ID,
-          keys: [{ pubkey: options.from.publicKey, isSigner: true, isWritable: false }],
-          data: Buffer.from(options.memo, 'utf8'),
-        }),
-      );
-    instructions.push(
-      createTransferCheckedInstruction(source, mint, destination, options.from.publicKey, amount, decimals),
-    );
-    const landed = this.send(this.signed(instructions, options.from), failing);
-    if (failing && landed.err === null) throw new Error('the failing transfer succeeded');
-    return landed.signature;
-  }
-
-  tokenBalance(account: PublicKey): bigint {
-    const info = this.svm.getAccount(account);
-    if (!info || info.data.length < ACCOUNT_SIZE) return 0n;
-    return AccountLayout.decode(info.data.slice(0, ACCOUNT_SIZE)).amount;
-  }
-
-  private signed(instructions: TransactionInstruction[], payer: Keypair): Transaction {
-    const tx = new Transaction().add(...instructions);
-    tx.feePayer = payer.publicKey;
-    tx.recentBlockhash = this.svm.latestBlockhash();
-    tx.sign(payer);
-    return tx;
-  }
-
-  /** Executes in a new slot; a transaction that fails before execution does not land and throws. */
-  send(tx: Transaction | VersionedTransaction, allowFailure: boolean): LandedTransaction {
-    return this.execute(Uint8Array.from(tx.serialize()), allowFailure);
-  }
-
-  execute(wire: Uint8Array, allowFailure: boolean): LandedTransaction {
-    const transaction = VersionedTransaction.deserialize(wire);
-    if (transaction.message.addressTableLookups.length > 0)
-      throw new RpcError(-32602, 'address lookup tables are not supported by this local node');
-    const keys = transaction.message.staticAccountKeys;
-    this.slot += 1;
-    this.blockTime = Math.max(this.blockTime, Math.floor(Date.now() / 1000));
-    this.svm.warpToSlot(BigInt(this.slot));
-    this.setClock();
-    const preBalances = keys.map((key) => this.lamports(key));
-    const preTokenBalances = this.tokenBalances(keys);
-    const result = this.svm.sendTransaction(transaction);
-    const failed = isFailure(result);
-    const meta = failed ? result.meta() : result;
-    const err = failed ? transactionErrorJson(result.err()) : null;
-    if (failed && !landsWhenFailed(result.err())) {
-      throw new RpcError(-32002, `Transaction failed before execution: ${JSON.stringify(err)}`, {
-        err,
-        logs: meta.logs(),
-      });
-    }
-    const signature = bs58.encode(meta.signature());
-    const landed: LandedTransaction = {
-      signature,
-      slot: this.slot,
-      blockTime: this.blockTime,
-      err,
-      wire,
-      transaction,
-      accountKeys: keys.map((key) => key.toBase58()),
-      fee: LAMPORTS_PER_SIGNATURE * transaction.message.header.numRequiredSignatures,
-      preBalances,
-      postBalances: keys.map((key) => this.lamports(key)),
-      preTokenBalances,
-      postTokenBalances: this.tokenBalances(keys),
-      logMessages: meta.logs(),
-      innerInstructions: meta
-        .innerInstructions()
-        .map((group, index) => ({
-          index,
-          instructions: group.map((inner) => ({
-            programIdIndex: inner.instruction().programIdIndex(),
-            accounts: Array.from(inner.instruction().accounts()),
-            data: bs58.encode(inner.instruction().data()),
-            stackHeight: inner.stackHeight(),
-          })),
-        }))
-        .filter((group) => group.instructions.length > 0),
-      computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
-      memos: memosOf(transaction),
-    };
-    this.history.push(landed);
-    this.bySignature.set(signature, landed);
-    if (err !== null && !allowFailure)
-      throw new Error(`transaction ${signature} failed: ${JSON.stringify(err)}`);
-    return landed;
-  }
-
-  simulate(wire: Uint8Array) {
-    const transaction = VersionedTransaction.deserialize(wire);
-    const result = this.svm.simulateTransaction(transaction);
-    if (isFailure(result)) {
-      const meta = result.meta();
-      return {
-        err: transactionErrorJson(result.err()),
-        logs: meta.logs(),
-        unitsConsumed: Number(meta.computeUnitsConsumed()),
-      };
-    }
-    const meta = result.meta();
-    return { err: null, logs: meta.logs(), unitsConsumed: Number(meta.computeUnitsConsumed()) };
-  }
-
-  find(signature: string): LandedTransaction | undefined {
-    return this.bySignature.get(signature);
-  }
-
-  decimalsOf(mint: PublicKey): number | undefined {
-    const info = this.svm.getAccount(mint);
-    if (!info || info.data.length < MINT_SIZE || !isTokenProgram(info.owner)) return undefined;
-    return MintLayout.decode(info.data.slice(0, MINT_SIZE)).decimals;
-  }
-
-  lamports(key: PublicKey): number {
-    return Number(this.svm.getBalance(key) ?? 0n);
-  }
-
-  /** The token account at `address` with its mint's decimals, or undefined when it is none. */
-  tokenAccount(address: PublicKey) {
-    const info = this.svm.getAccount(address);
-    if (!info || !isTokenProgram(info.owner) || info.data.length < ACCOUNT_SIZE) return undefined;
-    const raw = AccountLayout.decode(info.data.slice(0, ACCOUNT_SIZE));
-    if (raw.state === 0) return undefined;
-    const decimals = this.decimalsOf(raw.mint) ?? 0;
-    return { raw, decimals, programId: info.owner };
-  }
-
-  private tokenBalances(keys: PublicKey[]): TokenBalanceJson[] {
-    const balances: TokenBalanceJson[] = [];
-    keys.forEach((key, accountIndex) => {
-      const account = this.tokenAccount(key);
-      if (!account) return;
-      balances.push({
-        accountIndex,
-        mint: account.raw.mint.toBase58(),
-        owner: account.raw.owner.toBase58(),
-        programId: account.programId.toBase58(),
-        uiTokenAmount: uiAmount(account.raw.amount, account.decimals),
-      });
-    });
-    return balances;
-  }
-
-  private setClock(): void {
-    const clock = this.svm.getClock();
-    clock.unixTimestamp = BigInt(this.blockTime);
-    this.svm.setClock(clock);
-  }
-}
-
-function isTokenProgram(owner: PublicKey): boolean {
-  return owner.equals(TOKEN_PROGRAM_ID) || owner.equals(TOKEN_2022_PROGRAM_ID);
-}
-
-function isFailure(
-  result: TransactionMetadata | FailedTransactionMetadata | { meta(): TransactionMetadata },
-): result is FailedTransactionMetadata {
-  return typeof (result as FailedTransactionMetadata).err === 'function';
-}
-
-function uiAmount(amount: bigint, decimals: number): TokenBalanceJson['uiTokenAmount'] {
-  const scale = 10n ** BigInt(decimals);
-  const whole = amount / scale;
-  const fraction = (amount % scale).toString().padStart(decimals, '0').replace(/0+$/, '');
-  const text = fraction ? `${whole}.${fraction}` : `${whole}`;
-  return { amount: amount.toString(), decimals, uiAmount: Number(text), uiAmountString: text };
-}
-
-/** Memo texts of the transaction's memo instructions, in order. */
-function memosOf(transaction: VersionedTransaction): string[] {
-  const keys = transaction.message.staticAccountKeys;
-  return transaction.message.compiledInstructions
-    .filter((ix) => {
-      const program = keys[ix.programIdIndex];
-      return program !== undefined && (program.equals(MEMO_PROGRAM_ID) || program.equals(MEMO_V1_PROGRAM_ID));
-    })
-    .map((ix) => Buffer.from(ix.data).toString('utf8'));
-}
-
-// Names of the transaction and instruction errors, in the order of their Rust enums (as litesvm numbers them).
-const TRANSACTION_ERRORS = [
-  'AccountInUse',
-  'AccountLoadedTwice',
-  'AccountNotFound',
-  'ProgramAccountNotFound',
-  'InsufficientFundsForFee',
-  'InvalidAccountForFee',
-  'AlreadyProcessed',
-  'BlockhashNotFound',
-  'CallChainTooDeep',
-  'MissingSignatureForFee',
-  'InvalidAccountIndex',
-  'SignatureFailure',
-  'InvalidProgramForExecution',
-  'SanitizeFailure',
-  'ClusterMaintenance',
-  'AccountBorrowOutstanding',
-  'WouldExceedMaxBlockCostLimit',
-  'UnsupportedVersion',
-  'InvalidWritableAccount',
-  'WouldExceedMaxAccountCostLimit',
-  'WouldExceedAccountDataBlockLimit',
-  'TooManyAccountLocks',
-  'AddressLookupTableNotFound',
-  'InvalidAddressLookupTableOwner',
-  'InvalidAddressLookupTableData',
-  'InvalidAddressLookupTableIndex',
-  'InvalidRentPayingAccount',
-  'WouldExceedMaxVoteCostLimit',
-  'WouldExceedAccountDataTotalLimit',
-  'MaxLoadedAccountsDataSizeExceeded',
-  'ResanitizationNeeded',
-  'InvalidLoadedAccountsDataSizeLimit',
-  'UnbalancedTransaction',
-  'ProgramCacheHitMaxLimit',
-  'CommitCancelled',
-];
-const INSTRUCTION_ERRORS = [
-  'GenericError',
-  'InvalidArgument',
-  'InvalidInstructionData',
-  'InvalidAccountData',
-  'AccountDataTooSmall',
-  'InsufficientFunds',
-  'IncorrectProgramId',
-  'MissingRequiredSignature',
-  'AccountAlreadyInitialized',
-  'UninitializedAccount',
-  'UnbalancedInstruction',
-  'ModifiedProgramId',
-  'ExternalAccountLamportSpend',
-  'ExternalAccountDataModified',
-  'ReadonlyLamportChange',
-  'ReadonlyDataModified',
-  'DuplicateAccountIndex',
-  'ExecutableModified',
-  'RentEpochModified',
-  'NotEnoughAccountKeys',
-  'AccountDataSizeChanged',
-  'AccountNotExecutable',
-  'AccountBorrowFailed',
-  'AccountBorrowOutstanding',
-  'DuplicateAccountOutOfSync',
-  'InvalidError',
-  'ExecutableDataModified',
-  'ExecutableLamportChange',
-  'ExecutableAccountNotRentExempt',
-  'UnsupportedProgramId',
-  'CallDepth',
-  'MissingAccount',
-  'ReentrancyNotAllowed',
-  'MaxSeedLengthExceeded',
-  'InvalidSeeds',
-  'InvalidRealloc',
-  'ComputationalBudgetExceeded',
-  'PrivilegeEscalation',
-  'ProgramEnvironmentSetupFailure',
-  'ProgramFailedToComplete',
-  'ProgramFailedToCompile',
-  'Immutable',
-  'IncorrectAuthority',
-  'AccountNotRentExempt',
-  'InvalidAccountOwner',
-  'ArithmeticOverflow',
-  'UnsupportedSysvar',
-  'IllegalOwner',
-  'MaxAccountsDataAllocationsExceeded',
-  'MaxAccountsExceeded',
-  'MaxInstructionTraceLengthExceeded',
-  'BuiltinProgramsMustConsumeComputeUnits',
-  'BorshIoError',
-];
-
-type LiteError = ReturnType<FailedTransactionMetadata['err']>;
-
-/** An error that comes out of executing instructions: such a transaction lands, fee paid, marked failed. */
-function landsWhenFailed(err: LiteError): boolean {
-  return typeof err !== 'number';
-}
-
-/** The error as a node's JSON answers it: `"BlockhashNotFound"`, `{"InstructionError":[2,{"Custom":1}]}`, ... */
-function transactionErrorJson(err: LiteError): TxErrorJson {
-  if (typeof err === 'number') return TRANSACTION_ERRORS[err] ?? 'UnknownTransactionError';
-  if ('err' in err && typeof err.err === 'function') {
-    const inner = err.err();
-    let detail: TxErrorJson;
-    if (typeof inner === 'number') detail = INSTRUCTION_ERRORS[inner] ?? 'GenericError';
-    else if ('code' in inner) detail = { Custom: inner.code };
-    else detail = { BorshIoError: inner.msg };
-    return { InstructionError: [err.index, detail] };
-  }
-  if ('index' in err) return { DuplicateInstruction: err.index };
-  const name = err.toString().includes('Restricted')
-    ? 'ProgramExecutionTemporarilyRestricted'
-    : 'InsufficientFundsForRent';
-  return { [name]: { account_index: err.accountIndex } };
-}
-
-// ---------------------------------------------------------------- JSON-RPC
-
-interface RpcRequest {
-  jsonrpc?: unknown;
-  id?: unknown;
-  method?: unknown;
-  params?: unknown;
-}
-
-async function handleHttp(
-  chain: LocalChain,
-  calls: Map<string, number>,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
-  if (req.method !== 'POST') {
-    res.writeHead(405, { allow: 'POST' }).end();
-    return;
-  }
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  let body: unknown;
+  const child: NodeProcess = spawn(
+    process.execPath,
+    ['--conditions=source', '--import', 'tsx', NODE_ENTRY, JSON.stringify(options)],
+    { cwd: ROOT, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  const stderr = stderrTail(child);
+  let ready: SolanaNodeReady;
   try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    reply(res, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
-    return;
-  }
-  if (Array.isArray(body)) {
-    if (body.length === 0) {
-      reply(res, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request' } });
-      return;
-    }
-    reply(
-      res,
-      body.map((one) => answer(chain, calls, one as RpcRequest)),
-    );
-    return;
-  }
-  reply(res, answer(chain, calls, body as RpcRequest));
-}
-
-function reply(res: ServerResponse, payload: unknown): void {
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
-}
-
-function answer(chain: LocalChain, calls: Map<string, number>, request: RpcRequest) {
-  const id = typeof request?.id === 'number' || typeof request?.id === 'string' ? request.id : null;
-  if (
-    typeof request !== 'object' ||
-    request === null ||
-    request.jsonrpc !== '2.0' ||
-    typeof request.method !== 'string'
-  )
-    return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
-  calls.set(request.method, (calls.get(request.method) ?? 0) + 1);
-  const params = Array.isArray(request.params) ? (request.params as unknown[]) : [];
-  try {
-    const method = METHODS[request.method];
-    if (!method) throw new RpcError(-32601, 'Method not found');
-    return { jsonrpc: '2.0', id, result: method(chain, params) };
+    ready = await readiness(child, stderr);
   } catch (err) {
-    if (err instanceof RpcError)
-      return {
-        jsonrpc: '2.0',
-        id,
-        error: {
-          code: err.code,
-          message: err.message,
-          ...(err.data === undefined ? {} : { data: err.data }),
-        },
-      };
-    return { jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: ${String(err)}` } };
+    child.kill('SIGKILL');
+    throw err;
   }
-}
+  // A test that forgets close() must not keep its process alive; the child follows it out anyway.
+  child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr])
+    (stream as unknown as { unref?: () => void }).unref?.();
 
-type Config = Record<string, unknown>;
-
-function configOf(params: unknown[], at: number): Config {
-  const value = params[at];
-  if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw invalidParams(`parameter ${at} is not an object`);
-  return value as Config;
-}
-
-function pubkeyOf(params: unknown[], at: number): PublicKey {
-  const value = params[at];
-  if (typeof value !== 'string') throw invalidParams(`parameter ${at} must be a base58 address`);
-  try {
-    return new PublicKey(value);
-  } catch {
-    throw invalidParams(`invalid address ${value}`);
-  }
-}
-
-function signatureOf(value: unknown, what: string): string {
-  if (typeof value !== 'string') throw invalidParams(`${what} must be a base58 signature`);
-  let bytes: Uint8Array;
-  try {
-    bytes = bs58.decode(value);
-  } catch {
-    throw invalidParams(`invalid ${what}`);
-  }
-  if (bytes.length !== 64) throw invalidParams(`invalid ${what}`);
-  return value;
-}
-
-/** At least `confirmed`, as a node requires of history queries; everything here is finalized. */
-function checkCommitment(config: Config, historyQuery: boolean): void {
-  const commitment = config.commitment;
-  if (commitment === undefined) return;
-  if (!['processed', 'confirmed', 'finalized'].includes(commitment as string))
-    throw invalidParams(`unknown commitment ${String(commitment)}`);
-  if (historyQuery && commitment === 'processed')
-    throw invalidParams('Method does not support commitment below `confirmed`');
-}
-
-function bytesOf(params: unknown[], config: Config): Uint8Array {
-  const value = params[0];
-  if (typeof value !== 'string') throw invalidParams('expected an encoded transaction');
-  const encoding = config.encoding ?? 'base58';
-  if (encoding === 'base64') return Uint8Array.from(Buffer.from(value, 'base64'));
-  if (encoding === 'base58') return bs58.decode(value);
-  throw invalidParams(`unsupported encoding ${String(encoding)}`);
-}
-
-function decodeTransaction(wire: Uint8Array): Uint8Array {
-  try {
-    VersionedTransaction.deserialize(wire);
-  } catch (err) {
-    throw invalidParams(`failed to deserialize transaction: ${String(err)}`);
-  }
-  return wire;
-}
-
-const context = (chain: LocalChain) => ({ slot: chain.currentSlot, apiVersion: '2.2.0' });
-
-function memoField(memos: string[]): string | null {
-  return memos.length === 0 ? null : memos.map((memo) => `[${Buffer.byteLength(memo)}] ${memo}`).join('; ');
-}
-
-function transactionJson(landed: LandedTransaction) {
-  const message = landed.transaction.message;
-  return {
-    signatures: landed.transaction.signatures.map((sig) => bs58.encode(sig)),
-    message: {
-      accountKeys: landed.accountKeys,
-      header: message.header,
-      recentBlockhash: message.recentBlockhash,
-      instructions: message.compiledInstructions.map((ix) => ({
-        programIdIndex: ix.programIdIndex,
-        accounts: ix.accountKeyIndexes,
-        data: bs58.encode(ix.data),
-        stackHeight: null,
-      })),
-      ...(message.version === 0 ? { addressTableLookups: [] } : {}),
-    },
-  };
-}
-
-function accountJson(chain: LocalChain, key: PublicKey, config: Config) {
-  const info = chain.svm.getAccount(key);
-  if (!info) return null;
-  const encoding = config.encoding ?? 'base64';
-  const data = Buffer.from(info.data);
-  let encoded: [string, string];
-  if (encoding === 'base64') encoded = [data.toString('base64'), 'base64'];
-  else if (encoding === 'base58') encoded = [bs58.encode(data), 'base58'];
-  else throw invalidParams(`unsupported encoding ${String(encoding)} (use base64)`);
-  return {
-    data: encoded,
-    executable: info.executable,
-    lamports: Number(info.lamports),
-    owner: info.owner.toBase58(),
-    rentEpoch: Number(info.rentEpoch),
-    space: info.data.length,
-  };
-}
-
-const METHODS: Record<string, (chain: LocalChain, params: unknown[]) => unknown> = {
-  getHealth: () => 'ok',
-  getGenesisHash: (chain) => chain.genesisHash,
-  getVersion: () => ({ 'solana-core': '2.2.0', 'feature-set': 3294202862 }),
-  getSlot: (chain, params) => {
-    checkCommitment(configOf(params, 0), false);
-    return chain.currentSlot;
-  },
-  getBlockHeight: (chain) => chain.currentSlot,
-  getLatestBlockhash: (chain, params) => {
-    checkCommitment(configOf(params, 0), false);
-    return {
-      context: context(chain),
-      value: {
-        blockhash: chain.svm.latestBlockhash(),
-        lastValidBlockHeight: chain.currentSlot + BLOCKHASH_VALID_SLOTS,
-      },
-    };
-  },
-  isBlockhashValid: (chain, params) => ({
-    context: context(chain),
-    value: params[0] === chain.svm.latestBlockhash(),
-  }),
-  getBalance: (chain, params) => ({ context: context(chain), value: chain.lamports(pubkeyOf(params, 0)) }),
-  getAccountInfo: (chain, params) => ({
-    context: context(chain),
-    value: accountJson(chain, pubkeyOf(params, 0), configOf(params, 1)),
-  }),
-  getMultipleAccounts: (chain, params) => {
-    const keys = params[0];
-    if (!Array.isArray(keys) || keys.length > 100) throw invalidParams('expected up to 100 addresses');
-    const config = configOf(params, 1);
-    return {
-      context: context(chain),
-      value: keys.map((_, i) => accountJson(chain, pubkeyOf(keys, i), config)),
-    };
-  },
-  getTokenAccountBalance: (chain, params) => {
-    const account = chain.tokenAccount(pubkeyOf(params, 0));
-    if (!account) throw invalidParams('Invalid param: not a Token account');
-    return { context: context(chain), value: uiAmount(account.raw.amount, account.decimals) };
-  },
-  getMinimumBalanceForRentExemption: (chain, params) => {
-    const size = params[0];
-    if (typeof size !== 'number' || !Number.isInteger(size) || size < 0)
-      throw invalidParams('expected a data length');
-    return Number(chain.svm.minimumBalanceForRentExemption(BigInt(size)));
-  },
-  getFeeForMessage: (chain, params) => {
-    if (typeof params[0] !== 'string') throw invalidParams('expected a base64 message');
-    let message: VersionedMessage;
+  let seq = 0;
+  const control = async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
+    seq += 1;
+    let res: Response;
     try {
-      message = VersionedMessage.deserialize(Buffer.from(params[0], 'base64'));
-    } catch {
-      throw invalidParams('failed to deserialize message');
-    }
-    const known = message.recentBlockhash === chain.svm.latestBlockhash();
-    return {
-      context: context(chain),
-      value: known ? LAMPORTS_PER_SIGNATURE * message.header.numRequiredSignatures : null,
-    };
-  },
-  sendTransaction: (chain, params) => {
-    const config = configOf(params, 1);
-    const wire = decodeTransaction(bytesOf(params, config));
-    if (config.skipPreflight !== true) {
-      const simulated = chain.simulate(wire);
-      if (simulated.err !== null)
-        throw new RpcError(-32002, `Transaction simulation failed: ${JSON.stringify(simulated.err)}`, {
-          err: simulated.err,
-          logs: simulated.logs,
-          accounts: null,
-          unitsConsumed: simulated.unitsConsumed,
-          returnData: null,
-        });
-    }
-    return chain.execute(wire, true).signature;
-  },
-  simulateTransaction: (chain, params) => {
-    const config = configOf(params, 1);
-    const simulated = chain.simulate(decodeTransaction(bytesOf(params, config)));
-    return {
-      context: context(chain),
-      value: { ...simulated, accounts: null, returnData: null, innerInstructions: null },
-    };
-  },
-  getSignatureStatuses: (chain, params) => {
-    const signatures = params[0];
-    if (!Array.isArray(signatures) || signatures.length > 256)
-      throw invalidParams('expected up to 256 signatures');
-    return {
-      context: context(chain),
-      value: signatures.map((value) => {
-        const landed = chain.find(signatureOf(value, 'signature'));
-        if (!landed) return null;
-        return {
-          slot: landed.slot,
-          confirmations: null,
-          err: landed.err,
-          status: landed.err === null ? { Ok: null } : { Err: landed.err },
-          confirmationStatus: 'finalized',
-        };
-      }),
-    };
-  },
-  getSignaturesForAddress: (chain, params) => {
-    const address = pubkeyOf(params, 0).toBase58();
-    const config = configOf(params, 1);
-    checkCommitment(config, true);
-    const limit = config.limit ?? 1000;
-    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1000)
-      throw invalidParams('Invalid limit; max 1000');
-    const before = config.before === undefined ? undefined : signatureOf(config.before, 'before');
-    const until = config.until === undefined ? undefined : signatureOf(config.until, 'until');
-    const touching = chain.history.filter((tx) => tx.accountKeys.includes(address)).reverse();
-    let start = 0;
-    if (before !== undefined) {
-      const at = touching.findIndex((tx) => tx.signature === before);
-      // A `before` the node has not seen for this address: nothing older is known.
-      if (at === -1) return [];
-      start = at + 1;
-    }
-    const page = [];
-    for (const tx of touching.slice(start)) {
-      if (tx.signature === until || page.length === limit) break;
-      page.push({
-        signature: tx.signature,
-        slot: tx.slot,
-        err: tx.err,
-        memo: memoField(tx.memos),
-        blockTime: tx.blockTime,
-        confirmationStatus: 'finalized',
+      res = await fetch(ready.control, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: seq, method: `peer_${method}`, params }),
       });
+    } catch (err) {
+      // Say why when the node died under the call, not only that the socket closed.
+      const exit = await exited(child, 500);
+      if (exit)
+        throw new Error(`Solana peer ${method}: the node exited (${exit}): ${stderr()}`, { cause: err });
+      throw err;
     }
-    return page;
-  },
-  getTransaction: (chain, params) => {
-    const signature = signatureOf(params[0], 'signature');
-    const config = configOf(params, 1);
-    checkCommitment(config, true);
-    const encoding = config.encoding ?? 'json';
-    if (encoding !== 'json' && encoding !== 'base64')
-      throw invalidParams(`unsupported encoding ${String(encoding)} (json or base64)`);
-    const landed = chain.find(signature);
-    if (!landed) return null;
-    const maxVersion = config.maxSupportedTransactionVersion;
-    const version = landed.transaction.message.version;
-    if (version === 0 && maxVersion !== 0)
-      throw new RpcError(
-        -32015,
-        'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
+    const body = (await res.json()) as { result?: T; error?: { message: string } };
+    if (body.error) throw new Error(`Solana peer ${method}: ${body.error.message}`);
+    return body.result as T;
+  };
+  const transferParams = (opts: Omit<TransferOptions, 'amount'>) => ({
+    from: secretOf(opts.from),
+    toOwner: opts.toOwner.toBase58(),
+    ...(opts.memo === undefined ? {} : { memo: opts.memo }),
+    ...(opts.memoProgram === undefined ? {} : { memoProgram: opts.memoProgram }),
+    ...(opts.mint === undefined ? {} : { mint: opts.mint.toBase58() }),
+  });
+  const mint = new PublicKey(ready.mint);
+
+  return {
+    url: ready.url,
+    network: ready.network,
+    pid: child.pid!,
+    mint,
+    decimals: ready.decimals,
+    authority: keypairOf(ready.authority),
+    history: () => control('history'),
+    calls: () => control('calls'),
+    expireBlockhash: () => control('expireBlockhash'),
+    wallet: async (funds = {}) =>
+      keypairOf(
+        await control<string>('wallet', {
+          ...(funds.sol === undefined ? {} : { sol: funds.sol }),
+          ...(funds.usdc === undefined ? {} : { usdc: String(funds.usdc) }),
+        }),
+      ),
+    airdrop: (to, lamports) => control('airdrop', { to: to.toBase58(), lamports: String(lamports) }),
+    ata: (owner, tokenMint = mint) => getAssociatedTokenAddressSync(tokenMint, owner, true),
+    createTokenAccount: async (owner, tokenMint) =>
+      new PublicKey(
+        await control<string>('createTokenAccount', {
+          owner: owner.toBase58(),
+          ...(tokenMint ? { mint: tokenMint.toBase58() } : {}),
+        }),
+      ),
+    mintTo: (owner, amount, tokenMint) =>
+      control('mintTo', {
+        owner: owner.toBase58(),
+        amount: String(amount),
+        ...(tokenMint ? { mint: tokenMint.toBase58() } : {}),
+      }),
+    createMint: async (opts = {}) =>
+      new PublicKey(
+        await control<string>('createMint', {
+          ...(opts.address ? { address: opts.address.toBase58() } : {}),
+          ...(opts.decimals === undefined ? {} : { decimals: opts.decimals }),
+        }),
+      ),
+    transfer: (opts) => control('transfer', { ...transferParams(opts), amount: String(opts.amount) }),
+    failingTransfer: (opts) => control('failingTransfer', transferParams(opts)),
+    send: (tx, opts) =>
+      control('send', {
+        wire: Buffer.from(tx.serialize()).toString('base64'),
+        allowFailure: opts?.allowFailure ?? false,
+      }),
+    tokenBalance: async (account) =>
+      BigInt(await control<string>('tokenBalance', { account: account.toBase58() })),
+    close: () => stop(child),
+  };
+}
+
+const secretOf = (keypair: Keypair): string => Buffer.from(keypair.secretKey).toString('base64');
+const keypairOf = (secret: string): Keypair => Keypair.fromSecretKey(Buffer.from(secret, 'base64'));
+
+/** Keeps the last 4 KB of the node's stderr (shown as it comes with E2E_VERBOSE), draining the pipe. */
+function stderrTail(child: NodeProcess): () => string {
+  let tail = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-4096);
+    if (process.env.E2E_VERBOSE) process.stderr.write(chunk);
+  });
+  return () => tail;
+}
+
+/** How the node ended (exit code or signal), waiting up to `withinMs`; undefined while it runs. */
+async function exited(child: NodeProcess, withinMs: number): Promise<string | undefined> {
+  const status = () => (child.exitCode ?? child.signalCode ?? undefined)?.toString();
+  if (status() !== undefined) return status();
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, withinMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  return status();
+}
+
+/** The node's first stdout line, or its stderr when it exits (or hangs) before listening. */
+async function readiness(child: NodeProcess, stderr: () => string): Promise<SolanaNodeReady> {
+  const lines = createInterface({ input: child.stdout });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      lines.once('line', resolve);
+      child.once('exit', (code, signal) =>
+        reject(new Error(`the Solana node exited (${code ?? signal}) before it listened: ${stderr()}`)),
       );
-    return {
-      slot: landed.slot,
-      blockTime: landed.blockTime,
-      ...(maxVersion === undefined ? {} : { version }),
-      transaction:
-        encoding === 'base64'
-          ? [Buffer.from(landed.wire).toString('base64'), 'base64']
-          : transactionJson(landed),
-      meta: {
-        err: landed.err,
-        status: landed.err === null ? { Ok: null } : { Err: landed.err },
-        fee: landed.fee,
-        preBalances: landed.preBalances,
-        postBalances: landed.postBalances,
-        innerInstructions: landed.innerInstructions,
-        logMessages: landed.logMessages,
-        preTokenBalances: landed.preTokenBalances,
-        postTokenBalances: landed.postTokenBalances,
-        rewards: [],
-        loadedAddresses: { writable: [], readonly: [] },
-        computeUnitsConsumed: landed.computeUnitsConsumed,
-      },
-    };
-  },
-};
+      timer = setTimeout(
+        () => reject(new Error(`the Solana node did not listen within ${START_TIMEOUT_MS} ms`)),
+        START_TIMEOUT_MS,
+      );
+    });
+    return JSON.parse(line) as SolanaNodeReady;
+  } finally {
+    clearTimeout(timer);
+    lines.close();
+    child.stdout.resume();
+  }
+}
+
+function stop(child: NodeProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.ref();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.stdin.end();
+  });
+}

@@ -1,8 +1,9 @@
 /**
- * The local x402 facilitator as a process of its own: a LiteSVM chain (the Solana peer), the
- * facilitator of `@x402/core` with the exact SVM scheme of `@x402/svm`, and a signer whose chain
- * calls go to that LiteSVM. LiteSVM leaves the calling thread's floating-point state dirty, so it
- * never runs in a process that talks to Postgres: this one talks to nothing but loopback HTTP.
+ * The local x402 facilitator as a process of its own: the facilitator of `@x402/core` with the
+ * exact SVM scheme of `@x402/svm`, over a LiteSVM chain (the Solana peer, whose node runs in a
+ * child process of this one: LiteSVM leaves its thread's floating-point state dirty, so it never
+ * shares a process with Postgres). The signer signs with a kit key pair and simulates, sends and
+ * confirms on that chain over its JSON-RPC.
  *
  * Started by `startX402Facilitator` (x402-facilitator.ts) or `pnpm x402:facilitator`; prints one
  * JSON line `{"ready": {...}}` on stdout once it listens. Settings: `PORT` (0: any; `pnpm
@@ -12,7 +13,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
-import { Keypair, LAMPORTS_PER_SOL, PublicKey, VersionedTransaction } from '@solana/web3.js';
+import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { TransactionOnchainFailureError, toFacilitatorSvmSigner, type FacilitatorSvmSigner } from '@x402/svm';
@@ -42,36 +43,22 @@ interface FacilitatorState {
   timings: { verify: number[]; settle: number[] };
 }
 
-const decode = (base64: string) => VersionedTransaction.deserialize(Buffer.from(base64, 'base64'));
-
-function isFailure(result: object): result is { err(): unknown } {
-  return typeof (result as { err?: unknown }).err === 'function';
-}
-
 /**
- * The facilitator's signer: signing with a kit key pair (x402's own `toFacilitatorSvmSigner`),
- * simulation, sending and confirmation straight on the LiteSVM of this process. A simulation is
- * of the transaction signed by the fee payer too, since LiteSVM verifies every signature.
+ * The facilitator's signer: x402's own `toFacilitatorSvmSigner` (a kit key pair, the chain's
+ * JSON-RPC for simulation, sending and confirmation), except that a simulation is of the
+ * transaction signed by the fee payer too: LiteSVM verifies every signature when it simulates.
  */
 async function liteSvmSigner(peer: SolanaPeer, feePayer: Keypair): Promise<FacilitatorSvmSigner> {
   const kitSigner = await createKeyPairSignerFromBytes(feePayer.secretKey);
   const signing = toFacilitatorSvmSigner(kitSigner, { defaultRpcUrl: peer.url });
   return {
-    getAddresses: () => signing.getAddresses(),
-    signTransaction: (tx, payer, network) => signing.signTransaction(tx, payer, network),
-    simulateTransaction: async (tx, network) => {
-      const signed = await signing.signTransaction(tx, kitSigner.address, network);
-      const result = peer.svm.simulateTransaction(decode(signed));
-      if (isFailure(result)) throw new Error(`Simulation failed: ${String(result.err())}`);
-    },
-    sendTransaction: async (tx) => peer.send(decode(tx), { allowFailure: true }).signature,
-    confirmTransaction: async (signature) => {
-      const landed = peer.history.find((t) => t.signature === signature);
-      if (!landed) throw new Error(`transaction ${signature} not found`);
-      if (landed.err !== null)
-        throw new TransactionOnchainFailureError(`Transaction failed onchain: ${JSON.stringify(landed.err)}`);
-    },
-    getTokenAccountBalance: async (account) => peer.tokenBalance(new PublicKey(account)),
+    ...signing,
+    simulateTransaction: async (tx, network, options) =>
+      signing.simulateTransaction(
+        await signing.signTransaction(tx, kitSigner.address, network),
+        network,
+        options,
+      ),
   };
 }
 
@@ -151,11 +138,10 @@ async function localRoute(
   }
   if (path.startsWith('/local/balance/')) {
     const owner = new PublicKey(path.slice('/local/balance/'.length));
-    return send(res, 200, { amount: peer.tokenBalance(peer.ata(owner)).toString() });
+    return send(res, 200, { amount: (await peer.tokenBalance(peer.ata(owner))).toString() });
   }
   if (path === '/local/expire-blockhash' && req.method === 'POST') {
-    peer.svm.expireBlockhash();
-    return send(res, 200, { blockhash: peer.svm.latestBlockhash() });
+    return send(res, 200, { blockhash: await peer.expireBlockhash() });
   }
   if (path === '/local/mode' && req.method === 'POST') {
     state.mode = (await readJson(req)) as FacilitatorMode;
@@ -179,7 +165,7 @@ function info(state: FacilitatorState) {
 async function main(): Promise<void> {
   const peer = await startSolanaPeer();
   const feePayer = Keypair.generate();
-  peer.airdrop(feePayer.publicKey, 100 * LAMPORTS_PER_SOL);
+  await peer.airdrop(feePayer.publicKey, 100 * LAMPORTS_PER_SOL);
   const payTo = process.env.X402_PAY_TO
     ? new PublicKey(process.env.X402_PAY_TO)
     : Keypair.generate().publicKey;

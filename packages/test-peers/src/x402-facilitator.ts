@@ -80,8 +80,9 @@ export async function startX402Facilitator(options: { port?: number } = {}): Pro
 }
 
 /**
- * litesvm 0.8's native code sometimes aborts while the chain is being set up (std::bad_alloc,
- * about one start in three on this machine): a start that dies before it is ready is tried again.
+ * litesvm 0.8's native code sometimes aborts while the chain (the Solana peer's node, a child of
+ * the facilitator) is being set up (std::bad_alloc, about one start in three on this machine): a
+ * start that dies before it is ready is tried again.
  */
 async function launch(port: number, tries = 5): Promise<{ child: ChildProcess; ready: Ready }> {
   for (let attempt = 1; ; attempt++) {

@@ -3,12 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { STREAMS } from '@meridian/contracts';
 import { isEntrypoint, runMain, startService, type ServiceDeps, type SharedInfra } from '@meridian/runtime';
-import { routes } from './app.js';
+import { FORM_PATHS, routes } from './app.js';
 import { oidcProviders, parseConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE, type IdentityDeps } from './deps.js';
 import { parseKey } from './domain/secret-box.js';
+import { bookingConsumers } from './events/booking-confirmed.js';
 import { consumers } from './events/plan-changed.js';
 import { Semaphore } from './flows/passwords.js';
 import { OidcRegistry } from './adapters/oidc.js';
@@ -66,12 +67,13 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       schema: SERVICE,
       config,
       migrations,
-      // BILLING too: identity consumes billing's plan announcements and may start before billing.
-      streams: [STREAMS.identity, STREAMS.billing],
+      // BILLING and REQUESTS too: identity consumes their announcements and may start before them.
+      streams: [STREAMS.identity, STREAMS.billing, STREAMS.requests],
       outbox: true,
       routes: (deps) => routes(full(deps)),
+      formPaths: FORM_PATHS,
       rpc: (deps) => rpcHandlers(full(deps)),
-      consumers: (deps) => consumers(full(deps)),
+      consumers: (deps) => [...consumers(full(deps)), ...bookingConsumers(full(deps))],
       background: (deps) => [mailRelay(full(deps))],
     },
     shared,

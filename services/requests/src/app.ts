@@ -1,7 +1,12 @@
 import { Router } from 'express';
 import type { RequestsDeps } from './deps.js';
+import { consultingRoutes } from './routes/consulting.js';
+import { requestRoutes } from './routes/requests.js';
 
 /** The routes of this service, behind the gateway's caller assertion. */
-export function routes(_deps: RequestsDeps): Router {
-  return Router();
+export function routes(deps: RequestsDeps): Router {
+  const router = Router();
+  router.use(requestRoutes(deps));
+  router.use(consultingRoutes(deps));
+  return router;
 }

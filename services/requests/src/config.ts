@@ -1,7 +1,35 @@
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { parseHours } from './domain/availability.js';
 
-export const configSchema = baseConfigSchema.extend({});
+export const configSchema = baseConfigSchema
+  .extend({
+    /** Weekly consulting hours in UTC (e.g. "mon-fri 09:00-17:00; sat 10:00-13:00"). */
+    CONSULTING_HOURS: z
+      .string()
+      .default('mon-fri 09:00-17:00')
+      .transform((text, ctx) => {
+        const hours = parseHours(text);
+        if (hours.ok) return hours.value;
+        ctx.addIssue({ code: 'custom', message: hours.detail });
+        return z.NEVER;
+      }),
+    /** Length of one consulting slot. */
+    CONSULTING_SLOT_MINUTES: z.coerce.number().int().min(15).max(480).default(60),
+    /** A booking starts at least this many hours from now. */
+    CONSULTING_NOTICE_HOURS: z.coerce.number().min(0).max(720).default(24),
+    /** A booking starts at most this many days from now. */
+    CONSULTING_HORIZON_DAYS: z.coerce.number().int().min(1).max(365).default(60),
+    /** How long a booking to be paid on chain holds its slot. */
+    BOOKING_HOLD_MINUTES: z.coerce.number().int().min(5).max(1440).default(60),
+  })
+  .transform((c) => ({
+    ...c,
+    bookingRules: {
+      noticeMs: c.CONSULTING_NOTICE_HOURS * 3_600_000,
+      horizonMs: c.CONSULTING_HORIZON_DAYS * 86_400_000,
+    },
+  }));
 
 export type Config = z.infer<typeof configSchema>;
 

@@ -105,7 +105,7 @@ describe('deposit watcher', () => {
   it('ignores another mint sent to the deposit wallet, and an outgoing transfer with a top-up memo', async () => {
     const { owner, to, reader } = await depositWallet();
     const accountId = randomUUID();
-    const fake = peer.createMint({ decimals: 6 });
+    const fake = await peer.createMint({ decimals: 6 });
     await peer.mintTo(payer.publicKey, 10_000_000, fake);
     await peer.transfer({
       from: payer,

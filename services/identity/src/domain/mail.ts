@@ -73,3 +73,26 @@ export function unlockMail(to: string, baseUrl: string, token: string): Mail {
     ].join('\n'),
   };
 }
+
+/** A consulting booking paid and confirmed (the requests service announces it). Times in UTC. */
+export function bookingConfirmedMail(
+  to: string,
+  baseUrl: string,
+  booking: { booking_id: string; starts_at: string; ends_at: string; topic: string | null },
+): Mail {
+  const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+  return {
+    to,
+    subject: `Your consulting session on ${when(booking.starts_at)} is booked`,
+    text: [
+      'Your consulting session is booked and paid:',
+      '',
+      `  From:    ${when(booking.starts_at)}`,
+      `  Until:   ${when(booking.ends_at)}`,
+      ...(booking.topic ? [`  Topic:   ${booking.topic}`] : []),
+      `  Booking: ${booking.booking_id}`,
+      '',
+      `Your bookings are listed at ${base(baseUrl)}/v1/consulting/bookings.`,
+    ].join('\n'),
+  };
+}

@@ -14,6 +14,7 @@ import { parseConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import { migrations } from '../../src/db/migrations/index.js';
 import type { IdentityDeps } from '../../src/deps.js';
+import { bookingConsumers } from '../../src/events/booking-confirmed.js';
 import { consumers } from '../../src/events/plan-changed.js';
 import { identityParts, mailRelay } from '../../src/main.js';
 import { rpcHandlers } from '../../src/rpc/verify.js';
@@ -74,7 +75,7 @@ export async function startHarness(
   const opened = openDatabase<Database>({ kind: 'pg', url: database.url, poolSize: 5 }, 'identity');
   await migrateToLatest(opened.db, 'identity', migrations);
   const bus = await createNatsBus({ url: NATS_URL, name: 'identity-test', namespace, logger, metrics });
-  for (const stream of [STREAMS.identity, STREAMS.billing]) await bus.ensureStream(stream);
+  for (const stream of [STREAMS.identity, STREAMS.billing, STREAMS.requests]) await bus.ensureStream(stream);
   const deps: IdentityDeps = {
     config,
     db: opened.db,
@@ -87,7 +88,7 @@ export async function startHarness(
   const closers: Closable[] = [];
   for (const { subject, handler } of rpcHandlers(deps))
     closers.push(await bus.serve(subject, 'identity', handler));
-  for (const spec of consumers(deps)) closers.push(await bus.consume(spec));
+  for (const spec of [...consumers(deps), ...bookingConsumers(deps)]) closers.push(await bus.consume(spec));
   const relay = startOutboxRelay({ db: opened.db, schema: 'identity', bus, logger, intervalMs: 50 });
   const stopMail = mailRelay(deps);
   const mailTo = async (address: string, count = 0) => {

@@ -10,7 +10,9 @@ import { smtpTransport } from '../../src/adapters/smtp.js';
 import { insertMail } from '../../src/db/repositories/mail-outbox.js';
 import { MailSignal, startMailRelay } from '../../src/jobs/mail-relay.js';
 import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
-import { anonymous, pressConfirmButton } from './flows.js';
+import { anonymous, pressConfirmButton, signIn, signUpConfirmed } from './flows.js';
+import { newEvent } from '@meridian/bus';
+import { DURABLES, EVENTS } from '@meridian/contracts';
 
 let h: Harness;
 
@@ -173,5 +175,38 @@ describe('all-in-one mail (SMTP_URL unset)', () => {
       .set(await anonymous())
       .send({ email, password: STRONG_PASSWORD });
     expect(login.status).toBe(200);
+  });
+});
+
+describe('booking confirmations', () => {
+  it('mails the account once for each booking the requests service confirms', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const me = await signIn(h, email);
+    const confirmed = newEvent('requests', EVENTS.requestsBookingConfirmed, {
+      booking_id: 'booking-5f0e7a51-2f7b-4a64-9a55-1f0f2d1c2b3a',
+      account_id: me.account_id,
+      starts_at: '2026-12-01T09:00:00.000Z',
+      ends_at: '2026-12-01T10:00:00.000Z',
+      topic: 'Our CSP',
+    });
+    await h.bus.publish(confirmed);
+    await h.bus.publish({ ...confirmed });
+    const mail = await h.mailTo(email, 2);
+    expect(mail.raw).toContain('Subject: Your consulting session on 2026-12-01 09:00 UTC is booked');
+    expect(mail.text).toContain('Topic:   Our CSP');
+    await waitFor(async () => {
+      const done = await h.deps.db
+        .selectFrom('processed_events')
+        .select('event_id')
+        .where('consumer', '=', DURABLES.identityBookingConfirmed)
+        .where('event_id', '=', confirmed.id)
+        .execute();
+      return done.length === 1;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.smtp.mails.filter((m) => m.to === email && m.text.includes('consulting session'))).toHaveLength(
+      1,
+    );
   });
 });

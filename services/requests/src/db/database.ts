@@ -1,4 +1,34 @@
+import type { Generated } from 'kysely';
 import type { OutboxTables } from '@meridian/bus';
 
 /** Tables of the `requests` schema. */
-export type Database = OutboxTables;
+export interface Database extends OutboxTables {
+  service_requests: {
+    id: Generated<number>;
+    account_id: string;
+    kind: string;
+    domain: string;
+    detail: string | null;
+    count: Generated<number>;
+    first_at: Date;
+    last_at: Date;
+    status: Generated<string>;
+    operator_note: string | null;
+    reviewed_by: string | null;
+    reviewed_at: Date | null;
+  };
+  bookings: {
+    id: string;
+    account_id: string;
+    starts_at: Date;
+    ends_at: Date;
+    status: string;
+    topic: string | null;
+    payment: string;
+    amount_atomic: number;
+    pay: { deposit_address: string; memo: string; asset: string; network: string } | null;
+    created_at: Date;
+    expires_at: Date | null;
+    confirmed_at: Date | null;
+  };
+}

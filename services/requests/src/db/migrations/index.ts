@@ -1,6 +1,8 @@
 import type { Migrations } from '@meridian/db';
 import * as outbox from './2026_11_21_0001_outbox.js';
+import * as requests from './2026_11_25_0001_requests.js';
 
 export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
+  '2026_11_25_0001_requests': requests,
 };

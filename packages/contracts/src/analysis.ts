@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { auditTierSchema } from './billing.js';
+
+/**
+ * Analysis runs and reports (portal 4.3; the spec leaves states and bodies unshown: these are
+ * ours, and services/analysis/README.md explains them). The pipeline produces a Report; the
+ * routes, the PDF and the shared page render it.
+ */
+
+export const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+export const severitySchema = z.enum(SEVERITIES);
+export type Severity = z.infer<typeof severitySchema>;
+
+export const CHECK_CATEGORIES = [
+  'dns',
+  'mail',
+  'tls',
+  'http',
+  'headers',
+  'cookies',
+  'files',
+  'content',
+  'active',
+  'review',
+] as const;
+
+/** One result of one check: what was looked at, what was seen, and what to do. */
+export const findingSchema = z.object({
+  /** Stable id of the check and outcome, e.g. `headers.hsts.missing`; diffs between runs use it. */
+  id: z.string(),
+  category: z.enum(CHECK_CATEGORIES),
+  title: z.string(),
+  severity: severitySchema,
+  /** true: the check passed (shown as a good practice found); false: a problem. */
+  passed: z.boolean(),
+  /** What was observed, quoted from the target (a header value, a record, a status line). */
+  evidence: z.string(),
+  /** What to change; empty for a passed check. */
+  remediation: z.string(),
+  /** Points this finding adds to or takes from the score (HTTP Observatory style). */
+  score_modifier: z.number().int(),
+});
+export type Finding = z.infer<typeof findingSchema>;
+
+export const GRADES = ['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F'] as const;
+export const gradeSchema = z.enum(GRADES);
+
+export const RUN_STATUSES = ['awaiting_payment', 'queued', 'running', 'succeeded', 'failed'] as const;
+export const runStatusSchema = z.enum(RUN_STATUSES);
+
+/** The finished report of a run (GET /v1/analysis/report/{id}, the PDF and the shared page). */
+export const reportSchema = z.object({
+  run_id: z.string(),
+  domain: z.string(),
+  tier: auditTierSchema,
+  status: runStatusSchema,
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  /** 0 and up; 100 is the baseline before modifiers, as the HTTP Observatory counts. */
+  score: z.number().int().nullable(),
+  grade: gradeSchema.nullable(),
+  summary: z.string(),
+  findings: z.array(findingSchema),
+  /** Since the previous finished run of the same domain: ids of findings new and resolved. */
+  changes: z
+    .object({ previous_run_id: z.string(), new: z.array(z.string()), resolved: z.array(z.string()) })
+    .nullable(),
+  /** Review tier: the human review, pending until an operator records it. */
+  review: z
+    .object({
+      status: z.enum(['pending', 'done']),
+      note: z.string().nullable(),
+      reviewed_at: z.string().nullable(),
+    })
+    .nullable(),
+});
+export type Report = z.infer<typeof reportSchema>;
+
+/** One event of a run's live trace (GET /v1/analysis/report/{id}/trace). */
+export const traceEventSchema = z.object({
+  seq: z.number().int(),
+  at: z.string(),
+  stage: z.string(),
+  status: z.enum(['started', 'finished', 'failed', 'info']),
+  message: z.string(),
+});
+export type TraceEvent = z.infer<typeof traceEventSchema>;
+
+/** POST /v1/analysis/report/{id}/share body: who the link works for, and until when. */
+export const shareBodySchema = z
+  .object({
+    audience: z
+      .enum(['anyone', 'signed_in', 'emails'])
+      .default('anyone')
+      .describe(
+        'anyone with the link; signed-in accounts only; or the signed-in accounts of the named emails',
+      ),
+    emails: z
+      .array(z.email().max(254))
+      .min(1)
+      .max(50)
+      .optional()
+      .describe('With audience emails: who may read'),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('When the link stops working; default never'),
+  })
+  .strict()
+  .refine((b) => (b.audience === 'emails') === (b.emails !== undefined), {
+    message: 'emails: give them with audience "emails", and only then',
+    path: ['emails'],
+  });
+
+/** The minted link (shown once). */
+export const shareLinkSchema = z.object({
+  url: z.string(),
+  token: z.string(),
+  audience: z.enum(['anyone', 'signed_in', 'emails']),
+  emails: z.array(z.string()),
+  expires_at: z.string().nullable(),
+});

@@ -1,0 +1,65 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../database.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/**
+ * Records a request, or counts it once more when the account already asked the same (domain,
+ * kind): one statement, so concurrent identical requests each count. The latest detail is kept.
+ */
+export async function upsertRequest(
+  db: Db,
+  request: { account_id: string; kind: string; domain: string; detail: string | null },
+  at: Date,
+): Promise<{ id: number; count: number }> {
+  return db
+    .insertInto('service_requests')
+    .values({ ...request, first_at: at, last_at: at })
+    .onConflict((oc) =>
+      oc.constraint('service_requests_identity').doUpdateSet({
+        count: sql`service_requests.count + 1`,
+        last_at: at,
+        detail: sql`coalesce(excluded.detail, service_requests.detail)`,
+        // Asked again after an operator closed it: it is open again.
+        status: 'open',
+      }),
+    )
+    .returning(['id', 'count'])
+    .executeTakeFirstOrThrow();
+}
+
+export async function listRequests(db: Db, status: string | undefined, limit: number) {
+  let query = db
+    .selectFrom('service_requests')
+    .select([
+      'id',
+      'account_id',
+      'kind',
+      'domain',
+      'detail',
+      'count',
+      'first_at',
+      'last_at',
+      'status',
+      'operator_note',
+      'reviewed_by',
+    ])
+    .orderBy('last_at', 'desc')
+    .limit(limit);
+  if (status) query = query.where('status', '=', status);
+  return query.execute();
+}
+
+export async function markRequest(
+  db: Db,
+  id: number,
+  mark: { status: string; operator_note: string | null; reviewed_by: string },
+  at: Date,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('service_requests')
+    .set({ ...mark, reviewed_at: at })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

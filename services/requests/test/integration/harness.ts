@@ -1,0 +1,87 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
+import { createNatsBus, type Bus } from '@meridian/bus';
+import { deleteNatsNamespace } from '@meridian/bus/testing';
+import { STREAMS } from '@meridian/contracts';
+import { createTestDatabase } from '@meridian/db/testing';
+import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
+import { createLogger, createMetrics } from '@meridian/observability';
+import { runScript, startServiceProcess, type ServiceProcess } from '@meridian/test-peers';
+import type { RequestsDeps } from '../../src/deps.js';
+import { start } from '../../src/main.js';
+
+export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+export interface Requests {
+  deps: RequestsDeps;
+  app: RequestListener;
+  /** A client on the namespace: publishes and reads events as other services would. */
+  client: Bus;
+  databaseUrl: string;
+  as(accountId: string): Promise<Record<string, string>>;
+  /** Credit for an account, through billing's operators' command line. */
+  grant(accountId: string, amount: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The requests service as main.ts assembles it, and billing beside it as its own process (the
+ * real prices, spends and order quotes), on a fresh database and a private NATS namespace.
+ */
+export async function startRequests(prefix: string, env: Record<string, string> = {}): Promise<Requests> {
+  const database = await createTestDatabase(prefix);
+  const namespace = `t${randomBytes(4).toString('hex')}`;
+  const common = {
+    DATABASE_URL: database.url,
+    NATS_URL,
+    BUS_NAMESPACE: namespace,
+    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+    LOG_LEVEL: 'warn',
+  };
+  const billing: ServiceProcess = await startServiceProcess('services/billing/src/main.ts', {
+    ...common,
+    DEPOSIT_ADDRESS: 'Dep1t5WaLLet1111111111111111111111111111111',
+  });
+  const service = await start({ PORT: '0', HOST: '127.0.0.1', ...common, ...env });
+  const client = await createNatsBus({
+    url: NATS_URL,
+    name: 'requests-test-client',
+    namespace,
+    logger: createLogger('requests-test-client', { level: 'warn' }),
+    metrics: createMetrics('requests-test-client', { defaultMetrics: false }),
+  });
+  await client.ensureStream(STREAMS.requests);
+  return {
+    deps: service.deps as unknown as RequestsDeps,
+    app: service.app,
+    client,
+    databaseUrl: database.url,
+    as: (accountId) =>
+      callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
+    grant: async (accountId, amount) => {
+      const run = await runScript(
+        'services/billing/scripts/admin.ts',
+        [
+          'grant',
+          '--operator',
+          'test',
+          '--account',
+          accountId,
+          '--amount',
+          String(amount),
+          '--note',
+          'test credit',
+        ],
+        { DATABASE_URL: database.url },
+      );
+      if (run.code !== 0) throw new Error(run.stderr);
+    },
+    close: async () => {
+      await client.close();
+      await service.close();
+      await billing.close();
+      await deleteNatsNamespace(NATS_URL, namespace);
+      await database.drop();
+    },
+  };
+}
