@@ -17,6 +17,14 @@ export const RPC = {
   /** Analysis, requests → billing: an order that may be paid by an on-chain deposit; answers its memo. */
   billingOrderRegister: 'rpc.billing.order.register.v1',
   billingSubscriptionRead: 'rpc.billing.subscription.read.v1',
+  /** Analysis → billing: the prices of items from its price table (the one source of prices). */
+  billingPriceRead: 'rpc.billing.price.read.v1',
+} as const;
+
+/** Jobs on work queues (stream ANALYSIS_RUNS): one worker takes each. */
+export const WORK = {
+  /** A paid (or covered) analysis run waiting for a worker; the CloudEvent type is `analysis.run.requested.v1`. */
+  analysisRunRequested: 'work.analysis.run.requested.v1',
 } as const;
 
 export const EVENTS = {
@@ -29,6 +37,7 @@ export const EVENTS = {
   billingOrderPaid: 'billing.order.paid.v1',
   requestsRequestRecorded: 'requests.request.recorded.v1',
   requestsBookingConfirmed: 'requests.booking.confirmed.v1',
+  analysisRunRequested: 'analysis.run.requested.v1',
 } as const;
 
 /** Durable consumer names: `<consumer-service>__<handler>`. */
@@ -36,4 +45,6 @@ export const DURABLES = {
   identityPlanChanged: 'identity__plan_changed',
   identityBookingConfirmed: 'identity__booking_confirmed',
   requestsOrderPaid: 'requests__order_paid',
+  analysisOrderPaid: 'analysis__order_paid',
+  analysisRunWorker: 'analysis__run_worker',
 } as const;

@@ -1,7 +1,18 @@
 import { Router } from 'express';
 import type { AnalysisDeps } from './deps.js';
+import { auditRoutes } from './routes/audit.js';
+import { credentialRoutes } from './routes/credentials.js';
+import { domainRoutes } from './routes/domains.js';
+import { rescanRoutes } from './routes/rescan.js';
+import { runRoutes } from './routes/runs.js';
 
 /** The routes of this service, behind the gateway's caller assertion. */
-export function routes(_deps: AnalysisDeps): Router {
-  return Router();
+export function routes(deps: AnalysisDeps): Router {
+  const router = Router();
+  router.use(domainRoutes(deps));
+  router.use(runRoutes(deps));
+  router.use(auditRoutes(deps));
+  router.use(credentialRoutes(deps));
+  router.use(rescanRoutes(deps));
+  return router;
 }

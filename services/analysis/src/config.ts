@@ -1,7 +1,10 @@
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
 import type { z } from 'zod';
+import { platformConfig } from './config-platform.js';
 
-export const configSchema = baseConfigSchema.extend({});
+export const configSchema = baseConfigSchema.extend({
+  ...platformConfig,
+});
 
 export type Config = z.infer<typeof configSchema>;
 
