@@ -1,8 +1,10 @@
 import {
   LEGACY_ROUTES,
   findMetric,
+  isLegacyPath,
   metricPathOf,
   planReaches,
+  DATA_QUERY_PARAMETERS,
   type CatalogHit,
   type Plan,
 } from '@meridian/contracts';
@@ -14,7 +16,7 @@ export const DATA_PREFIX = '/v1/data';
 
 /** A data call: the generic endpoint or a legacy route. Everything under /v1/data counts. */
 export function isDataPath(path: string): boolean {
-  return path === DATA_PREFIX || path.startsWith(`${DATA_PREFIX}/`) || Object.hasOwn(LEGACY_ROUTES, path);
+  return path === DATA_PREFIX || path.startsWith(`${DATA_PREFIX}/`) || isLegacyPath(path);
 }
 
 export interface DataTarget {
@@ -76,6 +78,16 @@ export function gateRefusal(plan: Plan, target: DataTarget | undefined): string 
 export function isSeriesRead(target: DataTarget & { hit: CatalogHit }, query: URLSearchParams): boolean {
   const { metric } = target.hit;
   if (metric.value_shape === 'series') return true;
-  const series = query.get('series');
-  return metric.series && (series === 'true' || series === '1');
+  return metric.series && query.get('series') === 'true';
+}
+
+/**
+ * The `resource.url` of a challenge: the path and the data endpoint's own parameters only, so a
+ * credential a client put in the query (`api_key=`, a token) is never echoed back.
+ */
+export function challengedUrl(base: string, path: string, query: URLSearchParams): string {
+  const kept = new URLSearchParams();
+  for (const [name, value] of query) if (DATA_QUERY_PARAMETERS.includes(name)) kept.append(name, value);
+  const search = kept.toString();
+  return `${base}${path}${search ? `?${search}` : ''}`;
 }

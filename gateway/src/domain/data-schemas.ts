@@ -1,41 +1,14 @@
 import { z } from 'zod';
-import type { CatalogHit } from '@meridian/contracts';
+import { SERIES_SHAPING_PARAMETERS, type CatalogHit } from '@meridian/contracts';
 
 /**
- * Query parameters of the data endpoint (data-api-interface 4.1), as documented to callers. The
- * bounds are the data service's (services/data/src/routes/query.ts), which parses them.
+ * Query parameters of the data endpoint (data-api-interface 4.1): the contracts' schema, the one
+ * the data service parses with, so the documents list exactly what it accepts.
  */
-/** The parameters only a series answer takes (data-api-interface 4.1); `series` itself asks for one. */
-export const SERIES_PARAMETERS: ReadonlySet<string> = new Set([
-  'series',
-  'fields',
-  'format',
-  'cursor',
-  'max_response_tokens',
-]);
+export { dataQuerySchema } from '@meridian/contracts';
 
-export const dataQuerySchema = z.object({
-  entity: z.string().optional().describe('Instrument, market, league, city or topic; depends on the product'),
-  source: z.string().optional().describe('Restrict to one venue; omit for the combined cross-venue value'),
-  series: z.enum(['true', 'false']).optional().describe('true requests a time-series read (priced higher)'),
-  interval: z
-    .enum(['1s', '1m', '5m', '15m', '30m', '1h', '4h', '1d'])
-    .optional()
-    .describe('OHLCV only: 1s and 1m native, the others rolled up at query time'),
-  fields: z.string().optional().describe('Series only: comma-separated allowlist of columns'),
-  format: z
-    .enum(['table', 'json'])
-    .optional()
-    .describe('Series only: table answers columnar {columns, rows}; json (default) an array of objects'),
-  cursor: z.string().optional().describe('Series only: opaque cursor from meta.next_cursor'),
-  max_response_tokens: z.coerce
-    .number()
-    .int()
-    .min(200)
-    .max(100_000)
-    .optional()
-    .describe('Series only: truncate to whole rows'),
-});
+/** The parameters only a series answer takes (data-api-interface 4.1); `series` itself asks for one. */
+export const SERIES_PARAMETERS: ReadonlySet<string> = new Set(['series', ...SERIES_SHAPING_PARAMETERS]);
 
 /** The envelope of every data answer (data-api-interface 2.1). */
 export const envelopeSchema = z.object({

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import {
+  DEFAULT_INTERVAL,
   SESSION_COOKIE,
   paymentRequiredSchema,
   pricesSchema,
@@ -126,20 +127,48 @@ function queryParameters(schema: z.ZodObject): Parameter[] {
 }
 
 /**
- * The query parameters one metric takes: its product's entities and venues as enums, interval
- * for OHLCV only, `series` and the series-shaping parameters only where a series answer exists.
+ * The query parameters one metric takes, with exactly the values the data service accepts: the
+ * entities it answers (the empty one where the product has none), its product's venues, interval
+ * for OHLCV only, `series` with the values that have an answer, and the series-shaping parameters
+ * only where a series answer exists.
  */
 function metricParameters(hit: CatalogHit): Parameter[] {
-  const { entities, sources } = hit.product;
+  const { sources } = hit.product;
+  const { metric } = hit;
   return queryParameters(dataQuerySchema).flatMap((p): Parameter[] => {
     if (p.name === 'entity')
-      return entities.length ? [{ ...p, schema: { type: 'string', enum: entities } }] : [];
+      return [{ ...p, ...combinedNote(hit, p), schema: { type: 'string', enum: entitiesOf(hit) } }];
     if (p.name === 'source')
-      return sources.length > 1 ? [{ ...p, schema: { type: 'string', enum: sources } }] : [];
-    if (p.name === 'interval') return hit.metric.metric === 'ohlcv' ? [p] : [];
-    if (SERIES_PARAMETERS.has(p.name)) return hit.metric.series ? [p] : [];
+      return sources.length ? [{ ...p, schema: { type: 'string', enum: sources } }] : [];
+    if (p.name === 'interval') return metric.metric === 'ohlcv' ? [withDefault(p, DEFAULT_INTERVAL)] : [];
+    if (p.name === 'series') return [{ ...p, schema: { type: 'string', enum: seriesValues(hit) } }];
+    if (SERIES_PARAMETERS.has(p.name)) return metric.series ? [p] : [];
     return [p];
   });
+}
+
+/** The entity values a metric answers: the product's (or the metric's own), or only the empty one. */
+function entitiesOf(hit: CatalogHit): string[] {
+  const entities = hit.metric.entities ?? hit.product.entities;
+  return entities.length > 0 ? entities : [''];
+}
+
+/** Where the metric answers fewer entities without a source, the description says which. */
+function combinedNote(hit: CatalogHit, p: Parameter): Pick<Parameter, 'description'> {
+  const combined = hit.metric.combined_entities;
+  if (!combined) return {};
+  return {
+    description: `${p.description ?? ''}; without source: ${combined.join(', ')} only (combined in USD)`,
+  };
+}
+
+function seriesValues(hit: CatalogHit): string[] {
+  if (hit.metric.value_shape === 'series') return ['true'];
+  return hit.metric.series ? ['true', 'false'] : ['false'];
+}
+
+function withDefault(p: Parameter, value: string): Parameter {
+  return { ...p, schema: { ...p.schema, default: value } };
 }
 
 const operationIdOf = (path: string) => path.replace(/^\/v1\//, '').replace(/[^A-Za-z0-9]+/g, '_');

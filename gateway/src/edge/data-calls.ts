@@ -7,7 +7,7 @@ import {
   type Plan,
   type Problem,
 } from '@meridian/contracts';
-import { problem, requestTrace, writeProblem } from '@meridian/http-kit';
+import { methodNotAllowed, problem, requestTrace, writeProblem } from '@meridian/http-kit';
 import proxyaddr from 'proxy-addr';
 import { formatTraceparent, type Logger, type Metrics } from '@meridian/observability';
 import type { RateLimiter } from '../adapters/rate-limiter.js';
@@ -15,7 +15,14 @@ import type { VerifiedCache, Verification } from '../adapters/verified-cache.js'
 import { trustedProxies } from '../domain/client-address.js';
 import { corsHeaders, isPreflight, type CorsPolicy } from '../domain/cors.js';
 import { bearerChallenge, hasPaymentHeader, presentedKey } from '../domain/credentials.js';
-import { dataTargets, gateRefusal, isPriced, isSeriesRead, type DataTarget } from '../domain/data-route.js';
+import {
+  challengedUrl,
+  dataTargets,
+  gateRefusal,
+  isPriced,
+  isSeriesRead,
+  type DataTarget,
+} from '../domain/data-route.js';
 import { PAYMENT_NOT_ENABLED, paymentRequired, type X402Settings } from '../domain/payment-required.js';
 import {
   rateLimitHeaders,
@@ -24,6 +31,7 @@ import {
   type RateDecision,
 } from '../domain/token-bucket.js';
 import { ANONYMOUS, type AssertionSigner } from './assertion.js';
+import { checkDataQuery } from './query-check.js';
 import { CLOSE_FIELDS, readBody, type BodyLimits } from './bodies.js';
 import type { InFlightGate } from './in-flight.js';
 
@@ -150,6 +158,7 @@ class DataEdge {
       res.writeHead(204, call.fields);
       return void res.end();
     }
+    if (req.method !== 'GET' && req.method !== 'HEAD' && call.target) return this.wrongMethod(call);
     const place = this.options.inFlight.enter(call.client);
     if ('refused' in place) {
       call.fields.push(...CLOSE_FIELDS);
@@ -199,11 +208,15 @@ class DataEdge {
   /** The 402 of data-api-interface 4.4, in the PAYMENT-REQUIRED field and as the body. */
   private challenge(call: DataCall, target: DataTarget & { hit: NonNullable<DataTarget['hit']> }): void {
     const { req, res, fields } = call;
+    const query = new URLSearchParams(call.query);
+    // A query the data service would refuse is refused before any payment is asked for.
+    const refused = checkDataQuery(target.hit, query);
+    if (refused) return this.refuse(call, refused);
     const base = this.options.publicBaseUrl ?? `http://${req.headers.host ?? `${this.upstream.host}`}`;
-    const series = isSeriesRead(target, new URLSearchParams(call.query));
+    const series = isSeriesRead(target, query);
     const body = paymentRequired(
       target.hit,
-      `${base}${req.url}`,
+      challengedUrl(base, call.path, query),
       series,
       this.options.x402,
       hasPaymentHeader(req.headers) ? PAYMENT_NOT_ENABLED : undefined,
@@ -347,6 +360,15 @@ class DataEdge {
             retryAfter: 1,
           }),
     );
+  }
+
+  /** A metric is a GET resource: another method is a 405 with `Allow`, whatever the credential. */
+  private wrongMethod(call: DataCall): void {
+    const refusal = methodNotAllowed(call.req.method ?? '', call.path, ['GET', 'HEAD']);
+    addFields(call.fields, refusal.headers);
+    // Any body stays unread: the connection closes after the answer.
+    call.fields.push(...CLOSE_FIELDS);
+    this.refuse(call, refusal.body);
   }
 
   /** A refused key: 401 with the bearer challenge (RFC 9110 requires one on every 401). */

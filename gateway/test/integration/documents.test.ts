@@ -58,19 +58,33 @@ describe('public documents', () => {
       const op = paths[path]!.get as OpenAPIV3_1.OperationObject & Record<string, unknown>;
       expect(op['x-min-plan']).toBe(hit.gate);
       const params = op.parameters as OpenAPIV3_1.ParameterObject[];
-      const entity = params.find((p) => p.name === 'entity');
-      if (hit.product.entities.length)
-        expect(entity!.schema).toEqual({ type: 'string', enum: hit.product.entities });
-      else expect(entity).toBeUndefined();
+      // Exactly the values the data service accepts (the contracts' dataQuerySchema and resolveEntity).
+      const schemaOf = (name: string) => params.find((p) => p.name === name)?.schema;
+      const entities = hit.metric.entities ?? hit.product.entities;
+      expect(schemaOf('entity')).toEqual({ type: 'string', enum: entities.length ? entities : [''] });
+      expect(schemaOf('source')).toEqual({ type: 'string', enum: hit.product.sources });
       expect(params.some((p) => p.name === 'interval')).toBe(hit.metric.metric === 'ohlcv');
       expect(params.some((p) => p.name === 'cursor')).toBe(hit.metric.series);
-      expect(params.some((p) => p.name === 'series')).toBe(hit.metric.series);
+      const series =
+        hit.metric.value_shape === 'series' ? ['true'] : hit.metric.series ? ['true', 'false'] : ['false'];
+      expect(schemaOf('series')).toEqual({ type: 'string', enum: series });
       expect(Object.keys(op.responses!)).toEqual(
         hit.gate === 'free'
           ? ['200', '400', '401', '402', '404', '429']
           : ['200', '400', '401', '402', '403', '404', '429'],
       );
     }
+    const ohlcv = paths['/v1/data/crypto/spot/ohlcv']!.get as OpenAPIV3_1.OperationObject;
+    const params = ohlcv.parameters as OpenAPIV3_1.ParameterObject[];
+    expect(params.find((p) => p.name === 'interval')!.schema).toMatchObject({
+      enum: ['1s', '1m', '5m', '15m', '30m', '1h', '4h', '1d'],
+      default: '1m',
+    });
+    expect(params.find((p) => p.name === 'max_response_tokens')!.schema).toMatchObject({
+      minimum: 200,
+      maximum: 100000,
+    });
+    expect(params.find((p) => p.name === 'entity')!.description).toContain('without source: BTC-USD only');
     const chain = paths['/v1/data/crypto/options/chain']!.get as Record<string, unknown>;
     expect(chain['x-min-plan']).toBe('pro');
     expect(paths['/v1/data/crypto/spot/trades']!.get).toMatchObject({ 'x-min-plan': 'basic' });

@@ -807,7 +807,14 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
         },
         body: '{}',
       });
-      expect(byBearer.status).toBe(201);
+      // Not a cross-site refusal (403): the body is refused for its type, as every JSON route does.
+      expect(byBearer.status).toBe(415);
+      const byBearerJson = await fetch(`${a.url}/v1/keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other.token}`, origin: 'https://evil.example', ...json },
+        body: '{}',
+      });
+      expect(byBearerJson.status).toBe(201);
     });
   });
 });

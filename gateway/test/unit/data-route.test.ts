@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { dataTarget, isPriced, isSeriesRead } from '../../src/domain/data-route.js';
+import { checkDataQuery } from '../../src/edge/query-check.js';
+import { challengedUrl, dataTarget, isPriced, isSeriesRead } from '../../src/domain/data-route.js';
 import { paymentRequired } from '../../src/domain/payment-required.js';
 
 const settings = { payTo: 'PayTo111', feePayer: 'Fee111' };
@@ -14,7 +15,7 @@ function priceOf(path: string, query: string): string {
 describe('the series price follows the catalogue', () => {
   it('charges the series price for series=true only where the catalogue offers a series', () => {
     expect(priceOf('/v1/data/absurd_cosmos/space_weather/planetary_kp', 'series=true')).toBe('20000');
-    expect(priceOf('/v1/data/absurd_cosmos/space_weather/planetary_kp', 'series=1')).toBe('20000');
+    expect(priceOf('/v1/data/absurd_cosmos/space_weather/planetary_kp', 'series=1')).toBe('10000');
     expect(priceOf('/v1/data/absurd_cosmos/space_weather/planetary_kp', '')).toBe('10000');
     // No series answer exists: the call is challenged at the single price (the data service refuses it).
     expect(priceOf('/v1/data/crypto/spot/reference_price', 'series=true')).toBe('10000');
@@ -25,5 +26,51 @@ describe('the series price follows the catalogue', () => {
   it('always charges the series price for a series-shaped metric', () => {
     expect(priceOf('/v1/data/crypto/spot/ohlcv', '')).toBe('20000');
     expect(priceOf('/v1/trades', 'series=false')).toBe('20000');
+  });
+});
+
+describe('a keyless call is checked before a payment is asked for', () => {
+  const hit = (path: string) => dataTarget(path)!.hit!;
+  const check = (path: string, query: string) => checkDataQuery(hit(path), new URLSearchParams(query));
+
+  it('refuses unknown parameters, bad values and combinations the metric cannot serve', () => {
+    expect(check('/v1/data/crypto/spot/reference_price', 'entty=BTC-USDT')).toMatchObject({
+      status: 400,
+      errors: [{ path: 'query.entty' }],
+    });
+    expect(
+      check('/v1/data/crypto/spot/reference_price', 'source=binanceus&series=yes')?.errors?.[0]?.path,
+    ).toBe('query.series');
+    // A venue the catalogue does not name may be stored: the data service looks and decides.
+    expect(check('/v1/data/crypto/spot/reference_price', 'source=coinbase')).toBeUndefined();
+    expect(check('/v1/data/crypto/spot/reference_price', 'entity=BTC-USDT')?.errors?.[0]?.path).toBe(
+      'query.entity',
+    );
+    expect(check('/v1/data/crypto/spot/ohlcv', 'series=true')).toBeUndefined();
+    expect(check('/v1/reference_price', 'entity=BTC-USD&source=kraken')).toBeUndefined();
+    expect(check('/v1/data/absurd_cosmos/restless_earth/quakes_last_hour', 'entity=')).toBeUndefined();
+  });
+
+  it('echoes the data parameters only in the challenged resource URL, never a credential', () => {
+    const url = challengedUrl(
+      'https://api.example',
+      '/v1/reference_price',
+      new URLSearchParams('entity=BTC-USD&api_key=mk_live_x&token=t'),
+    );
+    expect(url).toBe('https://api.example/v1/reference_price?entity=BTC-USD');
+    expect(challengedUrl('https://api.example', '/v1/ohlcv', new URLSearchParams(''))).toBe(
+      'https://api.example/v1/ohlcv',
+    );
+  });
+});
+
+describe('a keyless call asking for what the metric does not answer', () => {
+  it('is refused before a challenge: series=false on a series-only metric, series=true without history, interval off OHLCV', () => {
+    const check = (path: string, query: string) =>
+      checkDataQuery(dataTarget(path)!.hit!, new URLSearchParams(query))?.errors?.[0]?.path;
+    expect(check('/v1/ohlcv', 'series=false')).toBe('query.series');
+    expect(check('/v1/reference_price', 'series=true')).toBe('query.series');
+    expect(check('/v1/reference_price', 'interval=1h')).toBe('query.interval');
+    expect(check('/v1/ohlcv', 'interval=1h&series=true')).toBeUndefined();
   });
 });

@@ -85,3 +85,38 @@ export const traceEventSchema = z.object({
   message: z.string(),
 });
 export type TraceEvent = z.infer<typeof traceEventSchema>;
+
+/** POST /v1/analysis/report/{id}/share body: who the link works for, and until when. */
+export const shareBodySchema = z
+  .object({
+    audience: z
+      .enum(['anyone', 'signed_in', 'emails'])
+      .default('anyone')
+      .describe(
+        'anyone with the link; signed-in accounts only; or the signed-in accounts of the named emails',
+      ),
+    emails: z
+      .array(z.email().max(254))
+      .min(1)
+      .max(50)
+      .optional()
+      .describe('With audience emails: who may read'),
+    expires_at: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe('When the link stops working; default never'),
+  })
+  .strict()
+  .refine((b) => (b.audience === 'emails') === (b.emails !== undefined), {
+    message: 'emails: give them with audience "emails", and only then',
+    path: ['emails'],
+  });
+
+/** The minted link (shown once). */
+export const shareLinkSchema = z.object({
+  url: z.string(),
+  token: z.string(),
+  audience: z.enum(['anyone', 'signed_in', 'emails']),
+  emails: z.array(z.string()),
+  expires_at: z.string().nullable(),
+});

@@ -56,3 +56,8 @@ export const billingPlanChangedSchema = z.object({
 
 /** Name of the session cookie the gateway and identity agree on. */
 export const SESSION_COOKIE = 'meridian_session';
+
+/** rpc.identity.account.email.v1 */
+export const accountEmailRequestSchema = z.object({ account_id: z.uuid() });
+export const accountEmailReplySchema = z.object({ account_id: z.string(), email: z.string().nullable() });
+export type AccountEmailReply = z.infer<typeof accountEmailReplySchema>;

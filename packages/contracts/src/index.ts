@@ -14,3 +14,4 @@ export * from './result.js';
 export * from './billing.js';
 export * from './requests.js';
 export * from './analysis.js';
+export * from './data-query.js';

@@ -7,6 +7,8 @@ export const RPC = {
   identityKeyVerify: 'rpc.identity.key.verify.v1',
   /** Gateway → identity: who holds this session token. */
   identitySessionVerify: 'rpc.identity.session.verify.v1',
+  /** Analysis → identity: the confirmed email of an account (a share link's named audience). */
+  identityAccountEmail: 'rpc.identity.account.email.v1',
   /** Connectors, replay, importer → data: store one batch (ingestBatchSchema), idempotent. */
   dataIngest: 'rpc.data.ingest.v1',
   /** Analysis, requests → billing: pay an order from credit (idempotent by order id). */

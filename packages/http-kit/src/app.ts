@@ -18,6 +18,11 @@ export interface HttpAppOptions {
    * load balancer in front of it live; a service is never reachable from anywhere else.
    */
   trustProxy?: string;
+  /**
+   * Paths whose routes also read an HTML form (`application/x-www-form-urlencoded`, with their own
+   * parser). Every other body must be JSON: anything else is a 415 problem, never read as empty.
+   */
+  formPaths?: readonly string[];
 }
 
 export const DEFAULT_TRUST_PROXY = 'loopback, uniquelocal';
@@ -38,12 +43,37 @@ export function createHttpApp(options: HttpAppOptions): Express {
     next();
   });
   if (options.parseJson !== false) {
-    app.use(
-      express.json({ limit: options.jsonLimit ?? '100kb', type: ['application/json', 'application/*+json'] }),
-    );
+    app.use(jsonBodiesOnly(options.formPaths ?? []));
+    app.use(express.json({ limit: options.jsonLimit ?? '100kb', type: JSON_TYPES }));
   }
   app.locals.logger = options.logger;
   return app;
+}
+
+const JSON_TYPES = ['application/json', 'application/*+json'];
+const FORM_TYPE = 'application/x-www-form-urlencoded';
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * A body the JSON parser would leave unread (a form, text, no Content-Type) is refused with 415
+ * rather than read as an empty object and answered as if its fields were missing.
+ */
+function jsonBodiesOnly(formPaths: readonly string[]) {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    if (!hasBody(req) || req.is(JSON_TYPES)) return next();
+    if (req.is(FORM_TYPE) && formPaths.includes(req.path)) return next();
+    const forms = formPaths.includes(req.path) ? ` or an HTML form (${FORM_TYPE})` : '';
+    next(
+      httpProblem(
+        'unsupported_media_type',
+        `This route reads JSON: send the body as JSON with Content-Type: application/json${forms}.`,
+      ),
+    );
+  };
 }
 
 function traceMiddleware(req: Request, res: Response, next: NextFunction): void {
@@ -67,9 +97,47 @@ export function sendProblem(res: Response, err: HttpProblem): void {
   writeProblem(res, err.body, err.headers);
 }
 
-/** Adds the routing 404 and the last error handler; call after every route. */
-export function finishApp(app: Express): Express {
+/** A layer of express's router, as far as the methods of a path are read from it. */
+interface RouterLayer {
+  match(path: string): { path: string } | false;
+  route?: { methods: Record<string, boolean> };
+  handle?: { stack?: RouterLayer[] };
+}
+
+/** The methods the routes of `stack` serve at `path`, nested routers included. */
+function methodsAt(stack: readonly RouterLayer[], path: string, found = new Set<string>()): Set<string> {
+  for (const layer of stack) {
+    const matched = layer.match(path);
+    if (!matched) continue;
+    if (layer.route) {
+      for (const [method, on] of Object.entries(layer.route.methods))
+        if (on && method !== '_all') found.add(method.toUpperCase());
+    } else if (layer.handle?.stack)
+      methodsAt(layer.handle.stack, path.slice(matched.path.length) || '/', found);
+  }
+  if (found.has('GET')) found.add('HEAD');
+  return found;
+}
+
+/** The 405 of a path some route serves with other methods, with `Allow` (RFC 9110 15.5.6). */
+export function methodNotAllowed(method: string, path: string, allowed: Iterable<string>): HttpProblem {
+  const allow = [...allowed].sort().join(', ');
+  const refusal = httpProblem('method_not_allowed', `${path} answers ${allow}, not ${method}.`);
+  return new HttpProblem(refusal.body, { ...refusal.headers, allow });
+}
+
+/**
+ * Adds the routing 404 (405 with `Allow` when the path is served with other methods, by a route
+ * of the app or, as `servedElsewhere` says, by the lean routes in front of it) and the last error
+ * handler; call after every route.
+ */
+export function finishApp(app: Express, servedElsewhere?: (path: string) => readonly string[]): Express {
   app.use((req: Request, _res: Response, next: NextFunction) => {
+    const stack = (app as unknown as { router: { stack: RouterLayer[] } }).router.stack;
+    const allowed = methodsAt(stack, req.path);
+    for (const method of servedElsewhere?.(req.path) ?? []) allowed.add(method);
+    if (allowed.size > 0 && !allowed.has(req.method))
+      return next(methodNotAllowed(req.method, req.path, allowed));
     next(httpProblem('route_not_found', `No route serves ${req.method} ${req.path}`));
   });
   app.use(lastErrorHandler);

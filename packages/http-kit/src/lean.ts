@@ -84,3 +84,8 @@ function sendLeanProblem(req: IncomingMessage, res: ServerResponse, err: unknown
   logger.error({ err, method: req.method, path: req.url?.split('?')[0] }, 'unhandled error');
   writeProblem(res, problem('internal', 'The server failed to answer this request.'));
 }
+
+/** The methods lean routes serve at a path (GET and HEAD, or none), for express's 405 (finishApp). */
+export function leanMethods(routes: readonly LeanRoute[]): (path: string) => string[] {
+  return (path) => (routes.some((r) => r.match(path) !== undefined) ? ['GET', 'HEAD'] : []);
+}

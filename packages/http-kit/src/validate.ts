@@ -12,3 +12,45 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, where
   const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
   throw httpProblem('validation_failed', detail, { errors });
 }
+
+/**
+ * The parameters of a query that a route does not take, in the order given. A typo is never read
+ * as the parameter's absence: `?entty=BTC-USDT` would otherwise answer the default entity.
+ */
+export function unknownParameters(query: object, allowed: readonly string[]): string[] {
+  return Object.keys(query).filter((name) => !allowed.includes(name));
+}
+
+/**
+ * The 400 problem of unknown query parameters: names each (never its value, which may be a
+ * credential put in the wrong place) and lists the parameters the route takes.
+ */
+export function unknownParametersProblem(unknown: readonly string[], allowed: readonly string[]) {
+  const takes =
+    allowed.length > 0 ? `this route takes ${allowed.join(', ')}` : 'this route takes no query parameter';
+  const names = unknown.map(shownName);
+  const errors = names.map((name) => ({ path: `query.${name}`, message: `unknown parameter; ${takes}` }));
+  return httpProblem(
+    'validation_failed',
+    `Unknown query parameter${unknown.length > 1 ? 's' : ''} ${names.map((n) => `"${n}"`).join(', ')}; ${takes}.`,
+    { errors },
+  );
+}
+
+/** No parameter name is that long; a longer one may be a key pasted as `?<key>`, so it is not echoed. */
+const LONGEST_SHOWN_NAME = 40;
+
+function shownName(name: string): string {
+  return name.length <= LONGEST_SHOWN_NAME ? name : `(a name of ${name.length} characters)`;
+}
+
+/**
+ * Parses a query with zod after refusing the parameters the schema does not name, so a misspelt
+ * or misplaced parameter is a 400 rather than silently ignored.
+ */
+export function parseQuery<S extends z.ZodObject>(schema: S, query: object, where = 'query'): z.infer<S> {
+  const allowed = Object.keys(schema.shape);
+  const unknown = unknownParameters(query, allowed);
+  if (unknown.length > 0) throw unknownParametersProblem(unknown, allowed);
+  return parseInput(schema, query, where);
+}

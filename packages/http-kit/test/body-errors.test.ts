@@ -20,6 +20,7 @@ function formApp() {
     logger: createLogger('test', { destination: sink }),
     metrics: createMetrics('test', { defaultMetrics: false }),
     jsonLimit: '1kb',
+    formPaths: ['/form'],
   });
   const form = express.urlencoded({ extended: false, limit: '1kb', parameterLimit: 4 });
   app.post('/form', form, (req, res) => {
@@ -96,6 +97,7 @@ describe('body-parser failures', () => {
     const nested = createHttpApp({
       logger: createLogger('test', { level: 'silent' }),
       metrics: createMetrics('test', { defaultMetrics: false }),
+      formPaths: ['/deep'],
     });
     // body-parser 2 takes `depth`, which @types/express does not list yet.
     const shallow = { extended: true, depth: 1 };

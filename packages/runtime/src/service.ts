@@ -21,6 +21,7 @@ import {
 import {
   assertionKey,
   createHttpApp,
+  leanMethods,
   finishApp,
   requireCaller,
   setErrorsBase,
@@ -70,6 +71,8 @@ export interface ServiceDefinition<DB, C extends BaseConfig> {
   outbox?: boolean;
   /** The service's routes, mounted behind the caller assertion check. */
   routes(deps: ServiceDeps<DB, C>): Router;
+  /** Paths whose routes also read an HTML form; every other body must be JSON (else 415). */
+  formPaths?: readonly string[];
   /** Hot GET routes served before express (same assertion check, problems and metrics). */
   leanRoutes?(deps: ServiceDeps<DB, C>): LeanRoute[];
   /** Runs once after migrations, before anything is served (e.g. rows the configuration decides). */
@@ -91,7 +94,7 @@ export interface RunningService {
 
 /** The assembled app without listening: the lean routes, then probes, metrics and the service's routes. */
 export function buildServiceApp<DB, C extends BaseConfig>(
-  def: Pick<ServiceDefinition<DB, C>, 'name' | 'routes' | 'leanRoutes'>,
+  def: Pick<ServiceDefinition<DB, C>, 'name' | 'routes' | 'leanRoutes' | 'formPaths'>,
   deps: ServiceDeps<DB, C>,
   ready: () => Promise<void>,
 ): RequestListener {
@@ -99,11 +102,12 @@ export function buildServiceApp<DB, C extends BaseConfig>(
     logger: deps.logger,
     metrics: deps.metrics,
     trustProxy: deps.config.TRUST_PROXY,
+    ...(def.formPaths ? { formPaths: def.formPaths } : {}),
   });
   app.use(probeRouter(def.name, deps.metrics, ready));
   app.use(requireCaller(deps.assertionKey), def.routes(deps));
-  const express: Express = finishApp(app);
   const routes = def.leanRoutes?.(deps) ?? [];
+  const express: Express = finishApp(app, leanMethods(routes));
   if (routes.length === 0) return express;
   return withLeanRoutes(express, {
     routes,

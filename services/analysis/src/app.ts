@@ -5,6 +5,7 @@ import { credentialRoutes } from './routes/credentials.js';
 import { domainRoutes } from './routes/domains.js';
 import { rescanRoutes } from './routes/rescan.js';
 import { runRoutes } from './routes/runs.js';
+import { reportRoutes } from './routes/reports.js';
 
 /** The routes of this service, behind the gateway's caller assertion. */
 export function routes(deps: AnalysisDeps): Router {
@@ -14,5 +15,6 @@ export function routes(deps: AnalysisDeps): Router {
   router.use(auditRoutes(deps));
   router.use(credentialRoutes(deps));
   router.use(rescanRoutes(deps));
+  router.use(reportRoutes(deps));
   return router;
 }

@@ -1,9 +1,11 @@
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { platformConfig } from './config-platform.js';
 
 export const configSchema = baseConfigSchema.extend({
   ...platformConfig,
+  /** Public address of the platform: share links are minted under it. */
+  PUBLIC_BASE_URL: z.string().url().default('http://localhost:8080'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -11,7 +11,7 @@ export type Deps = DataDeps;
 /** The routes of this service, behind the gateway's caller assertion. */
 export function routes(deps: DataDeps): Router {
   const router = Router();
-  router.use(catalogRoutes(), demoRoutes(deps));
+  router.use(catalogRoutes(deps.config.DATA_REPLAY === 'on' ? 'replay' : 'stored'), demoRoutes(deps));
   return router;
 }
 

@@ -7,8 +7,8 @@ import { migrations } from './db/migrations/index.js';
 import { SERVICE, type DataDeps } from './deps.js';
 import { createIngestor } from './flows/ingestor.js';
 import { startCombinedBackfill } from './jobs/combined-backfill.js';
-import { marketReplayNote, startMarketReplay } from './jobs/market-replay.js';
-import { loadRecordedFeeds } from './jobs/recorded-feeds.js';
+import { marketReplayNote, replayedSpotAt, startMarketReplay } from './jobs/market-replay.js';
+import { loadRecordedFeeds, startFeedRefresh } from './jobs/recorded-feeds.js';
 import { startRetentionPurge } from './jobs/retention-purge.js';
 import { createPriceCache } from './flows/resolve/reference-price.js';
 import { ingestRpc } from './rpc/ingest.js';
@@ -33,10 +33,17 @@ function background(deps: DataDeps): Array<() => Promise<void>> {
   });
   if (deps.config.DATA_REPLAY === 'off') return [purge.stop, backfill.stop];
   const replay = startMarketReplay(deps.ingestor, deps.logger);
-  const feeds = loadRecordedFeeds(deps, new Date()).catch((err: unknown) =>
-    deps.logger.error({ err }, 'recorded feeds could not be replayed'),
-  );
-  return [purge.stop, backfill.stop, replay.stop, async () => void (await feeds)];
+  const spotAt = replayedSpotAt();
+  let refresh: { stop(): Promise<void> } | undefined;
+  // The fresh feeds are played again at each slot once every recording has been played once.
+  const feeds = loadRecordedFeeds(deps, new Date(), spotAt)
+    .then(() => void (refresh = startFeedRefresh(deps, spotAt)))
+    .catch((err: unknown) => deps.logger.error({ err }, 'recorded feeds could not be replayed'));
+  const stopFeeds = async () => {
+    await feeds;
+    await refresh?.stop();
+  };
+  return [purge.stop, backfill.stop, replay.stop, stopFeeds];
 }
 
 /** Composition root: the only place that reads the environment. */

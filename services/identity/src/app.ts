@@ -2,12 +2,12 @@ import { Router } from 'express';
 import { buildServiceApp } from '@meridian/runtime';
 import { SERVICE, type IdentityDeps } from './deps.js';
 import { accountRoutes } from './routes/account.js';
-import { authRoutes } from './routes/auth.js';
+import { authRoutes, FORM_PATHS } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
 import { oauthRoutes } from './routes/oauth.js';
 import { twoFactorRoutes } from './routes/two-factor.js';
 
-export { SERVICE };
+export { FORM_PATHS, SERVICE };
 
 /** The routes of this service, behind the gateway's caller assertion. */
 export function routes(deps: IdentityDeps): Router {
@@ -24,5 +24,5 @@ export function routes(deps: IdentityDeps): Router {
 
 /** The whole express app without listen(), for supertest. */
 export function createApp(deps: IdentityDeps, ready: () => Promise<void> = async () => {}) {
-  return buildServiceApp({ name: SERVICE, routes }, deps, ready);
+  return buildServiceApp({ name: SERVICE, routes, formPaths: FORM_PATHS }, deps, ready);
 }

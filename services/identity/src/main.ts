@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { STREAMS } from '@meridian/contracts';
 import { isEntrypoint, runMain, startService, type ServiceDeps, type SharedInfra } from '@meridian/runtime';
-import { routes } from './app.js';
+import { FORM_PATHS, routes } from './app.js';
 import { oidcProviders, parseConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
@@ -71,6 +71,7 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       streams: [STREAMS.identity, STREAMS.billing, STREAMS.requests],
       outbox: true,
       routes: (deps) => routes(full(deps)),
+      formPaths: FORM_PATHS,
       rpc: (deps) => rpcHandlers(full(deps)),
       consumers: (deps) => [...consumers(full(deps)), ...bookingConsumers(full(deps))],
       background: (deps) => [mailRelay(full(deps))],

@@ -41,8 +41,11 @@ const DATA_PATH_PREFIX = '/v1/data/';
  * with each segment percent-decoded. The gateway's gate and the data service's resolver read the
  * path through this one function, so an encoded path cannot name one metric to the gate and
  * another to the resolver. Undefined when the path does not have a metric's shape.
+ * `/v1/ohlcv/` is `/v1/ohlcv`, never a portal path that needs a session.
  */
-export function metricPathOf(pathname: string): MetricPath | undefined {
+export function metricPathOf(path: string): MetricPath | undefined {
+  // One trailing slash names the same resource, as on every express route (non-strict routing).
+  const pathname = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   const legacy = Object.hasOwn(LEGACY_ROUTES, pathname) ? LEGACY_ROUTES[pathname] : undefined;
   const rest =
     legacy ?? (pathname.startsWith(DATA_PATH_PREFIX) ? pathname.slice(DATA_PATH_PREFIX.length) : undefined);
@@ -55,4 +58,10 @@ export function metricPathOf(pathname: string): MetricPath | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A legacy single-metric path, with or without one trailing slash. */
+export function isLegacyPath(path: string): boolean {
+  const pathname = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return Object.hasOwn(LEGACY_ROUTES, pathname);
 }

@@ -8,7 +8,14 @@ interface MetricOptions {
   cadence?: Cadence;
   /** series=true answers the metric's history (see MetricEntry.series). */
   series?: boolean;
+  /** MetricEntry.combined_entities. */
+  combined_entities?: string[];
+  /** MetricEntry.entities. */
+  entities?: string[];
 }
+
+/** What a product says of its entities beyond the list (ProductEntry). */
+type EntityOptions = Pick<ProductEntry, 'default_entity' | 'venue_entities'>;
 
 /** The metric answers its stored history with series=true. */
 export const HISTORY: MetricOptions = { series: true };
@@ -36,6 +43,7 @@ export function product(
   entities: string[],
   metrics: MetricSpec[],
   planned: MetricSpec[] = [],
+  entityOptions: EntityOptions = {},
 ): ProductEntry {
   const entry =
     (status: MetricEntry['status']) =>
@@ -47,6 +55,8 @@ export function product(
       status,
       min_tier: options.min_tier ?? minTier,
       series: shape === 'series' || options.series === true,
+      ...(options.combined_entities ? { combined_entities: options.combined_entities } : {}),
+      ...(options.entities ? { entities: options.entities } : {}),
       description,
     });
   return {
@@ -55,6 +65,7 @@ export function product(
     min_tier: minTier,
     sources,
     entities,
+    ...entityOptions,
     metrics: [...metrics.map(entry('live')), ...planned.map(entry('planned'))],
   };
 }

@@ -29,6 +29,13 @@ export interface MetricEntry {
    * The data service refuses series=true on the others, and the gateway prices it as a series read only here.
    */
   series: boolean;
+  /**
+   * The entities the metric answers without a `source` (combined across venues), when fewer than the
+   * product's: a venue's own market (BTC-USDT) is answered only with `source=` a venue listing it.
+   */
+  combined_entities?: string[];
+  /** The only entities the metric answers at all, when fewer than the product's (with a source or not). */
+  entities?: string[];
   description: string;
 }
 
@@ -40,6 +47,10 @@ export interface ProductEntry {
   sources: string[];
   /** Entity identifiers the product offers; empty for metrics with no entity. */
   entities: string[];
+  /** The entity a query that names none is answered for; absent where no entity means all of them. */
+  default_entity?: string;
+  /** Per venue, the entities it lists, when a venue does not list them all (spot books). */
+  venue_entities?: Record<string, string[]>;
   metrics: MetricEntry[];
 }
 

@@ -1,5 +1,7 @@
 import type { Generated } from 'kysely';
 import type { OutboxTables } from '@meridian/bus';
+import type { Report } from '@meridian/contracts';
+import type { Audience } from '../domain/share.js';
 
 /** Tables of the `analysis` schema. */
 export interface Database extends OutboxTables {
@@ -35,7 +37,7 @@ export interface Database extends OutboxTables {
     error: string | null;
     refund: string | null;
     /** The finished Report (packages/contracts reportSchema); the reports routes read it. */
-    report: unknown;
+    report: Report | null;
   };
   trace_events: {
     run_id: string;
@@ -75,5 +77,15 @@ export interface Database extends OutboxTables {
     next_due_at: Date;
     last_run_id: string | null;
     updated_at: Date;
+  };
+  share_links: {
+    id: Generated<number>;
+    token_hash: string;
+    run_id: string;
+    account_id: string;
+    audience: Audience;
+    expires_at: Date | null;
+    revoked_at: Date | null;
+    created_at: Date;
   };
 }

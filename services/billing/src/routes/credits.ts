@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { billingHistoryQuerySchema, creditsQuerySchema } from '@meridian/contracts';
-import { parseInput, sessionAccountOf } from '@meridian/http-kit';
+import { parseQuery, sessionAccountOf } from '@meridian/http-kit';
 import type { BillingDeps } from '../deps.js';
 import { readCredits } from '../flows/read-credits.js';
 import { readHistory } from '../flows/read-history.js';
@@ -11,12 +11,12 @@ export function creditRoutes(deps: BillingDeps): Router {
   const router = Router();
   router.get('/v1/credits', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseInput(creditsQuerySchema, req.query, 'query');
+    const query = parseQuery(creditsQuerySchema, req.query);
     res.json(await readCredits(deps, accountId, query));
   });
   router.get('/v1/account/billing/history', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseInput(billingHistoryQuerySchema, req.query, 'query');
+    const query = parseQuery(billingHistoryQuerySchema, req.query);
     res.json(valueOf(await readHistory(deps, accountId, query)));
   });
   return router;

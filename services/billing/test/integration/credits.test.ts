@@ -67,7 +67,7 @@ describe('credits and billing history', () => {
 
   it('refuses limit and before out of range, and a caller without a session', async () => {
     const account = randomUUID();
-    for (const q of ['?limit=0', '?limit=101', '?limit=abc', '?before=0', '?before=-3'])
+    for (const q of ['?limit=0', '?limit=101', '?limit=abc', '?before=0', '?before=-3', '?limt=5'])
       expect((await credits(account, q)).status).toBe(400);
     const keyed = await request(billing.app)
       .get('/v1/credits')

@@ -38,3 +38,13 @@ export function relativeDispersion(values: number[]): number {
   const m = median(values);
   return median(values.map((v) => Math.abs(v - m))) / m;
 }
+
+/**
+ * meta.confidence of an answer made of several parts (the demo snapshot): its weakest part, halved
+ * for each part that could not be answered. Never above a part's own score, so a snapshot with an
+ * hours-old part never says 1.
+ */
+export function combinedConfidence(parts: number[], missing: number): number {
+  if (parts.length === 0) return 0;
+  return Math.round(Math.min(...parts) * 0.5 ** missing * 1000) / 1000;
+}

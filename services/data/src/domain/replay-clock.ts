@@ -6,7 +6,11 @@
  * - the looped mapping (`loopedRange`), for the recorded market bars: wall time w plays recorded time
  *   start + (w mod span), in loop floor(w / span); a span of whole days keeps UTC day boundaries;
  * - the whole-unit shift (`replayShift`), for the recorded feeds: a recording moves forward by whole
- *   days (whole months for monthly series), so its newest point lands at most one unit before now.
+ *   days (whole months for monthly series), so its newest point lands at most one unit before now;
+ * - the slot shift (`slotShift`), for feeds whose values age in minutes (weather, network, quakes,
+ *   scoreboards, tides, Kp): the recording's instant lands at the start of the current slot of the
+ *   feed's cadence, and is played again at each new slot, so an answer is as fresh as the recorded
+ *   data was when it was recorded, plus less than one cadence.
  */
 
 const DAY_MS = 86_400_000;
@@ -33,6 +37,11 @@ export function loopedRange<T extends { ts: number }>(
       out.push({ ...rows[i]!, ts: rows[i]!.ts - rec.start + loopStart });
   }
   return out;
+}
+
+/** The recorded instant a looped recording plays at wall time `wall`. */
+export function loopedRecordedTime(rec: LoopedRecording, wall: number): number {
+  return rec.start + (((wall % rec.spanMs) + rec.spanMs) % rec.spanMs);
 }
 
 function lowerBound(rows: { ts: number }[], ts: number): number {
@@ -86,6 +95,24 @@ export function replayShift(recordedAt: string, now: Date, unit: ShiftUnit): Rep
     shift: `shifted by ${months} months`,
     months,
   };
+}
+
+/**
+ * The shift that lands `recordedAt` at the start of the current `slotMs` slot of the wall clock
+ * (slots aligned to the epoch): the same for every instant of a slot, so a replay within one slot
+ * writes the same rows again.
+ */
+export function slotShift(recordedAt: string, now: Date, slotMs: number): ReplayShift {
+  const slotStart = Math.floor(now.getTime() / slotMs) * slotMs;
+  return shiftBy(
+    slotStart - ms(recordedAt),
+    `played at ${new Date(slotStart).toISOString()}, replayed every ${slotMs / 60_000} min`,
+  );
+}
+
+/** The clock of a shift by a known number of ms (a play whose marker says where it landed). */
+export function shiftBy(deltaMs: number, words = `shifted by ${deltaMs} ms`): ReplayShift {
+  return { clock: (t) => new Date(ms(t) + deltaMs).toISOString(), shift: words };
 }
 
 /** Adds calendar months in UTC, clamping the day to the target month's length. */

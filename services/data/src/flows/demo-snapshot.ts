@@ -1,6 +1,6 @@
 import type { DataDeps } from '../deps.js';
 import { buildChain, demoOptions, type DemoOptions } from '../domain/feeds/options.js';
-import { gameRow } from '../domain/feeds/sports.js';
+import { gameRow, statusHolds } from '../domain/feeds/sports.js';
 import type { SourceRef } from '../domain/metric-resolver.js';
 import { iso } from './resolve/feed-answer.js';
 import { chainSnapshot } from './resolve/options.js';
@@ -44,7 +44,7 @@ export async function demoSnapshot(deps: DataDeps, now: Date): Promise<DemoFeeds
     if (stored.length === 0) continue;
     const newest = Math.max(...stored.map((s) => s.ts.getTime()));
     sources.push({ venue: 'espn', ts: iso(new Date(newest)), symbol: leagues.join(',') });
-    for (const { event } of stored.filter((s) => s.ts.getTime() === newest)) {
+    for (const { event } of stored.filter((s) => s.ts.getTime() === newest && statusHolds(s.event, now))) {
       // The demo shows the spec's event fields only: no event id, no detail line.
       const { event: _id, detail: _detail, ...shown } = gameRow(event);
       events.push(shown);

@@ -8,7 +8,8 @@ import {
 } from '../adapters/upstream/recorded-market.js';
 import type { ReplayNote } from '../domain/envelope.js';
 import type { MetricAnswer } from '../domain/metric-resolver.js';
-import { loopedRange } from '../domain/replay-clock.js';
+import { closeAt } from '../domain/feeds/btc-level.js';
+import { loopedRange, loopedRecordedTime } from '../domain/replay-clock.js';
 import type { Bar } from '../domain/series/bar.js';
 import { ingestOwn, type Ingestor } from '../flows/ingestor.js';
 
@@ -76,4 +77,18 @@ export function marketReplayNote(answer: MetricAnswer): ReplayNote | undefined {
   return recorded.length > 0
     ? { recorded: [...new Set(recorded)].join(', '), method: REPLAY_METHOD }
     : undefined;
+}
+
+/** The market whose replayed close is the BTC level the other recordings are scaled to. */
+export const LEVEL_MARKET = 'binanceus BTC-USD';
+
+/**
+ * The replayed spot price at a wall instant: the close of the recorded Binance.US BTC-USD 1m bar
+ * the looped replay plays then (or the newest before it), the level every replayed BTC price is
+ * scaled to (domain/feeds/btc-level.ts).
+ */
+export function replayedSpotAt(): (wall: number) => number | undefined {
+  const market = RECORDED_MARKETS.find((m) => `${m.venue} ${m.symbol}` === LEVEL_MARKET)!;
+  const bars = loadRecordedBars(market);
+  return (wall) => closeAt(bars, loopedRecordedTime(RECORDING, wall));
 }

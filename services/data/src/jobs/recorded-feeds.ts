@@ -1,8 +1,18 @@
 import { ingestBatchSchema, type IngestBatchInput, type IngestSummary } from '@meridian/contracts';
 import { readRecording, RECORDINGS, type Recording } from '../adapters/upstream/recordings.js';
+import { startPeriodic } from '@meridian/runtime';
 import type { DataDeps } from '../deps.js';
-import { replayShift } from '../domain/replay-clock.js';
+import { scaleBtcBatch } from '../domain/feeds/btc-level.js';
+import {
+  replayShift,
+  shiftBy,
+  slotShift,
+  type ReplayClock,
+  type ReplayShift,
+} from '../domain/replay-clock.js';
+import { deleteObservations, replayPlays } from '../db/repositories/feeds-observations.js';
 import { ingestOwn } from '../flows/ingestor.js';
+import { LEVEL_MARKET } from './market-replay.js';
 
 /** The marker a replay leaves beside its data, so that answers can say they come from a replay. */
 export const REPLAY_METRIC = 'replay';
@@ -15,11 +25,54 @@ export interface ReplayedRecording {
   inserted: number;
 }
 
-/** The batches of one recording, shifted to `now`, plus its replay marker. */
-export function replayBatches(recording: Recording, text: string, now: Date): IngestBatchInput[] {
-  const { clock, shift } = replayShift(recording.recordedAt, now, recording.shift);
+/** Where a recording is played at `now`: the current slot of its cadence, or whole days (months) back. */
+export function shiftOf(recording: Recording, now: Date): ReplayShift {
+  return recording.refreshMs
+    ? slotShift(recording.recordedAt, now, recording.refreshMs)
+    : replayShift(recording.recordedAt, now, recording.shift);
+}
+
+/** The replayed spot price at a wall instant (market-replay.ts), when the market replay plays. */
+export type SpotAt = (wall: number) => number | undefined;
+
+interface Scaling {
+  factor: number;
+  note: string;
+}
+
+/** The factor that takes the recording's BTC level to the replayed spot at the instant it is played at. */
+function btcScaling(
+  recording: Recording,
+  text: string,
+  clock: ReplayClock,
+  spotAt?: SpotAt,
+): Scaling | undefined {
+  if (!recording.btcLevel || !spotAt) return undefined;
+  const at = clock(recording.recordedAt);
+  const spot = spotAt(Date.parse(at));
+  const level = recording.btcLevel(text);
+  if (spot === undefined || !(level > 0)) return undefined;
+  const factor = spot / level;
+  return {
+    factor,
+    note: `BTC prices scaled by ${factor.toFixed(4)} from the recorded ${level} USD to the replayed ${LEVEL_MARKET} close ${spot} USD at ${at}, so that they agree with the replayed spot (ratios, implied volatility, delta, basis and funding unchanged)`,
+  };
+}
+
+/**
+ * The batches of one recording, shifted to `now`, plus its replay marker. With `spotAt`, a
+ * recording of BTC prices is scaled to the replayed spot level (domain/feeds/btc-level.ts).
+ */
+export function replayBatches(
+  recording: Recording,
+  text: string,
+  now: Date,
+  spotAt?: SpotAt,
+): IngestBatchInput[] {
+  const { clock, shift } = shiftOf(recording, now);
   const parsed = recording.parse(text, clock);
-  const batches = Array.isArray(parsed) ? parsed : [parsed];
+  const scaling = btcScaling(recording, text, clock, spotAt);
+  const batches = [parsed].flat().map((b) => (scaling ? scaleBtcBatch(b, scaling.factor) : b));
   const marker: IngestBatchInput = {
     kind: 'observations',
     source: recording.source,
@@ -34,6 +87,7 @@ export function replayBatches(recording: Recording, text: string, now: Date): In
           recorded_at: recording.recordedAt,
           shift,
           sample: recording.real ? 'real recorded data' : 'hand-written sample in the upstream format',
+          ...(scaling ? { scaled: scaling.note } : {}),
         },
       },
     ],
@@ -43,23 +97,90 @@ export function replayBatches(recording: Recording, text: string, now: Date): In
 
 /**
  * Ingests every recorded feed (everything but crypto/spot) through the one ingestion function,
- * shifted to the present, so that the service answers offline. Idempotent for the same `now`;
+ * shifted to the present, so that the service answers offline. With `spotAt` (the market replay's
+ * level, main.ts), BTC prices are scaled to the replayed spot; without it, kept as recorded. Idempotent for the same `now`;
  * a later start adds the same recording at its new position in time.
  */
-export async function loadRecordedFeeds(deps: DataDeps, now: Date): Promise<ReplayedRecording[]> {
+export async function loadRecordedFeeds(
+  deps: DataDeps,
+  now: Date,
+  spotAt?: SpotAt,
+): Promise<ReplayedRecording[]> {
   const done: ReplayedRecording[] = [];
   for (const recording of RECORDINGS) {
     const text = await readRecording(recording);
     let rows = 0;
     let inserted = 0;
-    for (const input of replayBatches(recording, text, now)) {
+    for (const input of replayBatches(recording, text, now, spotAt)) {
       const summary: IngestSummary = await ingestOwn(deps.ingestor, ingestBatchSchema.parse(input));
       rows += summary.received;
       inserted += summary.inserted;
     }
-    const { shift } = replayShift(recording.recordedAt, now, recording.shift);
+    const { shift } = shiftOf(recording, now);
     done.push({ file: recording.file, source: recording.source, shift, rows, inserted });
   }
   deps.logger.info({ recordings: done.length }, 'recorded feeds replayed');
   return done;
+}
+
+/**
+ * Plays the recordings of feeds that age in minutes (`refreshMs`) at the current slot, then removes
+ * every other play of them (an earlier slot, or a day-shifted play of an older build), so a
+ * scoreboard or a quake is stored once and never counted twice. Answers the recordings played.
+ */
+export async function refreshFreshFeeds(deps: DataDeps, now: Date, spotAt?: SpotAt): Promise<string[]> {
+  const played: string[] = [];
+  for (const recording of RECORDINGS) {
+    if (!recording.refreshMs) continue;
+    const text = await readRecording(recording);
+    for (const input of replayBatches(recording, text, now, spotAt))
+      await ingestOwn(deps.ingestor, ingestBatchSchema.parse(input));
+    await removeOtherPlays(
+      deps,
+      recording,
+      text,
+      Date.parse(shiftOf(recording, now).clock(recording.recordedAt)),
+    );
+    played.push(recording.file);
+  }
+  return played;
+}
+
+/** Deletes the rows of every play of a recording but the one that landed at `keep`. */
+async function removeOtherPlays(
+  deps: DataDeps,
+  recording: Recording,
+  text: string,
+  keep: number,
+): Promise<void> {
+  const recordedAt = Date.parse(recording.recordedAt);
+  for (const at of await replayPlays(deps.db, recording.source, recording.file)) {
+    if (at.getTime() === keep) continue;
+    const { clock } = shiftBy(at.getTime() - recordedAt);
+    const rows = [recording.parse(text, clock)]
+      .flat()
+      .flatMap((b) => (b.kind === 'observations' ? b.rows : []))
+      .map((r) => ({ key: r.key, metric: r.metric, ts: r.ts }));
+    rows.push({ key: recording.file, metric: REPLAY_METRIC, ts: at.toISOString() });
+    await deleteObservations(deps.db, recording.source, rows);
+  }
+}
+
+/**
+ * Plays the fresh feeds again whenever the slot of one of them turns (checked every 15 s), so an
+ * answer stays as fresh as the recorded data was when it was recorded (README, "Replay").
+ */
+export function startFeedRefresh(deps: DataDeps, spotAt: SpotAt, now: () => number = Date.now) {
+  const slots = RECORDINGS.flatMap((r) => (r.refreshMs ? [r.refreshMs] : []));
+  let played = -1;
+  const tick = async (): Promise<void> => {
+    const at = now();
+    const turn = Math.max(...slots.map((ms) => Math.floor(at / ms) * ms));
+    if (turn === played) return;
+    await refreshFreshFeeds(deps, new Date(at), spotAt);
+    played = turn;
+  };
+  return startPeriodic(tick, 15_000, (err) =>
+    deps.logger.error({ err }, 'feed refresh failed; retrying at the next tick'),
+  );
 }

@@ -2,8 +2,15 @@ import { Router } from 'express';
 import { CATALOG, LEGACY_ROUTES, higherPlan } from '@meridian/contracts';
 import { envelope } from '@meridian/http-kit';
 
+/**
+ * Where the data of a live metric comes from: `replay` while the service plays its recordings
+ * (DATA_REPLAY=on, the offline default: no live venue print, as every answer's method also says),
+ * `stored` when it answers what was ingested or imported only.
+ */
+export type ServedFrom = 'replay' | 'stored';
+
 /** The catalogue as served: every category, product and metric, live or planned, with its path and gate. */
-export function catalogDocument() {
+export function catalogDocument(servedFrom: ServedFrom = 'stored') {
   const legacyByKey = new Map(Object.entries(LEGACY_ROUTES).map(([path, key]) => [key, path]));
   const categories = [...new Set(CATALOG.map((p) => p.category))].map((category) => ({
     category,
@@ -12,6 +19,8 @@ export function catalogDocument() {
       min_tier: p.min_tier,
       sources: p.sources,
       entities: p.entities,
+      ...(p.default_entity !== undefined ? { default_entity: p.default_entity } : {}),
+      ...(p.venue_entities !== undefined ? { venue_entities: p.venue_entities } : {}),
       metrics: p.metrics.map((m) => {
         const key = `${p.category}/${p.product}/${m.metric}`;
         return {
@@ -23,7 +32,10 @@ export function catalogDocument() {
           cadence: m.cadence,
           ...(m.cadence_ms !== undefined ? { cadence_ms: m.cadence_ms, max_age_ms: m.max_age_ms } : {}),
           series: m.series,
+          ...(m.entities ? { entities: m.entities } : {}),
+          ...(m.combined_entities ? { combined_entities: m.combined_entities } : {}),
           status: m.status,
+          ...(m.status === 'live' ? { served_from: servedFrom } : {}),
           min_tier: higherPlan(p.min_tier, m.min_tier),
           description: m.description,
         };
@@ -33,9 +45,9 @@ export function catalogDocument() {
   return { categories };
 }
 
-export function catalogRoutes(): Router {
+export function catalogRoutes(servedFrom: ServedFrom): Router {
   const router = Router();
-  const body = catalogDocument();
+  const body = catalogDocument(servedFrom);
   router.get('/v1/catalog', (_req, res) => {
     res.json(
       envelope(

@@ -1,15 +1,18 @@
 import type { ParsedUrlQuery } from 'node:querystring';
 import {
+  DEFAULT_INTERVAL,
   findMetric,
-  LEGACY_ROUTES,
   metricPathOf,
+  parameterRefusal,
   planReaches,
+  resolveEntity,
   type CatalogHit,
   type Caller,
+  type StoredVenues,
 } from '@meridian/contracts';
 import {
   httpProblem,
-  parseInput,
+  parseQuery,
   signCursor,
   verifyCursor,
   type LeanRoute,
@@ -20,6 +23,7 @@ import { metricEnvelope, type SeriesMeta } from '../domain/envelope.js';
 import type { MetricAnswer, MetricQuery } from '../domain/metric-resolver.js';
 import { fitAnswer, PAGE_SIZE, selectFields, toTable } from '../domain/series/shape.js';
 import { resolverFor } from '../flows/resolve/index.js';
+import { storedVenues } from '../flows/resolve/venues.js';
 import { dataQuerySchema, type DataQuery } from './query.js';
 
 const DATA_PREFIX = '/v1/data/';
@@ -41,7 +45,7 @@ export function dataLeanRoutes(deps: DataDeps): LeanRoute[] {
     },
     {
       label: '/v1/:legacy_metric',
-      match: (path) => (Object.hasOwn(LEGACY_ROUTES, path) ? pathParams(path) : undefined),
+      match: (path) => (path.startsWith(DATA_PREFIX) ? undefined : pathParams(path)),
       handle,
     },
   ];
@@ -89,26 +93,30 @@ async function answerMetric(
       `${key} is planned: the path is right, the data is not collected yet`,
     );
   checkCaller(caller, hit, key);
-  const query = parseInput(dataQuerySchema, rawQuery, 'query');
-  checkEntity(hit, query.entity);
-  checkSeries(hit, key, query.series);
-  if (query.interval !== undefined && metric !== 'ohlcv')
-    throw httpProblem('validation_failed', 'query.interval: interval applies to OHLCV only', {
-      errors: [{ path: 'query.interval', message: 'interval applies to OHLCV only' }],
-    });
+  const query = parseQuery(dataQuerySchema, rawQuery);
+  const now = new Date();
+  const stored =
+    query.source !== undefined && !hit.product.sources.includes(query.source)
+      ? await storedVenues(deps, hit, now)
+      : {};
+  const entity = checkEntity(hit, query, stored);
+  const unanswerable = parameterRefusal(hit, query);
+  if (unanswerable) refuseField(unanswerable.path.replace(/^query\./, ''), unanswerable.message);
+  const interval = metric === 'ohlcv' ? (query.interval ?? DEFAULT_INTERVAL) : undefined;
   const resolver = resolverFor(key);
   if (!resolver) throw httpProblem('not_yet_available', `${key} has no resolver in this build`);
   const cursorKey = deps.config.cursorKey;
-  const binding = { k: key, e: query.entity ?? null, s: query.source ?? null, i: query.interval ?? null };
+  // Bound to the query as resolved: a default written out or left implicit is the same query.
+  const binding = { k: key, e: entity ?? null, s: query.source ?? null, i: interval ?? null };
   const metricQuery: MetricQuery = {
     category,
     product,
     metric,
     series: query.series ?? hit.metric.value_shape === 'series',
-    now: new Date(),
-    ...(query.entity !== undefined ? { entity: query.entity } : {}),
+    now,
+    ...(entity !== undefined ? { entity } : {}),
     ...(query.source !== undefined ? { source: query.source } : {}),
-    ...(query.interval !== undefined ? { interval: query.interval } : {}),
+    ...(interval !== undefined ? { interval } : {}),
     ...(query.cursor !== undefined ? { cursor: openCursor(query.cursor, cursorKey, binding) } : {}),
   };
   const result = await resolver(deps, metricQuery, hit);
@@ -124,34 +132,26 @@ async function answerMetric(
   );
 }
 
-function checkEntity(hit: CatalogHit, entity: string | undefined): void {
-  const allowed = hit.product.entities;
-  if (entity === undefined) return;
-  const message =
-    allowed.length === 0
-      ? `${hit.product.category}/${hit.product.product} takes no entity`
-      : `unknown entity "${entity}"; one of ${allowed.join(', ')}`;
-  if (!allowed.includes(entity))
-    throw httpProblem('validation_failed', `query.entity: ${message}`, {
-      errors: [{ path: 'query.entity', message }],
-    });
+function refuseField(name: string, message: string): never {
+  throw httpProblem('validation_failed', `query.${name}: ${message}`, {
+    errors: [{ path: `query.${name}`, message }],
+  });
 }
 
-/** series=true on a metric with no history to answer: refused rather than silently answered as a latest read. */
-function checkSeries(hit: CatalogHit, key: string, series: boolean | undefined): void {
-  if (series !== true || hit.metric.series) return;
-  const message = `${key} has no series answer; omit series (GET /v1/catalog says which metrics offer one)`;
-  throw httpProblem('validation_failed', `query.series: ${message}`, {
-    errors: [{ path: 'query.series', message }],
-  });
+/**
+ * The entity to answer (the catalogue's default when none is named), or a 400 saying what would
+ * work: a source that is not a venue of the product, an entity outside the product, the venue or
+ * the metric (the catalogue's `venue_entities`, `combined_entities` and the metric's `entities`).
+ */
+function checkEntity(hit: CatalogHit, query: DataQuery, stored: StoredVenues): string | undefined {
+  const resolved = resolveEntity(hit, query.entity, query.source, stored);
+  if (resolved.ok) return resolved.entity;
+  return refuseField(resolved.refusal.path.replace(/^query\./, ''), resolved.refusal.message);
 }
 
 function refuseSeriesParams(query: DataQuery): void {
   for (const name of ['fields', 'format', 'cursor', 'max_response_tokens'] as const)
-    if (query[name] !== undefined)
-      throw httpProblem('validation_failed', `query.${name}: applies to series-shaped answers only`, {
-        errors: [{ path: `query.${name}`, message: 'applies to series-shaped answers only' }],
-      });
+    if (query[name] !== undefined) refuseField(name, 'applies to series-shaped answers only');
 }
 
 function openCursor(cursor: string, key: string, binding: Record<string, unknown>): Record<string, unknown> {

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { findMetric } from '@meridian/contracts';
 import { envelope } from '@meridian/http-kit';
 import type { DataDeps } from '../deps.js';
+import { combinedConfidence, confidence } from '../domain/confidence.js';
 import type { SourceRef } from '../domain/metric-resolver.js';
 import { demoSnapshot } from '../flows/demo-snapshot.js';
 import { referencePriceResolver } from '../flows/resolve/reference-price.js';
@@ -31,6 +32,7 @@ async function buildDemo(deps: DataDeps, now: Date) {
   const spot = [];
   const sources: SourceRef[] = [];
   const venues = new Set<string>();
+  const scores: number[] = [];
   let asOf = 0;
   for (const entity of DEMO_SPOT) {
     const r = await referencePriceResolver(
@@ -42,10 +44,12 @@ async function buildDemo(deps: DataDeps, now: Date) {
     const d = r.value.data as { symbol: string; price: number; venues: { venue: string; price: number }[] };
     spot.push({ symbol: d.symbol, price: d.price, venues: d.venues });
     sources.push(...r.value.sources);
+    scores.push(r.value.confidence);
     r.value.venues.forEach((v) => venues.add(v));
     asOf = Math.max(asOf, Date.parse(r.value.as_of));
   }
   const parts = await demoSnapshot(deps, now);
+  for (const part of parts.sources) scores.push(partConfidence(part, now));
   sources.push(...parts.sources);
   parts.sources.forEach((s) => venues.add(s.venue));
   const times = sources.map((s) => Date.parse(s.ts)).filter(Number.isFinite);
@@ -56,7 +60,7 @@ async function buildDemo(deps: DataDeps, now: Date) {
       as_of: now.toISOString(),
       venues: [...venues],
       staleness_ms: Math.max(0, now.getTime() - oldest),
-      confidence: spot.length > 0 && parts.options ? 1 : 0.5,
+      confidence: combinedConfidence(scores, (spot.length > 0 ? 0 : 1) + (parts.options ? 0 : 1)),
       cache_ttl_s: DEMO_TTL_S,
     },
     {
@@ -65,4 +69,21 @@ async function buildDemo(deps: DataDeps, now: Date) {
         'Snapshot of several categories, computed at most once every 60 s: the crypto spot reference prices (as /v1/data/crypto/spot/reference_price), the nearest-expiry options contracts of the stored chain, and the sports events of the stored scoreboards. Market parts may come from the replay of recorded data.',
     },
   );
+}
+
+/** The max age of the demo's feed parts: the options chain's and the scoreboards' (catalogue). */
+const PART_MAX_AGE: Record<string, number> = {
+  deribit: findMetric('crypto', 'options', 'chain')!.metric.max_age_ms!,
+  espn: findMetric('sports', 'basketball', 'live_score')!.metric.max_age_ms!,
+};
+
+/** One part's score: one source, its own age against its metric's max age. */
+function partConfidence(part: SourceRef, now: Date): number {
+  const staleness = Math.max(0, now.getTime() - Date.parse(part.ts));
+  return confidence({
+    venues: 1,
+    dispersion: 0,
+    staleness_ms: staleness,
+    max_age_ms: PART_MAX_AGE[part.venue] ?? 1,
+  });
 }

@@ -15,9 +15,12 @@ export function problemOf(refusal: Refusal & { retryAfter?: number }): HttpProbl
     case 'rate_limited':
       return httpProblem('rate_limit', detail, { retryAfter: refusal.retryAfter ?? 1 });
     case 'invalid_credentials':
-    case 'invalid_code':
     case 'challenge_expired':
       return httpProblem('unauthorized', detail, { category: code });
+    // Not 401: the portal keeps 401 for "no valid session", on which a client signs the person
+    // out; a wrong code leaves a signed-in account signed in (and a login challenge open).
+    case 'invalid_code':
+      return httpProblem('forbidden', detail, { category: code });
     case 'email_unconfirmed':
       return httpProblem('forbidden', detail, { category: code });
     case 'oidc_refused':

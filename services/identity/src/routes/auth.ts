@@ -1,6 +1,6 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
-import { envelope, httpProblem, parseInput } from '@meridian/http-kit';
+import { envelope, httpProblem, parseInput, parseQuery } from '@meridian/http-kit';
 import { emailSchema } from '../domain/account.js';
 import { PASSWORD_MAX } from '../domain/password.js';
 import type { IdentityDeps } from '../deps.js';
@@ -45,6 +45,8 @@ const resetInput = z.object({ token: z.string().min(20).max(128), password: pass
 const tokenForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 4 });
 /** The reset page's form post: a token and a password of up to 256 characters, percent-encoded. */
 const resetForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 4 });
+/** The routes whose pages post an HTML form; every other route reads JSON only (415 otherwise). */
+export const FORM_PATHS: readonly string[] = ['/auth/verify-email', '/auth/password/reset', '/auth/unlock'];
 const emailInput = z.object({ email: emailSchema });
 /** A second factor: a current TOTP code, or one of the recovery codes. */
 export const factorInput = z
@@ -90,7 +92,7 @@ export function authRoutes(deps: IdentityDeps): Router {
   // The mailed link itself. A GET changes nothing (mail scanners follow links): it answers a page
   // whose button posts the token.
   router.get('/auth/verify-email', (req, res) => {
-    const { token } = parseInput(tokenInput, req.query, 'query');
+    const { token } = parseQuery(tokenInput, req.query);
     res.type('html').send(confirmEmailPage(token));
   });
   router.post('/auth/verify-email/resend', async (req, res) => {
@@ -170,12 +172,12 @@ export function authRoutes(deps: IdentityDeps): Router {
       .send(unlocked.ok ? signInUnlockedPage() : invalidLinkPage('unlock'));
   });
   router.get('/auth/unlock', (req, res) => {
-    const { token } = parseInput(tokenInput, req.query, 'query');
+    const { token } = parseQuery(tokenInput, req.query);
     res.type('html').send(unlockPage(token));
   });
   // The mailed link itself: like the confirmation link, a GET only answers the page whose form posts.
   router.get('/auth/password/reset', (req, res) => {
-    const { token } = parseInput(tokenInput, req.query, 'query');
+    const { token } = parseQuery(tokenInput, req.query);
     res.type('html').send(resetPasswordPage(token));
   });
   return router;

@@ -14,6 +14,7 @@ import { keySecretMatches, parseApiKey } from '../domain/api-key.js';
 import { hashToken } from '../domain/secrets.js';
 import { lastSeenIsStale, sessionIsLive } from '../domain/session.js';
 import type { IdentityDeps } from '../deps.js';
+import { accountEmail } from './account.js';
 
 const refused = (what: string): RpcReply<never> => ({
   ok: false,
@@ -73,5 +74,6 @@ export function rpcHandlers(deps: IdentityDeps): RpcRegistration[] {
   return [
     { subject: RPC.identityKeyVerify, handler: (req: unknown) => verifyKey(deps, req) },
     { subject: RPC.identitySessionVerify, handler: (req: unknown) => verifySession(deps, req) },
+    { subject: RPC.identityAccountEmail, handler: (req: unknown) => accountEmail(deps, req) },
   ] as RpcRegistration[];
 }

@@ -371,7 +371,7 @@ describe('OpenID Connect sign-in', () => {
         .set(await anonymous())
         .set('cookie', challengeCookie.split(';')[0]!)
         .send({ code });
-    expect((await verify('000000')).status).toBe(401);
+    expect((await verify('000000')).status).toBe(403);
     const done = await verify(await generate({ secret, epoch: Date.now() / 1000 + 30 }));
     expect(done.status).toBe(200);
     const session = await h.deps.db

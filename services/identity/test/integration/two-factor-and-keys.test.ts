@@ -79,7 +79,7 @@ describe('TOTP second factor', () => {
       .post('/v1/account/2fa/activate')
       .set(me.headers)
       .send({ code: '000000' });
-    expect(wrong.status).toBe(401);
+    expect(wrong.status).toBe(403);
     activationCode = await codeAt(secret);
     const res = await request(h.app)
       .post('/v1/account/2fa/activate')
@@ -100,7 +100,7 @@ describe('TOTP second factor', () => {
     expect(res.headers['set-cookie']).toBeUndefined();
     const { challenge } = res.body.data;
     const replay = await verifyChallenge(challenge, { code: activationCode });
-    expect(replay.status).toBe(401);
+    expect(replay.status).toBe(403);
     expect(replay.body.error_category).toBe('invalid_code');
     const next = await verifyChallenge(challenge, { code: await codeAt(secret, 1) });
     expect(next.status).toBe(200);
@@ -115,7 +115,7 @@ describe('TOTP second factor', () => {
     const first = (await login(email)).body.data.challenge;
     expect((await verifyChallenge(first, { recovery_code: recovery[0]!.toUpperCase() })).status).toBe(200);
     const second = (await login(email)).body.data.challenge;
-    expect((await verifyChallenge(second, { recovery_code: recovery[0]! })).status).toBe(401);
+    expect((await verifyChallenge(second, { recovery_code: recovery[0]! })).status).toBe(403);
   });
 
   it('answers 404 for an unknown POST /v1/account/2fa/{id}', async () => {
@@ -130,7 +130,7 @@ describe('TOTP second factor', () => {
       .post('/v1/account/2fa/disable')
       .set(me.headers)
       .send({ code: '123456' });
-    expect(wrong.status).toBe(401);
+    expect(wrong.status).toBe(403);
     const res = await request(h.app)
       .post('/v1/account/2fa/disable')
       .set(me.headers)
@@ -194,7 +194,7 @@ describe('second-factor guessing', () => {
     for (let round = 0; round < 2; round++) {
       const { challenge } = (await login(email)).body.data;
       for (let i = 0; i < 5; i++)
-        expect((await verifyChallenge(challenge, { code: wrong })).status).toBe(401);
+        expect((await verifyChallenge(challenge, { code: wrong })).status).toBe(403);
     }
     const { challenge } = (await login(email)).body.data;
     const locked = await verifyChallenge(challenge, { code: await codeAt(secret, 1) });
@@ -215,12 +215,12 @@ describe('second-factor guessing', () => {
         .post('/v1/account/2fa/disable')
         .set(me.headers)
         .send({ code: wrong });
-      expect(disable.status).toBe(401);
+      expect(disable.status).toBe(403);
       const regenerate = await request(h.app)
         .post('/v1/account/2fa/recovery-codes')
         .set(me.headers)
         .send({ code: wrong });
-      expect(regenerate.status).toBe(401);
+      expect(regenerate.status).toBe(403);
     }
     const disable = await request(h.app)
       .post('/v1/account/2fa/disable')

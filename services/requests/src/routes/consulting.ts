@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { bookingBodySchema, slotsQuerySchema } from '@meridian/contracts';
-import { envelope, httpProblem, parseInput, sessionAccountOf } from '@meridian/http-kit';
+import { envelope, httpProblem, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
 import type { RequestsDeps } from '../deps.js';
 import { bookConsultation } from '../flows/book-consultation.js';
 import { MAX_WINDOW_DAYS, bookingView, readBookings, readSlots } from '../flows/read-bookings.js';
@@ -14,7 +14,7 @@ export function consultingRoutes(deps: RequestsDeps): Router {
   const router = Router();
   router.get('/v1/consulting/slots', async (req, res) => {
     sessionAccountOf(req);
-    const query = parseInput(slotsQuerySchema, req.query, 'query');
+    const query = parseQuery(slotsQuerySchema, req.query);
     const from = query.from ?? new Date();
     const to = query.to ?? new Date(from.getTime() + 14 * DAY_MS);
     if (to <= from) throw httpProblem('validation_failed', 'to: must be after from');

@@ -9,6 +9,10 @@ import { HISTORY, product } from '../product.js';
  * service's README says which markets the recordings hold). Ingestion refuses other symbols.
  */
 const SPOT_PAIRS = ['BTC-USD', 'BTC-USDT', 'BTC-USDC'];
+/** The combined value across venues is in USD: without a source, these metrics answer BASE-USD. */
+const COMBINED = { combined_entities: ['BTC-USD'] };
+/** The books each venue of the recordings lists (data service README, "Markets of the catalogue"). */
+const SPOT_BOOKS = { binanceus: SPOT_PAIRS, kraken: ['BTC-USDC'] };
 
 export const CRYPTO: readonly ProductEntry[] = [
   product(
@@ -21,32 +25,42 @@ export const CRYPTO: readonly ProductEntry[] = [
     ['binanceus', 'kraken'],
     SPOT_PAIRS,
     [
-      ['reference_price', 'object', 'USD', 'Outlier-trimmed cross-venue price with per-venue provenance'],
+      [
+        'reference_price',
+        'object',
+        'USD',
+        'Outlier-trimmed cross-venue price in USD with per-venue provenance; source= narrows the venues',
+        { entities: ['BTC-USD'] },
+      ],
       [
         'change_24h',
         'object',
         'percent',
         'Latest close versus the close about 24 h earlier, from combined OHLCV',
+        COMBINED,
       ],
-      ['range_24h', 'object', 'USD', '24 h high, low and total volume from combined 1m OHLCV'],
+      ['range_24h', 'object', 'USD', '24 h high, low and total volume from combined 1m OHLCV', COMBINED],
       [
         'vwap_24h',
         'object',
         'USD',
         '24 h volume-weighted average price proxy (sum of midprice x volume over volume)',
+        COMBINED,
       ],
       [
         'realized_volatility_24h',
         'object',
         'percent',
         'Standard deviation of per-minute log returns, plus an annualized figure',
+        COMBINED,
       ],
-      ['trade_count_24h', 'object', 'count', 'Sum of trade counts over 24 h across venues'],
+      ['trade_count_24h', 'object', 'count', 'Sum of trade counts over 24 h across venues', COMBINED],
       [
         'ohlcv',
         'series',
         'USD',
         'Open, high, low, close, volume bars; per venue or combined; 1s and 1m native',
+        COMBINED,
       ],
       [
         'trades',
@@ -60,6 +74,7 @@ export const CRYPTO: readonly ProductEntry[] = [
       ['order_book_depth', 'object', 'USD', 'Bid and ask depth within 1 % of the mid, per venue'],
       ['spread', 'object', 'percent', 'Best bid-ask spread per venue'],
     ],
+    { default_entity: 'BTC-USD', venue_entities: SPOT_BOOKS },
   ),
   product(
     'crypto',
@@ -81,6 +96,8 @@ export const CRYPTO: readonly ProductEntry[] = [
         'Total open interest of calls and puts, in contracts of 1 underlying unit',
       ],
     ],
+    [],
+    { default_entity: 'BTC' },
   ),
   product(
     'crypto',
@@ -94,6 +111,8 @@ export const CRYPTO: readonly ProductEntry[] = [
       ['mark_price', 'object', 'USD', 'Futures mark price'],
       ['basis', 'object', 'percent', '(perp mark_price - spot reference_price) / reference_price x 100'],
     ],
+    [],
+    { default_entity: 'BTC-USD' },
   ),
   product(
     'crypto',
@@ -123,5 +142,7 @@ export const CRYPTO: readonly ProductEntry[] = [
       ['difficulty', 'scalar', 'count', 'Mining difficulty', HISTORY],
       ['tx_count', 'scalar', 'count', 'Transactions in the last 24 h', HISTORY],
     ],
+    [],
+    { default_entity: 'BTC' },
   ),
 ];

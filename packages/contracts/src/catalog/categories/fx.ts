@@ -15,5 +15,7 @@ export const FX: readonly ProductEntry[] = [
       ['reference_rate', 'object', 'rate', 'Reference exchange rate', HISTORY],
       ['change_24h', 'object', 'percent', 'Change of the reference rate over about 24 h', HISTORY],
     ],
+    [],
+    { default_entity: 'EUR-USD' },
   ),
 ];

@@ -15,5 +15,7 @@ export const WEATHER: readonly ProductEntry[] = [
       ['wind_speed', 'scalar', 'km/h', 'Wind speed at 10 m', HISTORY],
       ['precipitation', 'scalar', 'mm', 'Precipitation over the preceding 15 minutes', HISTORY],
     ],
+    [],
+    { default_entity: 'london' },
   ),
 ];

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { IngestBatchInput } from '@meridian/contracts';
+import { findMetric, type IngestBatchInput } from '@meridian/contracts';
 import {
   COLDEST_PLACE,
   PUBMED_TYPES,
@@ -43,6 +43,36 @@ export interface Recording {
   /** True for the real recorded data; false for the small hand-written samples. */
   real: boolean;
   parse(text: string, clock: ReplayClock): IngestBatchInput | IngestBatchInput[];
+  /**
+   * The BTC price in USD the recording was made at, for recordings whose BTC prices are scaled to
+   * the replayed spot level (domain/feeds/btc-level.ts); absent for every other recording.
+   */
+  btcLevel?(text: string): number;
+  /**
+   * For a feed whose values age in minutes: played at the start of every slot of this length (the
+   * product's cadence_ms in the catalogue) instead of shifted by whole days (replay-clock.ts,
+   * `slotShift`). Such a recording holds observations only.
+   */
+  refreshMs?: number;
+}
+
+/** The cadence of a product in the catalogue, the slot its recordings are played again at. */
+function cadenceOf(path: string): number {
+  const [category, product, metric] = path.split('/') as [string, string, string];
+  return findMetric(category, product, metric)!.metric.cadence_ms!;
+}
+
+/** A recording of a feed whose values age in minutes, played again every cadence of `metricPath`. */
+const fresh = (recording: Recording, metricPath: string): Recording => ({
+  ...recording,
+  refreshMs: cadenceOf(metricPath),
+});
+
+/** The options chain's index price (one for the whole snapshot). */
+function optionsIndexPrice(text: string): number {
+  const [header, first] = text.split('\n', 2);
+  const cells = first!.split(',');
+  return Number(cells[header!.split(',').indexOf('index_price')]);
 }
 
 const day = (file: string, source: string, recordedAt: string, parse: Recording['parse']): Recording => ({
@@ -56,51 +86,76 @@ const day = (file: string, source: string, recordedAt: string, parse: Recording[
 
 const SAMPLE_DAY = '2024-11-14';
 const espn = (sport: string, league: string, file: string, at: string): Recording =>
-  day(`espn/${file}_scoreboard_${SAMPLE_DAY}.json`, 'espn', at, (t, c) =>
-    parseEspnScoreboard(t, sport, league, at, c),
+  fresh(
+    day(`espn/${file}_scoreboard_${SAMPLE_DAY}.json`, 'espn', at, (t, c) =>
+      parseEspnScoreboard(t, sport, league, at, c),
+    ),
+    `sports/${sport}/live_score`,
   );
 
 export const RECORDINGS: Recording[] = [
   {
     ...day('deribit/btc_options_2020-05-21.csv', 'deribit', '2020-05-21T23:22:35.277Z', parseDeribitOptions),
     real: true,
+    btcLevel: optionsIndexPrice,
   },
-  day(
-    'deribit/ticker_BTC-PERPETUAL_2023-03-21.json',
-    'deribit',
-    '2023-03-21T23:59:31.220Z',
-    parseDeribitTicker,
-  ),
-  day(
-    'binance_futures/premium_index_BTCUSDT_2023-03-21.json',
-    'binance_futures',
-    '2023-03-21T23:59:30Z',
-    parseBinancePremiumIndex,
-  ),
+  {
+    ...day(
+      'deribit/ticker_BTC-PERPETUAL_2023-03-21.json',
+      'deribit',
+      '2023-03-21T23:59:31.220Z',
+      parseDeribitTicker,
+    ),
+    btcLevel: (t) => (JSON.parse(t) as { result: { index_price: number } }).result.index_price,
+  },
+  {
+    ...day(
+      'binance_futures/premium_index_BTCUSDT_2023-03-21.json',
+      'binance_futures',
+      '2023-03-21T23:59:30Z',
+      parseBinancePremiumIndex,
+    ),
+    btcLevel: (t) => Number((JSON.parse(t) as { indexPrice: string }).indexPrice),
+  },
   day(`farside/btc_etf_flows_${SAMPLE_DAY}.csv`, 'farside', '2024-11-14T23:30:00Z', parseFarsideFlows),
-  day(
-    `blockchain_info/stats_${SAMPLE_DAY}.json`,
-    'blockchain_info',
-    '2024-11-14T14:00:00Z',
-    parseBlockchainStats,
+  fresh(
+    {
+      ...day(
+        `blockchain_info/stats_${SAMPLE_DAY}.json`,
+        'blockchain_info',
+        '2024-11-14T14:00:00Z',
+        parseBlockchainStats,
+      ),
+      btcLevel: (t) => (JSON.parse(t) as { market_price_usd: number }).market_price_usd,
+    },
+    'crypto/network/market_cap',
   ),
   day('ecb/frankfurter_2024-11-13_2024-11-14.json', 'ecb', '2024-11-14T15:10:00Z', parseFrankfurter),
-  day(`open_meteo/current_cities_${SAMPLE_DAY}.json`, 'open_meteo', '2024-11-14T12:05:00Z', (t, c) =>
-    parseOpenMeteo(t, WEATHER_CITIES, c),
+  fresh(
+    day(`open_meteo/current_cities_${SAMPLE_DAY}.json`, 'open_meteo', '2024-11-14T12:05:00Z', (t, c) =>
+      parseOpenMeteo(t, WEATHER_CITIES, c),
+    ),
+    'weather/observations/temperature',
   ),
-  day(`open_meteo/current_oymyakon_${SAMPLE_DAY}.json`, 'open_meteo', '2024-11-14T12:05:00Z', (t, c) =>
-    parseOpenMeteo(t, [COLDEST_PLACE], c),
+  fresh(
+    day(`open_meteo/current_oymyakon_${SAMPLE_DAY}.json`, 'open_meteo', '2024-11-14T12:05:00Z', (t, c) =>
+      parseOpenMeteo(t, [COLDEST_PLACE], c),
+    ),
+    'absurd_earth/weather/temperature',
   ),
   espn('basketball', 'nba', 'basketball_nba', '2024-11-14T02:50:00Z'),
   espn('football', 'eng.1', 'soccer_eng.1', '2024-11-14T16:22:00Z'),
   espn('football', 'usa.1', 'soccer_usa.1', '2024-11-14T16:22:00Z'),
   espn('tennis', 'atp', 'tennis_atp', '2024-11-14T20:30:00Z'),
   espn('tennis', 'wta', 'tennis_wta', '2024-11-14T20:30:00Z'),
-  day(
-    `noaa_swpc/noaa-planetary-k-index_${SAMPLE_DAY}.json`,
-    'noaa_swpc',
-    '2024-11-14T12:10:00Z',
-    parseSwpcKp,
+  fresh(
+    day(
+      `noaa_swpc/noaa-planetary-k-index_${SAMPLE_DAY}.json`,
+      'noaa_swpc',
+      '2024-11-14T12:10:00Z',
+      parseSwpcKp,
+    ),
+    'absurd_cosmos/space_weather/planetary_kp',
   ),
   {
     ...day(
@@ -111,7 +166,10 @@ export const RECORDINGS: Recording[] = [
     ),
     shift: 'month',
   },
-  day(`usgs/all_day_${SAMPLE_DAY}.geojson`, 'usgs', '2024-11-14T12:00:00Z', parseUsgsFeed),
+  fresh(
+    day(`usgs/all_day_${SAMPLE_DAY}.geojson`, 'usgs', '2024-11-14T12:00:00Z', parseUsgsFeed),
+    'absurd_cosmos/restless_earth/quakes_last_hour',
+  ),
   day(`open_notify/astros_${SAMPLE_DAY}.json`, 'open_notify', '2024-11-14T12:00:00Z', (t, c) =>
     parseAstros(t, '2024-11-14T12:00:00Z', c),
   ),
@@ -136,11 +194,14 @@ export const RECORDINGS: Recording[] = [
     ),
     shift: 'month',
   },
-  day(
-    `noaa_tides/water_level_${TIDE_STATION}_${SAMPLE_DAY}.json`,
-    'noaa_tides',
-    '2024-11-14T12:03:00Z',
-    parseNoaaWaterLevel,
+  fresh(
+    day(
+      `noaa_tides/water_level_${TIDE_STATION}_${SAMPLE_DAY}.json`,
+      'noaa_tides',
+      '2024-11-14T12:03:00Z',
+      parseNoaaWaterLevel,
+    ),
+    'absurd_earth/tides/water_level',
   ),
   day(`stooq/spx_d_${SAMPLE_DAY}.csv`, 'stooq', '2024-11-14T22:00:00Z', (t, c) =>
     parseStooqDaily(t, 'sp500', c),

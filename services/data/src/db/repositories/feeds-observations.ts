@@ -121,6 +121,44 @@ export async function replayMarker(
   return row && normalise(row);
 }
 
+/** The instants every stored play of a recording landed at (its replay markers, key = the file). */
+export async function replayPlays(db: Db, source: string, file: string): Promise<Date[]> {
+  const rows = await db
+    .selectFrom('observations')
+    .select('ts')
+    .where('metric', '=', 'replay')
+    .where('source', '=', source)
+    .where('key', '=', file)
+    .orderBy('ts')
+    .execute();
+  return rows.map((r) => r.ts);
+}
+
+/** Deletes the observations of a source named by (key, metric, ts); answers how many went. */
+export async function deleteObservations(
+  db: Db,
+  source: string,
+  rows: readonly { key: string; metric: string; ts: string }[],
+): Promise<number> {
+  let deleted = 0;
+  for (let i = 0; i < rows.length; i += 500) {
+    const chunk = rows.slice(i, i + 500);
+    const result = await db
+      .deleteFrom('observations')
+      .where('source', '=', source)
+      .where((eb) =>
+        eb.or(
+          chunk.map((r) =>
+            eb.and([eb('key', '=', r.key), eb('metric', '=', r.metric), eb('ts', '=', new Date(r.ts))]),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    deleted += Number(result.numDeletedRows);
+  }
+  return deleted;
+}
+
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }

@@ -70,3 +70,11 @@ export function gameRow(e: SportEvent) {
     detail: e.detail,
   };
 }
+
+/**
+ * Whether a stored event's status still holds at `now`: a game "scheduled" to start before now has
+ * started or been called off since its snapshot, so it is no longer shown as scheduled.
+ */
+export function statusHolds(event: Pick<SportEvent, 'status' | 'start_time'>, now: Date): boolean {
+  return event.status !== 'scheduled' || Date.parse(event.start_time) > now.getTime();
+}

@@ -1,3 +1,5 @@
+import type { DataInterval } from '@meridian/contracts';
+
 /** One OHLCV bar; ts is its open time in ms since the epoch (UTC). */
 export interface Bar {
   ts: number;
@@ -10,6 +12,7 @@ export interface Bar {
   trade_count: number | null;
 }
 
+/** The length of every interval the query schema (contracts' DATA_INTERVALS) takes, and no other. */
 export const INTERVAL_MS = {
   '1s': 1_000,
   '1m': 60_000,
@@ -19,10 +22,9 @@ export const INTERVAL_MS = {
   '1h': 3_600_000,
   '4h': 14_400_000,
   '1d': 86_400_000,
-} as const;
+} as const satisfies Record<DataInterval, number>;
 
 export type Interval = keyof typeof INTERVAL_MS;
-export const INTERVALS = Object.keys(INTERVAL_MS) as Interval[];
 
 export function sumCounts(a: number | null, b: number | null): number | null {
   return a === null ? b : b === null ? a : a + b;

@@ -1,7 +1,5 @@
 import type { Result } from '@meridian/contracts';
 
-/** Bounds of max_response_tokens (data-api-interface 8 leaves them to us). */
-export const MAX_RESPONSE_TOKENS = { min: 200, max: 100_000 } as const;
 /** Rows per page of a series read. */
 export const PAGE_SIZE = 500;
 /** About four characters of JSON per token, the usual estimate for English-like text and numbers. */

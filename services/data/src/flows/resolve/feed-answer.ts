@@ -92,8 +92,15 @@ export async function feedAnswer(deps: DataDeps, input: FeedAnswerInput): Promis
     const marker = await replayMarker(deps.db, r.source, r.file, input.now);
     // A live connector's newer data is not a replay: the marker must be at least as new as the data.
     if (!marker || marker.ts.getTime() < input.asOf.getTime() - MAX_REPLAY_SPREAD_MS) continue;
-    const p = marker.payload as { file?: string; recorded_at?: string; shift?: string; sample?: string };
-    notes.push(`${p.file} (${p.sample}, recorded ${p.recorded_at}, ${p.shift} to the present)`);
+    const p = marker.payload as {
+      file?: string;
+      recorded_at?: string;
+      shift?: string;
+      sample?: string;
+      scaled?: string;
+    };
+    const scaled = p.scaled ? `; ${p.scaled}` : '';
+    notes.push(`${p.file} (${p.sample}, recorded ${p.recorded_at}, ${p.shift} to the present${scaled})`);
   }
   if (notes.length > 0) method += ` Data: replay of the recording ${notes.join('; ')}; not a live print.`;
   const answer: MetricAnswer = {

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import type { RequestListener } from 'node:http';
+import { callerHeaders } from '@meridian/http-kit/testing';
+import {
+  RECORDED_MARKETS,
+  RECORDING,
+  loadRecordedBars,
+} from '../../src/adapters/upstream/recorded-market.js';
+import { loopedRange } from '../../src/domain/replay-clock.js';
+import { replayedSpotAt } from '../../src/jobs/market-replay.js';
+import { loadRecordedFeeds, refreshFreshFeeds } from '../../src/jobs/recorded-feeds.js';
+import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+import { testApp, testDeps } from '../support/app.js';
+import { ingestBars } from '../support/recorded.js';
+
+const HOUR = 3_600_000;
+
+/** Offline, one BTC price level everywhere: spot, the options chain, the perpetuals and the network's market cap. */
+describe('replayed data agrees with itself', () => {
+  let db: MigratedDatabase;
+  let app: RequestListener;
+  let headers: Record<string, string>;
+  let deps: ReturnType<typeof testDeps>;
+  const spotAt = replayedSpotAt();
+  const get = (path: string) => request(app).get(path).set(headers);
+  const near = (a: number, b: number, within: number) => expect(Math.abs(a / b - 1)).toBeLessThan(within);
+
+  beforeAll(async () => {
+    db = await migratedDatabase('data_replay_coherence');
+    deps = testDeps(db);
+    app = testApp(deps);
+    headers = await callerHeaders({ plan: 'ultra', auth: 'api_key', account_id: 'acct_r', key_id: 'key_r' });
+    const now = Date.now();
+    // What the market replay plays: the looped recording of the last 26 hours.
+    for (const market of RECORDED_MARKETS) {
+      const bars = loopedRange(RECORDING, loadRecordedBars(market), now - 26 * HOUR, now);
+      await ingestBars(db.db, market.venue, market.symbol, bars);
+    }
+    await loadRecordedFeeds(deps, new Date(now), spotAt);
+  });
+  afterAll(() => db.drop());
+
+  it('answers the options underlying at the replayed spot of the same instant, and says it was scaled', async () => {
+    const chain = await get('/v1/data/crypto/options/chain');
+    expect(chain.status).toBe(200);
+    near(chain.body.data.underlying_px, spotAt(Date.parse(chain.body.meta.as_of))!, 0.01);
+    expect(chain.body.provenance.method).toMatch(
+      /BTC prices scaled by [\d.]+ .* to the replayed binanceus BTC-USD close/,
+    );
+    // Moneyness kept: some strike sits near the scaled underlying, as 9000 did near 9096.
+    const strikes = chain.body.data.options.map((o: { strike: number }) => o.strike);
+    expect(
+      Math.min(...strikes.map((k: number) => Math.abs(k / chain.body.data.underlying_px - 1))),
+    ).toBeLessThan(0.03);
+  });
+
+  it('answers the perpetuals and the market cap at the same level', async () => {
+    const mark = await get('/v1/data/crypto/futures/mark_price');
+    expect(mark.status).toBe(200);
+    const ts = Date.parse(mark.body.meta.as_of);
+    for (const v of mark.body.data.venues as { mark_price: number }[]) near(v.mark_price, spotAt(ts)!, 0.01);
+    const cap = await get('/v1/data/crypto/network/market_cap');
+    expect(cap.status).toBe(200);
+    near(cap.body.data / 19_788_187.5, spotAt(Date.parse(cap.body.meta.as_of))!, 0.001);
+    expect(cap.body.provenance.method).toMatch(/scaled/);
+  });
+
+  it('marks every live metric of the catalogue as replayed while the replay plays', async () => {
+    const replaying = testApp(testDeps(db, { DATA_REPLAY: 'on' }));
+    const res = await request(replaying).get('/v1/catalog').set(headers);
+    const metrics = res.body.data.categories.flatMap(
+      (c: { products: { metrics: Record<string, unknown>[] }[] }) => c.products.flatMap((p) => p.metrics),
+    );
+    for (const m of metrics) expect(m.served_from).toBe(m.status === 'live' ? 'replay' : undefined);
+    const stored = await get('/v1/catalog');
+    expect(stored.body.data.categories[0].products[0].metrics[0].served_from).toBe('stored');
+  });
+
+  it('never gives the demo a confidence of 1 beside a part that is hours old', async () => {
+    const demo = await get('/v1/demo');
+    expect(demo.status).toBe(200);
+    const oldest = demo.body.meta.staleness_ms as number;
+    if (oldest > HOUR) expect(demo.body.meta.confidence).toBeLessThan(0.1);
+    expect(demo.body.meta.confidence).toBeLessThan(1);
+  });
+
+  it('answers weather, network and quakes as fresh as their recording, not days old with confidence 0', async () => {
+    for (const path of [
+      '/v1/data/weather/observations/temperature?entity=london',
+      '/v1/data/crypto/network/market_cap',
+      '/v1/data/absurd_cosmos/restless_earth/quakes_last_hour',
+      '/v1/data/absurd_earth/tides/water_level',
+    ]) {
+      const res = await get(path);
+      expect([path, res.status]).toEqual([path, 200]);
+      expect([path, res.body.meta.staleness_ms]).toEqual([path, expect.any(Number)]);
+      expect(res.body.meta.staleness_ms).toBeLessThan(HOUR);
+      expect(res.body.meta.confidence).toBeGreaterThan(0.1);
+      expect(res.body.provenance.method).toMatch(/replayed every/);
+    }
+  });
+
+  it('shows no game scheduled in the past, and no game in progress since more than a day', async () => {
+    const demo = await get('/v1/demo');
+    const now = Date.now();
+    for (const e of demo.body.data.sports.events as { status: string; start_time: string }[]) {
+      if (e.status === 'scheduled') expect(Date.parse(e.start_time)).toBeGreaterThan(now - 60_000);
+      if (e.status === 'in_progress') expect(now - Date.parse(e.start_time)).toBeLessThan(24 * HOUR);
+    }
+    const live = await get('/v1/data/sports/basketball/live_score');
+    if (live.status === 200)
+      for (const g of live.body.data.games as { start_time: string }[])
+        expect(now - Date.parse(g.start_time)).toBeLessThan(24 * HOUR);
+  });
+
+  it('plays a fresh feed again at its next slot and keeps one play: nothing counted twice', async () => {
+    const before = await get('/v1/data/absurd_cosmos/restless_earth/quakes_last_hour');
+    const later = new Date(Date.now() + 16 * 60_000);
+    await refreshFreshFeeds(deps, later, spotAt);
+    const plays = await db.db
+      .selectFrom('observations')
+      .select('ts')
+      .where('metric', '=', 'replay')
+      .where('source', '=', 'usgs')
+      .execute();
+    expect(plays).toHaveLength(1);
+    const quakes = await db.db
+      .selectFrom('observations')
+      .select(({ fn }) => fn.countAll<string>().as('n'))
+      .where('metric', '=', 'earthquake')
+      .executeTakeFirstOrThrow();
+    expect(Number(quakes.n)).toBe(before.body.data.count ?? Number(quakes.n));
+    const marker = plays[0]!.ts.getTime();
+    expect(marker).toBe(Math.floor(later.getTime() / 60_000) * 60_000);
+  });
+});
