@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { envelope, parseInput, sessionAccountOf } from '@meridian/http-kit';
+import { envelope, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
 import type { AnalysisDeps } from '../deps.js';
 import { authorize, readAuthorization, revoke } from '../flows/authorize.js';
 import { METHOD, valueOf } from './answer.js';
@@ -15,7 +15,7 @@ export function auditRoutes(deps: AnalysisDeps): Router {
   });
   router.get('/v1/audit/authorization', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseInput(domainQuerySchema, req.query, 'query');
+    const query = parseQuery(domainQuerySchema, req.query);
     res.json(envelope(valueOf(await readAuthorization(deps, accountId, query.domain)), {}, { method: METHOD }));
   });
   router.post('/v1/audit/authorization/revoke', async (req, res) => {

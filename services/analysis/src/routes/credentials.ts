@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { envelope, parseInput, sessionAccountOf } from '@meridian/http-kit';
+import { envelope, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
 import { z } from 'zod';
 import type { AnalysisDeps } from '../deps.js';
 import { addCredential, listCredentials, removeCredential } from '../flows/credentials.js';
@@ -13,7 +13,7 @@ export function credentialRoutes(deps: AnalysisDeps): Router {
   const router = Router();
   router.get('/v1/analysis/credentials', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseInput(listQuery, req.query, 'query');
+    const query = parseQuery(listQuery, req.query);
     res.json(envelope(valueOf(await listCredentials(deps, accountId, query.domain)), {}, { method: METHOD }));
   });
   router.post('/v1/analysis/credentials', async (req, res) => {
@@ -23,7 +23,7 @@ export function credentialRoutes(deps: AnalysisDeps): Router {
   });
   router.delete('/v1/analysis/credentials', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const { id } = parseInput(credentialIdSchema, { ...(req.body as object), ...req.query }, 'query');
+    const { id } = parseQuery(credentialIdSchema, req.query);
     valueOf(await removeCredential(deps, accountId, id));
     res.status(204).end();
   });

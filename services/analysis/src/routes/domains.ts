@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { envelope, parseInput, sessionAccountOf } from '@meridian/http-kit';
+import { envelope, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
 import type { AnalysisDeps } from '../deps.js';
 import { addDomain, checkOwnership, dnsProviderOf, domainView, listDomains, ownDomain } from '../flows/domains.js';
 import { METHOD, valueOf } from './answer.js';
@@ -20,7 +20,7 @@ export function domainRoutes(deps: AnalysisDeps): Router {
   });
   router.get('/v1/analysis/verify', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseInput(domainQuerySchema, req.query, 'query');
+    const query = parseQuery(domainQuerySchema, req.query);
     const domain = valueOf(await ownDomain(deps, accountId, query.domain));
     const { row, found } = valueOf(await checkOwnership(deps, domain));
     res.json(
@@ -33,7 +33,7 @@ export function domainRoutes(deps: AnalysisDeps): Router {
   });
   router.get('/v1/analysis/dns-provider', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseInput(domainQuerySchema, req.query, 'query');
+    const query = parseQuery(domainQuerySchema, req.query);
     const domain = valueOf(await ownDomain(deps, accountId, query.domain));
     res.json(
       envelope(valueOf(await dnsProviderOf(deps, domain)), {}, { method: 'NS records matched against a table of DNS hosts.' }),

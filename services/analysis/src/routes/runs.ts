@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { envelope, parseInput, sessionAccountOf } from '@meridian/http-kit';
+import { envelope, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
 import type { AnalysisDeps } from '../deps.js';
 import { commissionRun } from '../flows/commission-run.js';
 import { readEntitlement } from '../flows/entitlement.js';
@@ -29,7 +29,7 @@ export function runRoutes(deps: AnalysisDeps): Router {
   });
   router.get('/v1/analysis/reports', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseInput(domainQuerySchema, req.query, 'query');
+    const query = parseQuery(domainQuerySchema, req.query);
     res.json(envelope(valueOf(await runsOf(deps, accountId, query.domain)), {}, { method: METHOD }));
   });
   router.get('/v1/analysis/report/:id/trace', async (req, res) => {
