@@ -1,22 +1,13 @@
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
 import { z } from 'zod';
+import { platformConfig } from './config-platform.js';
 
 /** `true` or `false` as written in the environment; anything else is a configuration error. */
 const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 // --- Pipeline (scanner) settings: src/adapters/scanner, src/flows/run-pipeline.ts ---
 const pipelineConfig = {
-  /** Resolvers the scanner (and verification) ask, `host:port` comma-separated (`[::1]:53` for IPv6). */
-  DNS_SERVERS: z
-    .string()
-    .default('1.1.1.1:53,8.8.8.8:53')
-    .transform((s) =>
-      s
-        .split(',')
-        .map((x) => x.trim())
-        .filter((x) => x.length > 0),
-    )
-    .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[0-9.]+)(:\d{1,5})?$/, 'must be host:port')).min(1)),
+  // DNS_SERVERS (the resolvers the scanner asks too) is in config-platform.ts.
   /** Tests only: lets the scanner reach loopback targets (never private or metadata ones). */
   SCANNER_ALLOW_LOOPBACK: flag.default(false),
   /** Tests only: the ports the scanner uses for http:// and https:// URLs without one. */
@@ -34,6 +25,7 @@ const pipelineConfig = {
 
 export const configSchema = baseConfigSchema.extend({
   ...pipelineConfig,
+  ...platformConfig,
   /** Public address of the platform: share links are minted under it. */
   PUBLIC_BASE_URL: z.string().url().default('http://localhost:8080'),
 });
