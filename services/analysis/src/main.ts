@@ -46,7 +46,11 @@ export function analysisParts(config: Config, overrides: Partial<Parts> = {}): P
 }
 
 /** Composition root: the only place that reads the environment. */
-export async function start(env: Record<string, string | undefined>, shared?: SharedInfra, overrides?: Partial<Parts>) {
+export async function start(
+  env: Record<string, string | undefined>,
+  shared?: SharedInfra,
+  overrides?: Partial<Parts>,
+) {
   const config = parseConfig(env);
   const parts = analysisParts(config, overrides);
   const full = (deps: ServiceDeps<Database, Config>): AnalysisDeps => ({ ...deps, ...parts });

@@ -23,7 +23,13 @@ export interface Database extends OutboxTables {
     status: string;
     payment: string;
     amount_atomic: number;
-    pay: { amount_atomic: number; deposit_address: string; memo: string; asset: string; network: string } | null;
+    pay: {
+      amount_atomic: number;
+      deposit_address: string;
+      memo: string;
+      asset: string;
+      network: string;
+    } | null;
     idempotency_key: string | null;
     origin: string;
     rescan_week: string | null;

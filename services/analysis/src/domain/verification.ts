@@ -5,7 +5,10 @@
 export const VERIFY_LABEL = '_meridian-verify';
 export const VERIFY_PREFIX = 'meridian-verify=';
 
-export function verificationRecord(hostname: string, token: string): { type: 'TXT'; name: string; value: string } {
+export function verificationRecord(
+  hostname: string,
+  token: string,
+): { type: 'TXT'; name: string; value: string } {
   return { type: 'TXT', name: `${VERIFY_LABEL}.${hostname}`, value: `${VERIFY_PREFIX}${token}` };
 }
 

@@ -48,7 +48,10 @@ export async function authorize(
   const owned = await ownDomain(deps, accountId, asked.domain);
   if (!owned.ok) return owned;
   if (!owned.value.verified_at)
-    return refuse('domain_not_verified', `${owned.value.hostname} is not verified; verify it before authorizing active tests.`);
+    return refuse(
+      'domain_not_verified',
+      `${owned.value.hostname} is not verified; verify it before authorizing active tests.`,
+    );
   if (asked.attestation?.owner !== true || !asked.attestation.name.trim())
     return refuse(
       'attestation_required',
@@ -72,7 +75,12 @@ export async function authorize(
   return ok(authorizationView(row, owned.value.hostname));
 }
 
-export async function readAuthorization(deps: AnalysisDeps, accountId: string, domain: string, now = new Date()) {
+export async function readAuthorization(
+  deps: AnalysisDeps,
+  accountId: string,
+  domain: string,
+  now = new Date(),
+) {
   const owned = await ownDomain(deps, accountId, domain);
   if (!owned.ok) return owned;
   const row = await activeAuthorization(deps.db, owned.value.id, now);

@@ -21,7 +21,12 @@ import { enqueueRun } from './events.js';
 
 /** A refusal that carries billing's own problem (402, 409, 503...) through to the client. */
 export type Upstream = { ok: false; code: 'upstream'; detail: string; problem: Problem };
-export const upstream = (problem: Problem): Upstream => ({ ok: false, code: 'upstream', detail: problem.detail, problem });
+export const upstream = (problem: Problem): Upstream => ({
+  ok: false,
+  code: 'upstream',
+  detail: problem.detail,
+  problem,
+});
 
 export interface RunAsked {
   domain: string;
@@ -98,7 +103,9 @@ export async function commissionRun(
   });
   if (!inserted) {
     // Another request with the same Idempotency-Key won the race: answer its run.
-    const earlier = idempotencyKey ? await runByIdempotencyKey(deps.db, accountId, idempotencyKey) : undefined;
+    const earlier = idempotencyKey
+      ? await runByIdempotencyKey(deps.db, accountId, idempotencyKey)
+      : undefined;
     if (!earlier) throw new Error('a run insert conflicted without an idempotency key');
     return replay(deps, earlier, asked);
   }
@@ -114,7 +121,10 @@ export async function readyToRun(
   now: Date,
 ): Promise<Result<null>> {
   if (!domain.verified_at)
-    return refuse('domain_not_verified', `${domain.hostname} is not verified; publish its TXT record and verify it.`);
+    return refuse(
+      'domain_not_verified',
+      `${domain.hostname} is not verified; publish its TXT record and verify it.`,
+    );
   if (tier === 'audit_base') return ok(null);
   if (!(await activeAuthorization(deps.db, domain.id, now)))
     return refuse(
@@ -131,12 +141,18 @@ export async function readyToRun(
   return ok(null);
 }
 
-async function replay(deps: AnalysisDeps, run: RunRow, asked: RunAsked): Promise<Result<Commissioned> | Upstream> {
-  const sameDomain = run.domain === asked.domain.trim().toLowerCase().replace(/\.$/, '') || run.domain === asked.domain;
+async function replay(
+  deps: AnalysisDeps,
+  run: RunRow,
+  asked: RunAsked,
+): Promise<Result<Commissioned> | Upstream> {
+  const sameDomain =
+    run.domain === asked.domain.trim().toLowerCase().replace(/\.$/, '') || run.domain === asked.domain;
   if (run.tier !== asked.tier || !sameDomain)
     return refuse('conflict', 'This Idempotency-Key named another run (another domain or tier).');
   // A first answer lost to billing's silence: the spend is asked again, under the same order id.
-  if (run.status === 'awaiting_payment' && run.payment === 'credit') return payFromCredit(deps, run, true, new Date());
+  if (run.status === 'awaiting_payment' && run.payment === 'credit')
+    return payFromCredit(deps, run, true, new Date());
   return ok({ run, replayed: true });
 }
 
@@ -154,7 +170,12 @@ async function payFromCredit(
   if (!spent.ok) {
     // Refused (402 short of credit...): nothing stays behind. Billing silent: the run waits, and
     // billing's paid event starts it if the spend went through after all.
-    if (spent.problem.status < 500) await deps.db.deleteFrom('runs').where('id', '=', run.id).where('status', '=', 'awaiting_payment').execute();
+    if (spent.problem.status < 500)
+      await deps.db
+        .deleteFrom('runs')
+        .where('id', '=', run.id)
+        .where('status', '=', 'awaiting_payment')
+        .execute();
     return upstream(spent.problem);
   }
   const queued = await deps.db.transaction().execute(async (trx) => {

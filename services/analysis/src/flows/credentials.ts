@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ok, refuse, type Result } from '@meridian/contracts';
 import { domainById } from '../db/repositories/domains.js';
-import { credentialsOf, deleteCredential, insertCredential, type CredentialRow } from '../db/repositories/credentials.js';
+import {
+  credentialsOf,
+  deleteCredential,
+  insertCredential,
+  type CredentialRow,
+} from '../db/repositories/credentials.js';
 import { seal } from '../domain/secret-box.js';
 import type { AnalysisDeps } from '../deps.js';
 import { ownDomain } from './domains.js';
@@ -67,11 +72,17 @@ export async function listCredentials(deps: AnalysisDeps, accountId: string, dom
   const rows = await credentialsOf(deps.db, accountId, domainId);
   const names = new Map<string, string>();
   for (const r of rows)
-    if (!names.has(r.domain_id)) names.set(r.domain_id, (await domainById(deps.db, r.domain_id))?.hostname ?? '');
+    if (!names.has(r.domain_id))
+      names.set(r.domain_id, (await domainById(deps.db, r.domain_id))?.hostname ?? '');
   return ok(rows.map((r) => credentialView(r, names.get(r.domain_id)!)));
 }
 
-export async function removeCredential(deps: AnalysisDeps, accountId: string, id: string): Promise<Result<null>> {
-  if (!(await deleteCredential(deps.db, accountId, id))) return refuse('not_found', `No credential ${id} in this account.`);
+export async function removeCredential(
+  deps: AnalysisDeps,
+  accountId: string,
+  id: string,
+): Promise<Result<null>> {
+  if (!(await deleteCredential(deps.db, accountId, id)))
+    return refuse('not_found', `No credential ${id} in this account.`);
   return ok(null);
 }

@@ -1,6 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ok, refuse, type Result } from '@meridian/contracts';
-import { domainOf, domainsOf, ensureDomain, recordCheck, type DomainRow } from '../db/repositories/domains.js';
+import {
+  domainOf,
+  domainsOf,
+  ensureDomain,
+  recordCheck,
+  type DomainRow,
+} from '../db/repositories/domains.js';
 import { DNS_PROVIDERS, GENERIC_HELP, detectProvider } from '../domain/dns-providers.js';
 import { normalizeHostname } from '../domain/hostname.js';
 import { proves, verificationRecord } from '../domain/verification.js';
@@ -44,7 +50,11 @@ export async function addDomain(
 export const listDomains = (deps: AnalysisDeps, accountId: string) => domainsOf(deps.db, accountId);
 
 /** The caller's domain by the name given; not_found for a domain of another account or none. */
-export async function ownDomain(deps: AnalysisDeps, accountId: string, input: string): Promise<Result<DomainRow>> {
+export async function ownDomain(
+  deps: AnalysisDeps,
+  accountId: string,
+  input: string,
+): Promise<Result<DomainRow>> {
   const hostname = normalizeHostname(input);
   if (!hostname.ok) return hostname;
   const row = await domainOf(deps.db, accountId, hostname.value);

@@ -1,4 +1,11 @@
-import { AUDIT_TIERS, RPC, ok, type PriceReadReply, type Result, type Subscription } from '@meridian/contracts';
+import {
+  AUDIT_TIERS,
+  RPC,
+  ok,
+  type PriceReadReply,
+  type Result,
+  type Subscription,
+} from '@meridian/contracts';
 import { entitlements, runItem } from '../domain/entitlement.js';
 import type { AnalysisDeps } from '../deps.js';
 import { upstream, type Upstream } from './commission-run.js';

@@ -51,14 +51,17 @@ async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
   const { RUN_ACK_WAIT_MS: leaseMs, RUN_MAX_ATTEMPTS: max } = deps.config;
   const trace = traceOf(deps, run.id);
   let lost = false;
-  const heartbeat = setInterval(() => {
-    renewLease(deps.db, run.id, deps.workerId, new Date(Date.now() + leaseMs)).then(
-      (mine) => {
-        if (!mine) lost = true;
-      },
-      (err: unknown) => deps.logger.warn({ err, run_id: run.id }, 'lease renewal failed'),
-    );
-  }, Math.max(Math.floor(leaseMs / 3), 100));
+  const heartbeat = setInterval(
+    () => {
+      renewLease(deps.db, run.id, deps.workerId, new Date(Date.now() + leaseMs)).then(
+        (mine) => {
+          if (!mine) lost = true;
+        },
+        (err: unknown) => deps.logger.warn({ err, run_id: run.id }, 'lease renewal failed'),
+      );
+    },
+    Math.max(Math.floor(leaseMs / 3), 100),
+  );
   try {
     await trace('run', 'started', `attempt ${run.attempts} of ${max}`);
     const input = await inputOf(deps, run);
@@ -79,7 +82,12 @@ async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
         return;
       }
       await deps.db.transaction().execute(async (trx) => {
-        const back = await moveRun(trx, run.id, ['running'], { status: 'queued', worker: null, lease_until: null, queued_at: new Date() });
+        const back = await moveRun(trx, run.id, ['running'], {
+          status: 'queued',
+          worker: null,
+          lease_until: null,
+          queued_at: new Date(),
+        });
         if (back) await enqueueRun(trx, run.id, run.attempts + 1);
       });
       return;
@@ -103,7 +111,8 @@ async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
       finished_at: finishedAt,
       lease_until: null,
     });
-    if (done) await trace('run', 'finished', `grade ${final.grade ?? '-'}, ${final.findings.length} findings`);
+    if (done)
+      await trace('run', 'finished', `grade ${final.grade ?? '-'}, ${final.findings.length} findings`);
   } finally {
     clearInterval(heartbeat);
   }
@@ -120,10 +129,18 @@ async function inputOf(deps: AnalysisDeps, run: RunRow): Promise<Input> {
   if (run.tier !== 'audit_base') {
     const active = await activeAuthorization(deps.db, domain.id, now);
     if (!active)
-      return { ok: false, code: 'authorization_inactive', detail: 'the active-testing authorization was revoked or expired' };
+      return {
+        ok: false,
+        code: 'authorization_inactive',
+        detail: 'the active-testing authorization was revoked or expired',
+      };
     const proof = await checkOwnership(deps, domain, now);
     if (!proof.ok || !proof.value.found)
-      return { ok: false, code: 'domain_not_verified', detail: 'the verification TXT record could not be found' };
+      return {
+        ok: false,
+        code: 'domain_not_verified',
+        detail: 'the verification TXT record could not be found',
+      };
     authorization = { id: active.id, expires_at: active.expires_at.toISOString(), scope: active.scope };
   }
   const credentials = (await credentialsOf(deps.db, run.account_id, domain.id)).map((c) => ({

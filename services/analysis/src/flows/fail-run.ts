@@ -25,7 +25,10 @@ export async function failRun(
   if (!failed) return undefined;
   deps.logger.warn({ run_id: run.id, error }, 'run failed');
   if (failed.refund === 'operator')
-    deps.logger.warn({ run_id: run.id }, 'a run paid by deposit failed; an operator refunds it (billing:admin grant)');
+    deps.logger.warn(
+      { run_id: run.id },
+      'a run paid by deposit failed; an operator refunds it (billing:admin grant)',
+    );
   if (failed.refund === 'pending') await settleRefund(deps, failed);
   return failed;
 }

@@ -48,7 +48,13 @@ export async function ownRun(deps: AnalysisDeps, accountId: string, id: string):
 }
 
 export const traceEvent = (row: TraceRow): TraceEvent =>
-  traceEventSchema.parse({ seq: row.seq, at: row.at.toISOString(), stage: row.stage, status: row.status, message: row.message });
+  traceEventSchema.parse({
+    seq: row.seq,
+    at: row.at.toISOString(),
+    stage: row.stage,
+    status: row.status,
+    message: row.message,
+  });
 
 export const traceAfter = async (deps: AnalysisDeps, runId: string, afterSeq: number) =>
   (await traceOf(deps.db, runId, afterSeq)).map(traceEvent);

@@ -9,7 +9,13 @@ import {
   type Subscription,
 } from '@meridian/contracts';
 import { domainById } from '../db/repositories/domains.js';
-import { advanceRescan, rescanOf, takeDueRescan, upsertRescan, type RescanRow } from '../db/repositories/rescans.js';
+import {
+  advanceRescan,
+  rescanOf,
+  takeDueRescan,
+  upsertRescan,
+  type RescanRow,
+} from '../db/repositories/rescans.js';
 import { insertRun, type RunRow } from '../db/repositories/runs.js';
 import { covers, runItem } from '../domain/entitlement.js';
 import { WEEK_MS, nextDue, rescanWeek } from '../domain/rescan.js';
@@ -111,7 +117,9 @@ export async function runDueRescans(deps: AnalysisDeps, now = new Date()): Promi
         if (ready.code === 'service_unavailable') throw new Error('DNS unavailable for a due re-scan');
         Object.assign(run, { status: 'failed', error: ready.code, queued_at: null, finished_at: now });
       } else {
-        const sub = await deps.bus.request<Subscription>(RPC.billingSubscriptionRead, { account_id: due.account_id });
+        const sub = await deps.bus.request<Subscription>(RPC.billingSubscriptionRead, {
+          account_id: due.account_id,
+        });
         if (!sub.ok) throw new Error(`billing did not answer the subscription read (${sub.problem.status})`);
         if (!covers(sub.data, tier, now)) {
           run.payment = 'credit';
@@ -123,7 +131,13 @@ export async function runDueRescans(deps: AnalysisDeps, now = new Date()): Promi
           if (!spent.ok && spent.problem.status >= 500)
             throw new Error(`billing did not answer the spend (${spent.problem.status})`);
           if (spent.ok) run.amount_atomic = Math.abs(spent.data.amount_atomic);
-          else Object.assign(run, { status: 'failed', error: 'payment_refused', queued_at: null, finished_at: now });
+          else
+            Object.assign(run, {
+              status: 'failed',
+              error: 'payment_refused',
+              queued_at: null,
+              finished_at: now,
+            });
         }
       }
       if (await insertRun(trx, run)) {

@@ -16,7 +16,9 @@ export function auditRoutes(deps: AnalysisDeps): Router {
   router.get('/v1/audit/authorization', async (req, res) => {
     const accountId = sessionAccountOf(req);
     const query = parseQuery(domainQuerySchema, req.query);
-    res.json(envelope(valueOf(await readAuthorization(deps, accountId, query.domain)), {}, { method: METHOD }));
+    res.json(
+      envelope(valueOf(await readAuthorization(deps, accountId, query.domain)), {}, { method: METHOD }),
+    );
   });
   router.post('/v1/audit/authorization/revoke', async (req, res) => {
     const accountId = sessionAccountOf(req);

@@ -19,7 +19,9 @@ export function credentialRoutes(deps: AnalysisDeps): Router {
   router.post('/v1/analysis/credentials', async (req, res) => {
     const accountId = sessionAccountOf(req);
     const body = parseInput(credentialBodySchema, req.body);
-    res.status(201).json(envelope(valueOf(await addCredential(deps, accountId, body)), {}, { method: METHOD }));
+    res
+      .status(201)
+      .json(envelope(valueOf(await addCredential(deps, accountId, body)), {}, { method: METHOD }));
   });
   router.delete('/v1/analysis/credentials', async (req, res) => {
     const accountId = sessionAccountOf(req);

@@ -1,7 +1,14 @@
 import { Router } from 'express';
 import { envelope, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
 import type { AnalysisDeps } from '../deps.js';
-import { addDomain, checkOwnership, dnsProviderOf, domainView, listDomains, ownDomain } from '../flows/domains.js';
+import {
+  addDomain,
+  checkOwnership,
+  dnsProviderOf,
+  domainView,
+  listDomains,
+  ownDomain,
+} from '../flows/domains.js';
 import { METHOD, valueOf } from './answer.js';
 import { domainBodySchema, domainQuerySchema } from './schemas.js';
 
@@ -36,7 +43,11 @@ export function domainRoutes(deps: AnalysisDeps): Router {
     const query = parseQuery(domainQuerySchema, req.query);
     const domain = valueOf(await ownDomain(deps, accountId, query.domain));
     res.json(
-      envelope(valueOf(await dnsProviderOf(deps, domain)), {}, { method: 'NS records matched against a table of DNS hosts.' }),
+      envelope(
+        valueOf(await dnsProviderOf(deps, domain)),
+        {},
+        { method: 'NS records matched against a table of DNS hosts.' },
+      ),
     );
   });
   return router;

@@ -14,7 +14,13 @@ export function rescanRoutes(deps: AnalysisDeps): Router {
     const current = valueOf(await readRescan(deps, accountId, body.domain));
     const enabled = body.enabled ?? !current?.enabled;
     const tier = body.tier ?? (current?.tier as typeof body.tier) ?? 'audit_base';
-    res.json(envelope(valueOf(await setRescan(deps, accountId, { domain: body.domain, enabled, tier })), {}, { method: METHOD }));
+    res.json(
+      envelope(
+        valueOf(await setRescan(deps, accountId, { domain: body.domain, enabled, tier })),
+        {},
+        { method: METHOD },
+      ),
+    );
   });
   return router;
 }

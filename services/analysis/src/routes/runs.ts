@@ -16,13 +16,20 @@ export function runRoutes(deps: AnalysisDeps): Router {
   const router = Router();
   router.get('/v1/analysis/entitlement', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    res.json(envelope(valueOf(await readEntitlement(deps, accountId)), {}, { method: "Billing's subscription and price table." }));
+    res.json(
+      envelope(
+        valueOf(await readEntitlement(deps, accountId)),
+        {},
+        { method: "Billing's subscription and price table." },
+      ),
+    );
   });
   router.post('/v1/analysis/run', async (req, res) => {
     const accountId = sessionAccountOf(req);
     const body = parseInput(runBodySchema, req.body);
     const header = req.get('idempotency-key');
-    const key = header === undefined ? undefined : parseInput(idempotencyKeySchema, header, 'header.Idempotency-Key');
+    const key =
+      header === undefined ? undefined : parseInput(idempotencyKeySchema, header, 'header.Idempotency-Key');
     const { run, replayed } = valueOf(await commissionRun(deps, accountId, body, key));
     if (replayed) res.set('Idempotent-Replayed', 'true');
     res.status(replayed ? 200 : 201).json(envelope(runView(run), {}, { method: METHOD }));
@@ -70,7 +77,9 @@ async function streamTrace(deps: AnalysisDeps, req: Request, res: Response, runI
       lastWrite = Date.now();
     }
     if (!run || TERMINAL.has(run.status)) {
-      res.write(`event: end\ndata: ${JSON.stringify({ run_id: runId, status: run?.status ?? 'failed' })}\n\n`);
+      res.write(
+        `event: end\ndata: ${JSON.stringify({ run_id: runId, status: run?.status ?? 'failed' })}\n\n`,
+      );
       break;
     }
     if (Date.now() - lastWrite > KEEPALIVE_MS) {

@@ -30,7 +30,13 @@ export async function startDnsZone(): Promise<DnsZoneServer> {
       const known = zone.txt.has(name) || zone.ns.has(name);
       if (question?.type === Packet.TYPE.TXT)
         for (const data of zone.txt.get(name) ?? [])
-          response.answers.push({ name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 1, data } as never);
+          response.answers.push({
+            name,
+            type: Packet.TYPE.TXT,
+            class: Packet.CLASS.IN,
+            ttl: 1,
+            data,
+          } as never);
       if (question?.type === Packet.TYPE.NS)
         for (const ns of zone.ns.get(name) ?? [])
           response.answers.push({ name, type: Packet.TYPE.NS, class: Packet.CLASS.IN, ttl: 1, ns } as never);

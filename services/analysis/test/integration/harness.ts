@@ -118,7 +118,11 @@ export async function startPlatform(prefix: string, env: Record<string, string> 
     const service = await start({ ...analysisEnv, ...more }, undefined, {
       pipeline: pipeline ?? standInPipeline(behaviours, seen),
     });
-    const one = { deps: service.deps as unknown as AnalysisDeps, app: service.app, close: () => service.close() };
+    const one = {
+      deps: service.deps as unknown as AnalysisDeps,
+      app: service.app,
+      close: () => service.close(),
+    };
     open.push(one);
     return one;
   };
@@ -147,7 +151,17 @@ export async function startPlatform(prefix: string, env: Record<string, string> 
     replica,
     as,
     grant: (accountId, amount) =>
-      admin(['grant', '--operator', 'test', '--account', accountId, '--amount', String(amount), '--note', `t${randomUUID()}`]),
+      admin([
+        'grant',
+        '--operator',
+        'test',
+        '--account',
+        accountId,
+        '--amount',
+        String(amount),
+        '--note',
+        `t${randomUUID()}`,
+      ]),
     balance: async (accountId) => {
       const reply = await client.request<BalanceReply>(RPC.billingBalanceRead, { account_id: accountId });
       if (!reply.ok) throw new Error(reply.problem.detail);

@@ -43,7 +43,8 @@ describe('a worker killed mid-run', () => {
     children.push(child);
     await waitFor(
       async () =>
-        (await query("select 1 from analysis.trace_events where run_id = $1 and stage = 'scan'", [runId])).length > 0,
+        (await query("select 1 from analysis.trace_events where run_id = $1 and stage = 'scan'", [runId]))
+          .length > 0,
       { what: 'the worker process in the middle of the run', timeoutMs: 30_000 },
     );
     expect((await runRow(runId)).status).toBe('running');
@@ -71,7 +72,10 @@ describe('a worker killed mid-run', () => {
       const run = await settled(id);
       expect(run).toMatchObject({ status: 'succeeded', attempts: 2, refund: null });
       expect(run.worker).not.toBe(victim);
-      const trace = await query('select stage, status, message from analysis.trace_events where run_id = $1 order by seq', [id]);
+      const trace = await query(
+        'select stage, status, message from analysis.trace_events where run_id = $1 order by seq',
+        [id],
+      );
       expect(trace.filter((e) => e.stage === 'run' && e.status === 'started').map((e) => e.message)).toEqual([
         'attempt 1 of 3',
         'attempt 2 of 3',
@@ -94,7 +98,12 @@ describe('a worker killed mid-run', () => {
       await settled(id);
       // The refund follows the failure (billing is asked after the row says failed).
       await waitFor(async () => (await runRow(id)).refund === 'done', { what: 'the refund' });
-      expect(await runRow(id)).toMatchObject({ status: 'failed', error: 'attempts_exhausted', attempts: 2, lease_until: null });
+      expect(await runRow(id)).toMatchObject({
+        status: 'failed',
+        error: 'attempts_exhausted',
+        attempts: 2,
+        lease_until: null,
+      });
       expect(await h.balance(account)).toBe(50_000_000);
     } finally {
       await strict.close();
@@ -106,7 +115,10 @@ describe('a worker killed mid-run', () => {
     await h.grant(account, 50_000_000);
     await h.verified(account, 'lost.example');
     const id = await commission(account, 'lost.example');
-    await query("update analysis.runs set status = 'running', attempts = 1, lease_until = now() - interval '1 hour' where id = $1", [id]);
+    await query(
+      "update analysis.runs set status = 'running', attempts = 1, lease_until = now() - interval '1 hour' where id = $1",
+      [id],
+    );
     await sweepRuns(h.a.deps);
     expect(await runRow(id)).toMatchObject({ status: 'failed', error: 'worker_lost', refund: 'done' });
     expect(await h.balance(account)).toBe(50_000_000);

@@ -4,7 +4,15 @@ import type { Database } from '../database.js';
 type Db = Kysely<Database> | Transaction<Database>;
 export type RescanRow = Database['rescans'];
 
-const COLUMNS = ['domain_id', 'account_id', 'tier', 'enabled', 'next_due_at', 'last_run_id', 'updated_at'] as const;
+const COLUMNS = [
+  'domain_id',
+  'account_id',
+  'tier',
+  'enabled',
+  'next_due_at',
+  'last_run_id',
+  'updated_at',
+] as const;
 
 /** Turns the weekly re-scan on (from `next_due_at`) or off; on again keeps a due time still ahead. */
 export async function upsertRescan(db: Db, row: Omit<RescanRow, 'last_run_id'>): Promise<RescanRow> {

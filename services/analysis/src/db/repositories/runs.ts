@@ -63,7 +63,11 @@ export async function runOf(db: Db, accountId: string, id: string): Promise<RunR
     .executeTakeFirst();
 }
 
-export async function runByIdempotencyKey(db: Db, accountId: string, key: string): Promise<RunRow | undefined> {
+export async function runByIdempotencyKey(
+  db: Db,
+  accountId: string,
+  key: string,
+): Promise<RunRow | undefined> {
   return db
     .selectFrom('runs')
     .select(COLUMNS)
@@ -122,7 +126,13 @@ export type Claim =
  * Takes a queued run, or a running one whose lease ran out (its worker died), for this worker:
  * one more attempt, a fresh lease. Another worker's live lease is answered with its end.
  */
-export async function claimRun(db: Db, id: string, worker: string, leaseMs: number, now: Date): Promise<Claim> {
+export async function claimRun(
+  db: Db,
+  id: string,
+  worker: string,
+  leaseMs: number,
+  now: Date,
+): Promise<Claim> {
   const claimed = await db
     .updateTable('runs')
     .set((eb) => ({
