@@ -3,10 +3,11 @@ import type { Express } from 'express';
 import { createHttpApp, finishApp } from '@meridian/http-kit';
 import { probeRouter } from '@meridian/runtime';
 import type { Closable } from '@meridian/bus';
-import type { Plan } from '@meridian/contracts';
+import { USDC_MINTS, type Plan } from '@meridian/contracts';
 import { followIdentityEvents, identityCaches, type IdentityCaches } from './adapters/identity.js';
 import { MemoryRateLimiter, type RateLimiter } from './adapters/rate-limiter.js';
 import { RedisRateLimiter } from './adapters/redis-rate-limiter.js';
+import { x402Client } from './adapters/x402.js';
 import type { Config } from './config.js';
 import type { Deps, EdgeDeps } from './deps.js';
 import { trustedProxies } from './domain/client-address.js';
@@ -60,7 +61,12 @@ function siteOrigins(config: Config, policy: CorsPolicy): SiteOrigins {
 }
 
 function x402Settings(config: Config): X402Settings {
-  return { payTo: config.X402_PAY_TO, feePayer: config.X402_FEE_PAYER };
+  return {
+    payTo: config.X402_PAY_TO,
+    network: config.X402_NETWORK,
+    asset: USDC_MINTS[config.X402_NETWORK],
+    ...(config.X402_FEE_PAYER ? { feePayer: config.X402_FEE_PAYER } : {}),
+  };
 }
 
 /** Everything but data calls: probes, documents, portal sessions, then the proxy to the owner. */
@@ -110,6 +116,11 @@ function createDataEdge(deps: EdgeDeps) {
     plans: deps.plans,
     signer: deps.signer,
     x402: x402Settings(config),
+    payments: x402Client(deps.bus, {
+      network: config.X402_NETWORK,
+      timeoutMs: config.X402_TIMEOUT_MS,
+      ...(config.X402_FEE_PAYER ? { feePayer: config.X402_FEE_PAYER } : {}),
+    }),
     publicBaseUrl: config.PUBLIC_BASE_URL,
     cors: corsPolicy(config.CORS_ORIGINS),
     trustProxy: config.TRUST_PROXY,

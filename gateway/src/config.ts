@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { planRateLimitsSetting } from '@meridian/contracts';
+import { SOLANA_MAINNET, USDC_MINTS, planRateLimitsSetting } from '@meridian/contracts';
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
 
 const url = z.string().url();
@@ -43,9 +43,20 @@ export const configSchema = baseConfigSchema
     IDENTITY_MAX_IN_FLIGHT: z.coerce.number().int().min(1).default(256),
     /** Unknown or revoked keys (and, apart, session tokens) one client address may present a minute. */
     FAILED_VERIFICATIONS_PER_MIN: z.coerce.number().int().min(1).default(30),
-    /** Recipient and fee payer of the x402 challenge; the defaults are not valid addresses on purpose. */
+    /** Recipient of the x402 challenge; the default is not a valid address on purpose. */
     X402_PAY_TO: z.string().min(1).default('UNCONFIGURED'),
-    X402_FEE_PAYER: z.string().min(1).default('UNCONFIGURED'),
+    /**
+     * Fee payer of the challenge, pinned. Unset: the facilitator's own (its /supported), asked of
+     * the x402 service and kept.
+     */
+    X402_FEE_PAYER: z.string().min(1).optional(),
+    /** CAIP-2 network of the challenge: Solana mainnet by default (devnet in tests). */
+    X402_NETWORK: z
+      .string()
+      .regex(/^[a-z0-9-]+:[A-Za-z0-9]+$/, 'a CAIP-2 id such as solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')
+      .default(SOLANA_MAINNET),
+    /** Bound on each request of a paid call to the x402 service (verify, settle): past it 503. */
+    X402_TIMEOUT_MS: z.coerce.number().int().min(100).default(8_000),
     /** Public address of the API, for absolute links in the documents and the challenge. */
     PUBLIC_BASE_URL: url.optional(),
     /** '*' (any origin, no credentials) or a comma-separated list of origins that may send cookies. */
@@ -53,6 +64,14 @@ export const configSchema = baseConfigSchema
     /** Unset until the MCP server of data-api-interface 4.6 ships: the descriptor then says so. */
     AGENT_INSTALL_COMMAND: z.string().min(1).optional(),
     CONTACT: z.string().default('mailto:support@meridian.example'),
+  })
+  .superRefine((config, ctx) => {
+    if (!USDC_MINTS[config.X402_NETWORK])
+      ctx.addIssue({
+        code: 'custom',
+        path: ['X402_NETWORK'],
+        message: `no USDC mint is known for ${config.X402_NETWORK} (${Object.keys(USDC_MINTS).join(', ')})`,
+      });
   });
 
 export type Config = z.infer<typeof configSchema>;

@@ -11,6 +11,8 @@ export interface System {
   env: Record<string, string>;
   /** Kills one service process (SIGKILL: no drain) to see how the rest behave. */
   kill(name: ServiceName | 'gateway'): Promise<void>;
+  /** Another gateway replica on the same services, bus and database (stopped with the rest); its URL. */
+  addGateway(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -56,13 +58,23 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
   } catch (err) {
     return abort(err);
   }
+  const replicas: ServiceProcess[] = [];
   return {
     gatewayUrl: processes.get('gateway')!.url,
     serviceUrls,
     env,
     kill: async (name) => processes.get(name)?.kill(),
+    addGateway: async () => {
+      const replica = await startServiceProcess('gateway/src/main.ts', {
+        ...env,
+        ...urls,
+        METRICS_PORT: '0',
+      });
+      replicas.push(replica);
+      return replica.url;
+    },
     stop: async () => {
-      await Promise.all([...processes.values()].map((p) => p.close()));
+      await Promise.all([...processes.values(), ...replicas].map((p) => p.close()));
       await database.drop();
     },
   };

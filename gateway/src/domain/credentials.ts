@@ -46,8 +46,3 @@ export function cookieValue(header: string | undefined, name: string): string | 
   }
   return undefined;
 }
-
-/** A payment header of x402 (data-api-interface 4.4) was sent. */
-export function hasPaymentHeader(headers: IncomingHttpHeaders): boolean {
-  return headers['payment-signature'] !== undefined || headers['x-payment'] !== undefined;
-}

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import {
   SOLANA_MAINNET,
   USDC_MINT,
@@ -12,14 +13,29 @@ import { dataQuerySchema, envelopeSchema, exampleEnvelope, jsonSchemaOf } from '
 
 export interface X402Settings {
   payTo: string;
-  feePayer: string;
+  /** Unset in the settings when the facilitator's is used (asked of the x402 service). */
+  feePayer?: string;
   network?: string;
   asset?: string;
 }
 
 export const NO_PAYMENT = 'No API key and no PAYMENT-SIGNATURE (or X-PAYMENT) header was sent.';
-export const PAYMENT_NOT_ENABLED =
-  'Payment verification is not enabled on this deployment; use an API key (Authorization: Bearer or X-API-Key).';
+
+/** The `error` of the challenge answered again for a payment refused or not settled: x402's reason first. */
+export function paymentRefusal(reason: string, detail: string): string {
+  return `${reason}: ${detail} Sign a new payment and send it in PAYMENT-SIGNATURE (or X-PAYMENT).`;
+}
+
+/** The payment header: PAYMENT-SIGNATURE (x402 v2), else X-PAYMENT (the v1 name, still accepted). */
+export function paymentHeaderOf(headers: IncomingHttpHeaders): string | undefined {
+  const value = headers['payment-signature'] ?? headers['x-payment'];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Standard base64 of the JSON, as PAYMENT-REQUIRED and PAYMENT-RESPONSE carry it. */
+export function headerValue(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64');
+}
 
 let discoverySchema: Record<string, unknown> | undefined;
 
@@ -58,7 +74,7 @@ export function paymentRequired(
   hit: CatalogHit,
   url: string,
   series: boolean,
-  settings: X402Settings,
+  settings: X402Settings & { feePayer: string },
   error = NO_PAYMENT,
 ): PaymentRequired {
   const entity = hit.product.entities[0];

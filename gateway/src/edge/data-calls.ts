@@ -4,6 +4,7 @@ import {
   X402_HEADERS,
   type Caller,
   type KeyVerifyReply,
+  type PaymentCallRequest,
   type Plan,
   type Problem,
 } from '@meridian/contracts';
@@ -11,10 +12,11 @@ import { methodNotAllowed, problem, requestTrace, writeProblem } from '@meridian
 import proxyaddr from 'proxy-addr';
 import { formatTraceparent, type Logger, type Metrics } from '@meridian/observability';
 import type { RateLimiter } from '../adapters/rate-limiter.js';
+import type { X402Client } from '../adapters/x402.js';
 import type { VerifiedCache, Verification } from '../adapters/verified-cache.js';
 import { trustedProxies } from '../domain/client-address.js';
 import { corsHeaders, isPreflight, type CorsPolicy } from '../domain/cors.js';
-import { bearerChallenge, hasPaymentHeader, presentedKey } from '../domain/credentials.js';
+import { bearerChallenge, presentedKey } from '../domain/credentials.js';
 import {
   challengedUrl,
   dataTargets,
@@ -23,7 +25,13 @@ import {
   isSeriesRead,
   type DataTarget,
 } from '../domain/data-route.js';
-import { PAYMENT_NOT_ENABLED, paymentRequired, type X402Settings } from '../domain/payment-required.js';
+import {
+  NO_PAYMENT,
+  paymentHeaderOf,
+  paymentRequired,
+  type X402Settings,
+} from '../domain/payment-required.js';
+import { PaidCalls, type PaidCall } from './paid-calls.js';
 import {
   rateLimitHeaders,
   retiredKeysBucket,
@@ -45,6 +53,8 @@ export interface DataEdgeOptions {
   plans: Record<Plan, BucketPolicy>;
   signer: AssertionSigner;
   x402: X402Settings;
+  /** The x402 service: the challenge's fee payer, verification and settlement of paid calls. */
+  payments: X402Client;
   /** Base of the resource URL in the x402 challenge; unset: the Host of the request. */
   publicBaseUrl?: string;
   cors: CorsPolicy;
@@ -130,7 +140,11 @@ interface DataCall {
   /** The query string, without its `?`. */
   query: string;
   target: DataTarget | undefined;
+  /** A paid call (x402) whose payment was verified: its answer is held until it is settled. */
+  paid?: PaidCall;
 }
+
+type PricedTarget = DataTarget & { hit: NonNullable<DataTarget['hit']> };
 
 /**
  * The data calls' hot path, on node:http without express: key check from the local cache,
@@ -143,10 +157,21 @@ class DataEdge {
   private readonly trusted: ReturnType<typeof proxyaddr.compile>;
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 256 });
   private readonly dataTarget = dataTargets();
+  private readonly paidCalls: PaidCalls;
 
   constructor(private readonly options: DataEdgeOptions) {
     this.upstream = new URL(options.target);
     this.trusted = proxyaddr.compile(trustedProxies(options.trustProxy));
+    this.paidCalls = new PaidCalls(options.payments, options.metrics, {
+      challenge: (call, error, receipt) => this.challenge(call, call.target as PricedTarget, error, receipt),
+      serve: (call) => this.sign(call, X402_CALLER),
+      write: (call, status, rawHeaders, body) => {
+        call.res.writeHead(status, answerFields(rawHeaders, call.fields));
+        call.res.end(body);
+      },
+      refuse: (call, body) => this.refuse(call, body),
+      fail: (call, err) => this.fail(call, err),
+    });
   }
 
   /** Entry: trace and CORS fields, the preflight, then the way in the call's credential picks. */
@@ -191,8 +216,15 @@ class DataEdge {
   private admit(call: DataCall): void {
     const presented = presentedKey(call.req.headers);
     if (presented.kind === 'none') {
-      if (isPriced(call.target)) return this.challenge(call, call.target);
-      return this.sign(call, ANONYMOUS);
+      if (!isPriced(call.target)) return this.sign(call, ANONYMOUS);
+      // A query the data service would refuse is refused before any payment is asked for or taken.
+      const refused = checkDataQuery(call.target.hit, new URLSearchParams(call.query));
+      if (refused) return this.refuse(call, refused);
+      const payment = paymentHeaderOf(call.req.headers);
+      if (payment === undefined) return this.challenge(call, call.target);
+      return this.withTerms(call, (terms) =>
+        this.paidCalls.verify(call, this.paymentRequest(call, call.target as PricedTarget, terms, payment)),
+      );
     }
     if (presented.kind === 'malformed') return this.refuseKey(call, false);
     if (!this.options.keyFormatValid(presented.key)) return this.refuseKey(call, true);
@@ -205,31 +237,59 @@ class DataEdge {
     else this.verified(call, result);
   }
 
-  /** The 402 of data-api-interface 4.4, in the PAYMENT-REQUIRED field and as the body. */
-  private challenge(call: DataCall, target: DataTarget & { hit: NonNullable<DataTarget['hit']> }): void {
-    const { req, res, fields } = call;
+  /** The challenge's terms: our settings and the facilitator's fee payer (503 when it cannot be known). */
+  private withTerms(call: DataCall, then: (terms: X402Settings & { feePayer: string }) => void): void {
+    const feePayer = this.options.payments.feePayer();
+    const go = (fp: string | Problem) =>
+      typeof fp === 'string' ? then({ ...this.options.x402, feePayer: fp }) : this.refuse(call, fp);
+    if (typeof feePayer === 'string') return go(feePayer);
+    feePayer.then(go, (err) => this.fail(call, err));
+  }
+
+  /**
+   * The resource URL a payment buys (the public base, the path and the data endpoint's own
+   * parameters only) and the series flag of its price.
+   */
+  private resourceOf(call: DataCall, target: PricedTarget) {
+    const base = this.options.publicBaseUrl ?? `http://${call.req.headers.host ?? `${this.upstream.host}`}`;
     const query = new URLSearchParams(call.query);
-    // A query the data service would refuse is refused before any payment is asked for.
-    const refused = checkDataQuery(target.hit, query);
-    if (refused) return this.refuse(call, refused);
-    const base = this.options.publicBaseUrl ?? `http://${req.headers.host ?? `${this.upstream.host}`}`;
-    const series = isSeriesRead(target, query);
-    const body = paymentRequired(
-      target.hit,
-      challengedUrl(base, call.path, query),
-      series,
-      this.options.x402,
-      hasPaymentHeader(req.headers) ? PAYMENT_NOT_ENABLED : undefined,
-    );
-    const json = JSON.stringify(body);
-    fields.push(
-      'content-type',
-      'application/json',
-      X402_HEADERS.paymentRequired,
-      Buffer.from(json).toString('base64'),
-    );
-    res.writeHead(402, fields);
-    res.end(json);
+    return { url: challengedUrl(base, call.path, query), series: isSeriesRead(target, query) };
+  }
+
+  private paymentRequest(
+    call: DataCall,
+    target: PricedTarget,
+    terms: X402Settings & { feePayer: string },
+    header: string,
+  ): PaymentCallRequest {
+    const { url, series } = this.resourceOf(call, target);
+    const required = paymentRequired(target.hit, url, series, terms);
+    return { header, resource: required.resource.url, requirements: required.accepts[0]! };
+  }
+
+  /**
+   * The 402 of data-api-interface 4.4, in the PAYMENT-REQUIRED field and as the body, never
+   * cached; with `error` naming why a payment sent was refused, and the settlement receipt of one
+   * that did not settle.
+   */
+  private challenge(call: DataCall, target: PricedTarget, error = NO_PAYMENT, receipt?: string): void {
+    this.withTerms(call, (terms) => {
+      const { res, fields } = call;
+      const { url, series } = this.resourceOf(call, target);
+      const json = JSON.stringify(paymentRequired(target.hit, url, series, terms, error));
+      this.paidCalls.challenged(error === NO_PAYMENT ? 'no_payment' : error.slice(0, error.indexOf(':')));
+      fields.push(
+        'content-type',
+        'application/json',
+        'cache-control',
+        'no-store',
+        X402_HEADERS.paymentRequired,
+        Buffer.from(json).toString('base64'),
+      );
+      if (receipt !== undefined) fields.push(X402_HEADERS.paymentResponse, receipt);
+      res.writeHead(402, fields);
+      res.end(json);
+    });
   }
 
   /** Identity's answer about the key: refused, or on to the key's rate limit. */
@@ -311,6 +371,7 @@ class DataEdge {
       out.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
     );
     out.on('response', (answer) => {
+      if (call.paid) return this.paidCalls.answered(call, answer);
       res.writeHead(answer.statusCode ?? 502, answerFields(answer.rawHeaders, call.fields));
       answer.pipe(res);
     });
@@ -387,6 +448,11 @@ class DataEdge {
       this.refuse(call, problem('internal', 'The server failed to answer this request.'));
   }
 }
+
+/** Who the data service is told pays: no account, no plan; the payment buys any live metric. */
+const X402_CALLER: Caller = { account_id: null, plan: null, auth: 'x402', key_id: null, session_id: null };
+
+export type { DataCall };
 
 /** The data path's request listener. */
 export function dataEdge(options: DataEdgeOptions): (req: IncomingMessage, res: ServerResponse) => void {

@@ -367,8 +367,10 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
       const paid = await fetch(`${a.url}/v1/data/crypto/spot/reference_price`, {
         headers: { 'payment-signature': 'abc' },
       });
-      expect(paid.status).toBe(402);
-      expect(((await paid.json()) as { error: string }).error).toContain('not enabled');
+      // No x402 service answers on this bus: the payment cannot be checked, retry later.
+      expect(paid.status).toBe(503);
+      expect(await paid.json()).toMatchObject({ error_category: 'service_unavailable', retryable: true });
+      expect(res.headers.get('cache-control')).toBe('no-store');
     });
 
     it('refuses a plan below the gate with 403 tier_forbidden naming the metric and plan', async () => {

@@ -7,7 +7,7 @@ import { crossSiteRefusal } from '../../src/domain/cross-site.js';
 import { bearerChallenge, cookieValue, presentedKey } from '../../src/domain/credentials.js';
 import { dataTarget, dataTargets, gateRefusal, isDataPath, isPriced } from '../../src/domain/data-route.js';
 import { keyFormatValid } from '../../src/domain/key-format.js';
-import { PAYMENT_NOT_ENABLED, paymentRequired } from '../../src/domain/payment-required.js';
+import { paymentRefusal, paymentRequired } from '../../src/domain/payment-required.js';
 import { TtlLru } from '../../src/domain/ttl-lru.js';
 import { accessOf } from '../../src/domain/route-table.js';
 
@@ -123,7 +123,9 @@ describe('x402 challenge', () => {
     });
     expect(paymentRequired(hit, 'u', true, settings).accepts[0]!.amount).toBe('20000');
     expect(read.extensions.bazaar!.info).toMatchObject({ input: { type: 'http', method: 'GET' } });
-    expect(paymentRequired(hit, 'u', false, settings, PAYMENT_NOT_ENABLED).error).toContain('not enabled');
+    expect(read.error).toContain('X-PAYMENT');
+    const refused = paymentRequired(hit, 'u', false, settings, paymentRefusal('payment_replayed', 'Used.'));
+    expect(refused.error).toMatch(/^payment_replayed: Used\. .*X-PAYMENT/);
   });
 });
 

@@ -21,6 +21,12 @@ export const RPC = {
   billingSubscriptionRead: 'rpc.billing.subscription.read.v1',
   /** Analysis → billing: the prices of items from its price table (the one source of prices). */
   billingPriceRead: 'rpc.billing.price.read.v1',
+  /** Gateway → x402: the facilitator's fee payer for a network (its /supported), for the challenge. */
+  x402SupportedRead: 'rpc.x402.supported.read.v1',
+  /** Gateway → x402: decode, match, replay check and facilitator verification of a payment header. */
+  x402PaymentVerify: 'rpc.x402.payment.verify.v1',
+  /** Gateway → x402: claim the payment once (replay record), settle it, store and announce it. */
+  x402PaymentSettle: 'rpc.x402.payment.settle.v1',
 } as const;
 
 /** Jobs on work queues (stream ANALYSIS_RUNS): one worker takes each. */
@@ -37,6 +43,7 @@ export const EVENTS = {
   identitySessionRevoked: 'identity.session.revoked.v1',
   billingPlanChanged: 'billing.plan.changed.v1',
   billingOrderPaid: 'billing.order.paid.v1',
+  x402PaymentSettled: 'x402.payment.settled.v1',
   requestsRequestRecorded: 'requests.request.recorded.v1',
   requestsBookingConfirmed: 'requests.booking.confirmed.v1',
   analysisRunRequested: 'analysis.run.requested.v1',

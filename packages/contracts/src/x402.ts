@@ -55,3 +55,78 @@ export const paymentRequiredSchema = z.object({
   ),
 });
 export type PaymentRequired = z.infer<typeof paymentRequiredSchema>;
+
+/**
+ * The x402 service's request/reply bodies and event (subjects in subjects.ts). The gateway builds
+ * the requirements of the call (its price, our network, asset, recipient and fee payer) and sends
+ * them with the payment header as the client sent it; the x402 service decodes the header,
+ * matches it against them, guards against replay and talks to the facilitator.
+ */
+const paymentHeader = z.string().min(1).max(65_536);
+
+/** rpc.x402.supported.read.v1: the facilitator's fee payer for our network (from its /supported). */
+export const supportedReadRequestSchema = z.object({ network: z.string() });
+export const supportedReadReplySchema = z.object({ network: z.string(), fee_payer: z.string() });
+export type SupportedReadReply = z.infer<typeof supportedReadReplySchema>;
+
+/** rpc.x402.payment.verify.v1 and rpc.x402.payment.settle.v1: the same request. */
+export const paymentCallRequestSchema = z.object({
+  /** The PAYMENT-SIGNATURE (or X-PAYMENT) header, base64 as received. */
+  header: paymentHeader,
+  /** The URL the payment buys (resource.url of the challenge). */
+  resource: z.string().min(1).max(4096),
+  requirements: paymentRequirementsSchema,
+});
+export type PaymentCallRequest = z.infer<typeof paymentCallRequestSchema>;
+
+export const paymentVerifyReplySchema = z.object({
+  /** The payment's id: hash of the transaction message, unique per payment. */
+  payment_id: z.string(),
+  payer: z.string(),
+});
+export type PaymentVerifyReply = z.infer<typeof paymentVerifyReplySchema>;
+
+/** The settlement receipt, as x402's SettleResponse (the PAYMENT-RESPONSE header, base64 of JSON). */
+export const settleReceiptSchema = z.object({
+  success: z.boolean(),
+  transaction: z.string(),
+  network: z.string(),
+  payer: z.string().optional(),
+  errorReason: z.string().optional(),
+});
+export type SettleReceipt = z.infer<typeof settleReceiptSchema>;
+
+/** Reply of the settle subject: the receipt; `success: false` is a refused or unsettled payment. */
+export const paymentSettleReplySchema = z.object({ payment_id: z.string(), receipt: settleReceiptSchema });
+export type PaymentSettleReply = z.infer<typeof paymentSettleReplySchema>;
+
+/** Why a payment was not accepted: the x402 reason and a sentence, in a 402 problem's detail. */
+export const X402_REASONS = [
+  'payment_undecodable',
+  'unsupported_version',
+  'requirements_mismatch',
+  'amount_mismatch',
+  'recipient_mismatch',
+  'asset_mismatch',
+  'network_mismatch',
+  'fee_payer_mismatch',
+  'payment_replayed',
+  'verification_failed',
+  'settlement_failed',
+  'settlement_pending',
+] as const;
+export type X402Reason = (typeof X402_REASONS)[number];
+
+/** x402.payment.settled.v1: a payment that settled on chain and bought one call. */
+export const paymentSettledSchema = z.object({
+  payment_id: z.string(),
+  payer: z.string(),
+  amount_atomic: z.number().int().positive(),
+  asset: z.string(),
+  network: z.string(),
+  pay_to: z.string(),
+  resource: z.string(),
+  transaction: z.string(),
+  settled_at: z.string(),
+});
+export type PaymentSettled = z.infer<typeof paymentSettledSchema>;

@@ -14,3 +14,9 @@ export {
   type SolanaPeerOptions,
   type TransferOptions,
 } from './solana-peer.js';
+export {
+  startX402Facilitator,
+  type FacilitatorMode,
+  type LocalWallet,
+  type X402Facilitator,
+} from './x402-facilitator.js';

@@ -944,6 +944,11 @@ const CONTROL: Record<string, (chain: LocalChain, params: unknown) => unknown> =
     return chain.tokenBalance(account).toString();
   },
   peer_history: (chain) => chain.history.map(publicOf),
+  /** A new blockhash: transactions signed over the old one no longer land (BlockhashNotFound). */
+  peer_expireBlockhash: (chain) => {
+    chain.svm.expireBlockhash();
+    return chain.svm.latestBlockhash();
+  },
 };
 
 function controlDispatch(chain: LocalChain, calls: Map<string, number>): Dispatch {

@@ -128,6 +128,8 @@ export interface SolanaPeer {
   tokenBalance(account: PublicKey): Promise<bigint>;
   /** RPC calls received on `url`, by method (for tests that count what a client asked). */
   calls(): Promise<Record<string, number>>;
+  /** Makes the current blockhash stale (a new one is current); answers the new blockhash. */
+  expireBlockhash(): Promise<string>;
   /** Stops the node: its stdin closes, it exits (SIGKILL after 5 s). */
   close(): Promise<void>;
 }
@@ -204,6 +206,7 @@ export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<
     authority: keypairOf(ready.authority),
     history: () => control('history'),
     calls: () => control('calls'),
+    expireBlockhash: () => control('expireBlockhash'),
     wallet: async (funds = {}) =>
       keypairOf(
         await control<string>('wallet', {

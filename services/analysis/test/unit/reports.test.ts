@@ -63,8 +63,7 @@ describe('the shared report page', () => {
 });
 
 async function pdfText(pdf: Buffer): Promise<{ pages: number; text: string }> {
-  const doc = await getDocument({ data: new Uint8Array(pdf), useSystemFonts: false })
-    .promise;
+  const doc = await getDocument({ data: new Uint8Array(pdf), useSystemFonts: false }).promise;
   const texts: string[] = [];
   for (let p = 1; p <= doc.numPages; p++) {
     const content = await (await doc.getPage(p)).getTextContent();

@@ -1,4 +1,24 @@
+import type { ColumnType } from 'kysely';
 import type { OutboxTables } from '@meridian/bus';
 
+export type PaymentState = 'settling' | 'settled' | 'pending' | 'failed';
+
+export interface PaymentsTable {
+  payment_id: string;
+  state: PaymentState;
+  payer: string | null;
+  amount_atomic: ColumnType<number, number, number>;
+  asset: string;
+  network: string;
+  pay_to: string;
+  resource: string;
+  transaction: string | null;
+  error_reason: string | null;
+  created_at: ColumnType<Date, Date, never>;
+  settled_at: Date | null;
+}
+
 /** Tables of the `x402` schema. */
-export type Database = OutboxTables;
+export interface Database extends OutboxTables {
+  payments: PaymentsTable;
+}

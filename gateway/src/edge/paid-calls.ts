@@ -1,0 +1,119 @@
+import type { IncomingMessage } from 'node:http';
+import { Counter } from 'prom-client';
+import { X402_HEADERS, type PaymentCallRequest, type Problem } from '@meridian/contracts';
+import type { Metrics } from '@meridian/observability';
+import type { X402Client } from '../adapters/x402.js';
+import { headerValue, paymentRefusal } from '../domain/payment-required.js';
+import type { DataCall } from './data-calls.js';
+
+/** A paid call between its verification and its settlement. */
+export interface PaidCall {
+  request: PaymentCallRequest;
+}
+
+/** What the data edge does for the paid path: its challenge, its proxy, its problem answers. */
+export interface PaidCallSteps {
+  /** The 402 challenge again, `error` naming the refusal, with the receipt of an unsettled payment. */
+  challenge(call: DataCall, error: string, receipt?: string): void;
+  /** On to the data service with the x402 caller's assertion. */
+  serve(call: DataCall): void;
+  /** The data service's answer as received, with the edge's fields. */
+  write(call: DataCall, status: number, rawHeaders: string[], body: Buffer): void;
+  refuse(call: DataCall, body: Problem): void;
+  fail(call: DataCall, err: unknown): void;
+}
+
+/**
+ * The x402 path of data calls (data-api-interface 4.4): the payment is verified by the x402
+ * service (decode, match our requirements, replay check, facilitator), the data service answers,
+ * and only an answer below 400 is settled before it is sent, with PAYMENT-RESPONSE. An answer of
+ * 400 or more is passed on as it is and nothing is charged; a payment that does not settle gets
+ * the challenge again with its receipt (`success: false`) and no data.
+ */
+export class PaidCalls {
+  private readonly challenges: Counter<'reason'>;
+  private readonly calls: Counter<'outcome'>;
+
+  constructor(
+    private readonly payments: X402Client,
+    metrics: Metrics,
+    private readonly steps: PaidCallSteps,
+  ) {
+    this.challenges = new Counter({
+      name: 'gateway_x402_challenges_total',
+      help: 'x402 challenges answered (402), by reason: no_payment or why a payment was refused',
+      labelNames: ['reason'],
+      registers: [metrics.registry],
+    });
+    this.calls = new Counter({
+      name: 'gateway_x402_paid_calls_total',
+      help: 'Calls with a verified payment: settled, not_charged (data answer >= 400), unsettled, unavailable',
+      labelNames: ['outcome'],
+      registers: [metrics.registry],
+    });
+  }
+
+  challenged(reason: string): void {
+    this.challenges.inc({ reason });
+  }
+
+  verify(call: DataCall, request: PaymentCallRequest): void {
+    this.payments.verify(request).then(
+      (reply) => {
+        if (!reply.ok) return this.refused(call, reply.problem);
+        call.paid = { request };
+        this.steps.serve(call);
+      },
+      (err) => this.steps.fail(call, err),
+    );
+  }
+
+  /** The data answer of a verified call: read whole, then settled (below 400) or passed on. */
+  answered(call: DataCall, answer: IncomingMessage): void {
+    const status = answer.statusCode ?? 502;
+    const chunks: Buffer[] = [];
+    answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+    answer.on('error', (err) => this.steps.fail(call, err));
+    answer.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (status >= 400) {
+        this.calls.inc({ outcome: 'not_charged' });
+        return this.steps.write(call, status, answer.rawHeaders, body);
+      }
+      this.settle(call, status, answer.rawHeaders, body);
+    });
+  }
+
+  private settle(call: DataCall, status: number, rawHeaders: string[], body: Buffer): void {
+    this.payments.settle(call.paid!.request).then(
+      (reply) => {
+        if (!reply.ok) {
+          this.calls.inc({ outcome: reply.problem.status === 402 ? 'unsettled' : 'unavailable' });
+          return this.refused(call, reply.problem);
+        }
+        const { receipt } = reply.data;
+        const encoded = headerValue(receipt);
+        if (!receipt.success) {
+          this.calls.inc({ outcome: 'unsettled' });
+          const reason = receipt.errorReason ?? 'settlement_failed';
+          return this.steps.challenge(
+            call,
+            paymentRefusal(reason, 'The payment did not settle, so the data was not served.'),
+            encoded,
+          );
+        }
+        this.calls.inc({ outcome: 'settled' });
+        call.fields.push(X402_HEADERS.paymentResponse, encoded, 'cache-control', 'no-store');
+        this.steps.write(call, status, rawHeaders, body);
+      },
+      (err) => this.steps.fail(call, err),
+    );
+  }
+
+  /** A payment refused (402: the challenge again, naming the reason) or not checkable (503). */
+  private refused(call: DataCall, problem: Problem): void {
+    if (problem.status === 402)
+      return this.steps.challenge(call, paymentRefusal(problem.error_category, problem.detail));
+    this.steps.refuse(call, problem);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * `pnpm x402:pay <url>`: pays one call with x402's official client (`@x402/fetch`, SVM exact
+ * scheme) against the local facilitator and its chain (`pnpm x402:facilitator`), then prints the
+ * answer and the decoded receipt. The buyer is a new wallet the local chain funds with 1 USDC,
+ * unless X402_BUYER_KEY (base58 secret key) names one. X402_FACILITATOR_URL: the local facilitator
+ * (default http://127.0.0.1:4020).
+ */
+import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
+import { x402Client } from '@x402/core/client';
+import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+
+async function main(): Promise<number> {
+  const url = process.argv[2];
+  if (!url) {
+    process.stderr.write('usage: pnpm x402:pay <url>\n');
+    return 2;
+  }
+  const facilitator = (process.env.X402_FACILITATOR_URL ?? 'http://127.0.0.1:4020').replace(/\/+$/, '');
+  const local = async <T>(path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(`${facilitator}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`the local facilitator answered ${res.status} to ${path}`);
+    return (await res.json()) as T;
+  };
+  const info = await local<{ rpc_url: string; network: string }>('/local/info');
+  const secretKey =
+    process.env.X402_BUYER_KEY ??
+    (await local<{ secret_key: string }>('/local/wallet', { usdc: 1_000_000 })).secret_key;
+  const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(secretKey));
+  const client = new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: info.rpc_url }));
+  const pay = wrapFetchWithPayment(fetch, client);
+  const res = await pay(url);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // printed as text
+  }
+  const header = res.headers.get('payment-response');
+  const receipt = header ? decodePaymentResponseHeader(header) : null;
+  process.stdout.write(
+    `${JSON.stringify({ status: res.status, payer: signer.address, network: info.network, receipt, body }, null, 2)}\n`,
+  );
+  return res.ok && receipt?.success ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`x402:pay failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);
