@@ -37,7 +37,7 @@ export async function startNatsConsumer<T>(deps: ConsumerDeps, spec: ConsumerSpe
   await upsertConsumer(deps.jsm, stream, consumerConfig(settings, deps.names));
   const consumer = await deps.js.consumers.get(stream, spec.durable);
   // Few messages per pull: they are handled one at a time and their ack_wait runs while they wait.
-  const messages = await consumer.consume({ max_messages: 8 });
+  const messages = await consumer.consume({ max_messages: settings.maxMessages });
   const loop = (async () => {
     for await (const msg of messages) await handleMessage(deps, settings, msg);
   })().catch((err: unknown) => deps.logger?.error({ err, durable: spec.durable }, 'consumer stopped'));

@@ -4,6 +4,7 @@ import {
   connect,
   ErrorCode,
   NatsError,
+  RetentionPolicy,
   type JetStreamClient,
   type JetStreamManager,
   type Msg,
@@ -119,7 +120,11 @@ class NatsBus implements Bus {
     const subjects = spec.subjects.map((s) => this.names.subject(s));
     try {
       // Adding a stream that exists with the same configuration succeeds, so replicas may race here.
-      await this.jsm.streams.add({ name, subjects });
+      await this.jsm.streams.add({
+        name,
+        subjects,
+        ...(spec.retention === 'workqueue' ? { retention: RetentionPolicy.Workqueue } : {}),
+      });
       return;
     } catch (err) {
       if (!(err instanceof NatsError) || err.api_error?.err_code !== STREAM_NAME_IN_USE) throw err;

@@ -8,6 +8,7 @@ export function consumerSettings<T>(spec: ConsumerSpec<T>): ConsumerSettings<T> 
     maxDeliver: spec.maxDeliver ?? DEFAULTS.maxDeliver,
     backoffMs: spec.backoffMs ?? [...DEFAULTS.backoffMs],
     ackWaitMs: spec.ackWaitMs ?? DEFAULTS.ackWaitMs,
+    maxMessages: spec.maxMessages ?? DEFAULTS.maxMessages,
   };
   if (!Number.isInteger(settings.maxDeliver) || settings.maxDeliver < 1) {
     throw new Error(`maxDeliver of ${spec.durable} must be a positive integer`);

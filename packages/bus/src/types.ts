@@ -15,6 +15,12 @@ export type RpcHandler<Req = unknown, Res = unknown> = (req: Req, ctx: RpcContex
 export interface StreamSpec {
   name: string;
   subjects: readonly string[];
+  /**
+   * `workqueue`: a job queue, each message removed once acknowledged (JetStream's WorkQueue
+   * retention; set at creation). Default `limits`, as every event stream. The in-process bus keeps
+   * every message either way: one durable consumer still hands each message to one worker.
+   */
+  retention?: 'limits' | 'workqueue';
 }
 
 export interface ConsumeContext {
@@ -36,6 +42,11 @@ export interface ConsumerSpec<T = unknown> {
   backoffMs?: number[];
   /** How long a delivery may stay unsettled before the server assumes the consumer died; default 30000. */
   ackWaitMs?: number;
+  /**
+   * Messages one client pulls ahead (NATS only); default 8. A job queue whose jobs are long takes
+   * 1, so that replicas share the jobs instead of one replica buffering them.
+   */
+  maxMessages?: number;
 }
 
 export interface RequestOptions {
@@ -86,6 +97,7 @@ export const DEFAULTS = {
   maxDeliver: 5,
   backoffMs: [1000, 5000, 30000],
   ackWaitMs: 30000,
+  maxMessages: 8,
   /** JetStream's default duplicate window, mirrored by the in-process streams. */
   duplicateWindowMs: 120_000,
 } as const;

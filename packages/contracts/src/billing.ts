@@ -93,3 +93,11 @@ export const orderPaidSchema = z.object({
   tx_signature: z.string().nullable(),
   paid_at: z.string(),
 });
+
+/** rpc.billing.price.read.v1 — the prices of items (e.g. run:audit_base) from billing's price table. */
+export const priceReadRequestSchema = z.object({ items: z.array(priceItemSchema).min(1).max(50) });
+export const priceReadReplySchema = z.object({
+  /** null: no price is set for the item on this deployment. */
+  prices: z.array(z.object({ item: z.string(), price_atomic: z.number().int().nonnegative().nullable() })),
+});
+export type PriceReadReply = z.infer<typeof priceReadReplySchema>;

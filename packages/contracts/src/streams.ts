@@ -11,12 +11,20 @@ export const STREAMS = {
   x402: { name: 'X402', subjects: ['x402.>'] },
   requests: { name: 'REQUESTS', subjects: ['requests.>'] },
   deadLetter: { name: 'DEADLETTER', subjects: ['dlq.>'] },
+  /**
+   * Analysis runs waiting for a worker: a work queue (each job removed once a worker acknowledges
+   * it), not an event stream, so it lives under `work.` where the ANALYSIS events stream does not
+   * capture it.
+   */
+  analysisRuns: { name: 'ANALYSIS_RUNS', subjects: ['work.analysis.>'], retention: 'workqueue' },
 } as const;
 
 export type StreamName = (typeof STREAMS)[keyof typeof STREAMS]['name'];
 
 export const RPC_ROOT = 'rpc';
 export const DEAD_LETTER_ROOT = 'dlq';
+/** Root of job subjects (work queues), apart from the event streams' roots. */
+export const WORK_ROOT = 'work';
 
 /** Subject a message goes to after it exhausted its deliveries on a durable consumer. */
 export function deadLetterSubject(durable: string, subject: string): string {

@@ -25,6 +25,14 @@ export const RPC = {
   x402PaymentVerify: 'rpc.x402.payment.verify.v1',
   /** Gateway → x402: claim the payment once (replay record), settle it, store and announce it. */
   x402PaymentSettle: 'rpc.x402.payment.settle.v1',
+  /** Analysis → billing: the prices of items from its price table (the one source of prices). */
+  billingPriceRead: 'rpc.billing.price.read.v1',
+} as const;
+
+/** Jobs on work queues (stream ANALYSIS_RUNS): one worker takes each. */
+export const WORK = {
+  /** A paid (or covered) analysis run waiting for a worker; the CloudEvent type is `analysis.run.requested.v1`. */
+  analysisRunRequested: 'work.analysis.run.requested.v1',
 } as const;
 
 export const EVENTS = {
@@ -38,6 +46,7 @@ export const EVENTS = {
   x402PaymentSettled: 'x402.payment.settled.v1',
   requestsRequestRecorded: 'requests.request.recorded.v1',
   requestsBookingConfirmed: 'requests.booking.confirmed.v1',
+  analysisRunRequested: 'analysis.run.requested.v1',
 } as const;
 
 /** Durable consumer names: `<consumer-service>__<handler>`. */
@@ -45,4 +54,6 @@ export const DURABLES = {
   identityPlanChanged: 'identity__plan_changed',
   identityBookingConfirmed: 'identity__booking_confirmed',
   requestsOrderPaid: 'requests__order_paid',
+  analysisOrderPaid: 'analysis__order_paid',
+  analysisRunWorker: 'analysis__run_worker',
 } as const;

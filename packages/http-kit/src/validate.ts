@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { httpProblem } from './problem.js';
 
 /** Parses input with zod; a failure becomes a 400 problem naming every bad field and why. */
@@ -54,3 +54,6 @@ export function parseQuery<S extends z.ZodObject>(schema: S, query: object, wher
   if (unknown.length > 0) throw unknownParametersProblem(unknown, allowed);
   return parseInput(schema, query, where);
 }
+
+/** The query schema of a route that takes no parameter: any one given is refused by parseQuery. */
+export const NO_PARAMETERS = z.object({});

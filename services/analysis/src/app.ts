@@ -1,10 +1,20 @@
 import { Router } from 'express';
 import type { AnalysisDeps } from './deps.js';
+import { auditRoutes } from './routes/audit.js';
+import { credentialRoutes } from './routes/credentials.js';
+import { domainRoutes } from './routes/domains.js';
+import { rescanRoutes } from './routes/rescan.js';
+import { runRoutes } from './routes/runs.js';
 import { reportRoutes } from './routes/reports.js';
 
 /** The routes of this service, behind the gateway's caller assertion. */
 export function routes(deps: AnalysisDeps): Router {
   const router = Router();
+  router.use(domainRoutes(deps));
+  router.use(runRoutes(deps));
+  router.use(auditRoutes(deps));
+  router.use(credentialRoutes(deps));
+  router.use(rescanRoutes(deps));
   router.use(reportRoutes(deps));
   return router;
 }

@@ -1,8 +1,19 @@
 import type { ServiceDeps } from '@meridian/runtime';
+import type { DnsClient } from './adapters/dns.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import type { RunPipeline } from './flows/pipeline-types.js';
 
-/** What every part of this service gets: the chassis' deps (no parts of its own yet). */
-export type AnalysisDeps = ServiceDeps<Database, Config>;
+/** What every part of this service gets: the chassis' deps and analysis' own parts. */
+export interface AnalysisDeps extends ServiceDeps<Database, Config> {
+  /** Verification and provider lookups through DNS_SERVERS. */
+  dns: DnsClient;
+  /** AES-256 key that seals audit credentials at rest. */
+  credentialsKey: Buffer;
+  /** Names this replica in a run's `worker` column (host, pid and a random part). */
+  workerId: string;
+  /** The audit itself (src/flows/run-pipeline.ts); tests put a stand-in of their own here. */
+  pipeline: RunPipeline;
+}
 
 export const SERVICE = 'analysis';

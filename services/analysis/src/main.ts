@@ -1,15 +1,72 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { STREAMS } from '@meridian/contracts';
-import { isEntrypoint, runMain, startService, type SharedInfra } from '@meridian/runtime';
+import { isEntrypoint, runMain, startService, type ServiceDeps, type SharedInfra } from '@meridian/runtime';
+import { dnsClient } from './adapters/dns.js';
 import { routes } from './app.js';
-import { parseConfig } from './config.js';
+import { parseConfig, type Config } from './config.js';
+import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
-import { SERVICE } from './deps.js';
+import { SERVICE, type AnalysisDeps } from './deps.js';
+import { parseKey } from './domain/secret-box.js';
+import { orderPaidConsumers } from './events/order-paid.js';
+import { runWorkers } from './events/run-worker.js';
+import { audit } from './flows/audit.js';
+import { startRescans } from './jobs/rescans.js';
+import { startRunSweeper } from './jobs/run-sweeper.js';
+
+/**
+ * The credentials sealing key: CREDENTIALS_KEY, else one generated at first start into
+ * DATA_DIR/analysis-credentials.key (mode 0600); replicas must share CREDENTIALS_KEY.
+ */
+export function credentialsKeyOf(config: Config): Buffer {
+  if (config.CREDENTIALS_KEY) return parseKey(config.CREDENTIALS_KEY);
+  const file = join(config.DATA_DIR, 'analysis-credentials.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.DATA_DIR, { recursive: true });
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    chmodSync(file, 0o600);
+  }
+  return parseKey(readFileSync(file, 'utf8').trim());
+}
+
+type Parts = Omit<AnalysisDeps, keyof ServiceDeps<Database, Config>>;
+
+/** Analysis' own parts, added to the chassis' deps; tests may replace some (the pipeline). */
+export function analysisParts(config: Config, overrides: Partial<Parts> = {}): Parts {
+  return {
+    dns: dnsClient(config.DNS_SERVERS),
+    credentialsKey: credentialsKeyOf(config),
+    workerId: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
+    pipeline: audit,
+    ...overrides,
+  };
+}
 
 /** Composition root: the only place that reads the environment. */
-export async function start(env: Record<string, string | undefined>, shared?: SharedInfra) {
+export async function start(
+  env: Record<string, string | undefined>,
+  shared?: SharedInfra,
+  overrides?: Partial<Parts>,
+) {
   const config = parseConfig(env);
+  const parts = analysisParts(config, overrides);
+  const full = (deps: ServiceDeps<Database, Config>): AnalysisDeps => ({ ...deps, ...parts });
   return startService(
-    { name: SERVICE, schema: SERVICE, config, migrations, streams: [STREAMS.analysis], outbox: true, routes },
+    {
+      name: SERVICE,
+      schema: SERVICE,
+      config,
+      migrations,
+      // BILLING too: analysis consumes its paid orders and may start before it.
+      streams: [STREAMS.analysis, STREAMS.analysisRuns, STREAMS.billing],
+      outbox: true,
+      routes: (deps) => routes(full(deps)),
+      consumers: (deps) => [...orderPaidConsumers(full(deps)), ...runWorkers(full(deps))],
+      background: (deps) => [startRunSweeper(full(deps)), startRescans(full(deps))],
+    },
     shared,
   );
 }

@@ -5,6 +5,7 @@ import {
   creditRefundRequestSchema,
   creditSpendRequestSchema,
   orderRegisterRequestSchema,
+  priceReadRequestSchema,
   subscriptionReadRequestSchema,
   type Result,
   type RpcReply,
@@ -12,6 +13,7 @@ import {
 import { problem } from '@meridian/http-kit';
 import type { RpcRegistration } from '@meridian/runtime';
 import { readBalance } from '../db/repositories/ledger.js';
+import { allPrices } from '../db/repositories/prices.js';
 import type { BillingDeps } from '../deps.js';
 import { subscriptionOf } from '../flows/buy-period.js';
 import { refundOrder } from '../flows/refund-order.js';
@@ -36,7 +38,7 @@ function handler<S extends z.ZodType, T>(schema: S, run: (input: z.infer<S>) => 
   };
 }
 
-/** Request/reply of billing for analysis and requests: pay, refund and quote orders; read balance and subscription. */
+/** Request/reply of billing for analysis and requests: pay, refund and quote orders; read balance, subscription and prices. */
 export function rpcHandlers(deps: BillingDeps): RpcRegistration[] {
   return [
     {
@@ -64,6 +66,16 @@ export function rpcHandlers(deps: BillingDeps): RpcRegistration[] {
         ok: true,
         value: await subscriptionOf(deps.db, account_id, 'audit', new Date()),
       })),
+    },
+    {
+      subject: RPC.billingPriceRead,
+      handler: handler(priceReadRequestSchema, async ({ items }) => {
+        const prices = await allPrices(deps.db);
+        return {
+          ok: true,
+          value: { prices: items.map((item) => ({ item, price_atomic: prices.get(item) ?? null })) },
+        };
+      }),
     },
   ] as RpcRegistration[];
 }

@@ -11,6 +11,7 @@ import {
   type ReplayShift,
 } from '../domain/replay-clock.js';
 import { deleteObservations, replayPlays } from '../db/repositories/feeds-observations.js';
+import { deleteDerivativeRows, type DerivativeRowKey } from '../db/repositories/feeds-derivatives.js';
 import { ingestOwn } from '../flows/ingestor.js';
 import { LEVEL_MARKET } from './market-replay.js';
 
@@ -69,7 +70,16 @@ export function replayBatches(
   now: Date,
   spotAt?: SpotAt,
 ): IngestBatchInput[] {
-  const { clock, shift } = shiftOf(recording, now);
+  return playBatches(recording, text, shiftOf(recording, now), spotAt);
+}
+
+/** The batches and the marker of one play of a recording at a given shift. */
+function playBatches(
+  recording: Recording,
+  text: string,
+  { clock, shift }: ReplayShift,
+  spotAt?: SpotAt,
+): IngestBatchInput[] {
   const parsed = recording.parse(text, clock);
   const scaling = btcScaling(recording, text, clock, spotAt);
   const batches = [parsed].flat().map((b) => (scaling ? scaleBtcBatch(b, scaling.factor) : b));
@@ -140,29 +150,51 @@ export async function refreshFreshFeeds(deps: DataDeps, now: Date, spotAt?: Spot
       recording,
       text,
       Date.parse(shiftOf(recording, now).clock(recording.recordedAt)),
+      spotAt,
     );
     played.push(recording.file);
   }
   return played;
 }
 
-/** Deletes the rows of every play of a recording but the one that landed at `keep`. */
+/** The keys of the rows a play of a recording stored: observations, and derivatives rows apart. */
+function playedKeys(batches: IngestBatchInput[]) {
+  const observations: { key: string; metric: string; ts: string }[] = [];
+  const derivatives: DerivativeRowKey[] = [];
+  for (const b of batches) {
+    if (b.kind === 'observations')
+      observations.push(...b.rows.map((r) => ({ key: r.key, metric: r.metric, ts: r.ts })));
+    if (b.kind === 'option_marks')
+      derivatives.push(
+        ...b.rows.map((r) => ({ table: 'option_marks' as const, instrument: r.instrument, ts: r.ts })),
+      );
+    if (b.kind === 'funding' || b.kind === 'mark_prices') {
+      const table = b.kind === 'funding' ? ('funding_rates' as const) : ('mark_prices' as const);
+      derivatives.push(...b.rows.map((r) => ({ table, symbol: b.symbol, ts: r.ts })));
+    }
+  }
+  return { observations, derivatives };
+}
+
+/**
+ * Deletes the rows of every play of a recording but the one that landed at `keep`: each earlier
+ * play is replayed in memory at its own instant (its marker) to name its rows, scaled alike.
+ */
 async function removeOtherPlays(
   deps: DataDeps,
   recording: Recording,
   text: string,
   keep: number,
+  spotAt?: SpotAt,
 ): Promise<void> {
   const recordedAt = Date.parse(recording.recordedAt);
   for (const at of await replayPlays(deps.db, recording.source, recording.file)) {
     if (at.getTime() === keep) continue;
-    const { clock } = shiftBy(at.getTime() - recordedAt);
-    const rows = [recording.parse(text, clock)]
-      .flat()
-      .flatMap((b) => (b.kind === 'observations' ? b.rows : []))
-      .map((r) => ({ key: r.key, metric: r.metric, ts: r.ts }));
-    rows.push({ key: recording.file, metric: REPLAY_METRIC, ts: at.toISOString() });
-    await deleteObservations(deps.db, recording.source, rows);
+    const { observations, derivatives } = playedKeys(
+      playBatches(recording, text, shiftBy(at.getTime() - recordedAt), spotAt),
+    );
+    await deleteDerivativeRows(deps.db, recording.source, derivatives);
+    await deleteObservations(deps.db, recording.source, observations);
   }
 }
 

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { CATALOG, LEGACY_ROUTES, higherPlan } from '@meridian/contracts';
-import { envelope } from '@meridian/http-kit';
+import { NO_PARAMETERS, envelope, parseQuery } from '@meridian/http-kit';
 
 /**
  * Where the data of a live metric comes from: `replay` while the service plays its recordings
@@ -48,7 +48,8 @@ export function catalogDocument(servedFrom: ServedFrom = 'stored') {
 export function catalogRoutes(servedFrom: ServedFrom): Router {
   const router = Router();
   const body = catalogDocument(servedFrom);
-  router.get('/v1/catalog', (_req, res) => {
+  router.get('/v1/catalog', (req, res) => {
+    parseQuery(NO_PARAMETERS, req.query);
     res.json(
       envelope(
         body,

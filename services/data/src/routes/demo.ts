@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { findMetric } from '@meridian/contracts';
-import { envelope } from '@meridian/http-kit';
+import { NO_PARAMETERS, envelope, parseQuery } from '@meridian/http-kit';
 import type { DataDeps } from '../deps.js';
 import { combinedConfidence, confidence } from '../domain/confidence.js';
 import type { SourceRef } from '../domain/metric-resolver.js';
@@ -15,7 +15,8 @@ export function demoRoutes(deps: DataDeps): Router {
   const router = Router();
   let cached: { body: unknown; until: number } | undefined;
   let pending: Promise<unknown> | undefined;
-  router.get('/v1/demo', async (_req, res) => {
+  router.get('/v1/demo', async (req, res) => {
+    parseQuery(NO_PARAMETERS, req.query);
     const now = Date.now();
     if (!cached || cached.until <= now) {
       pending ??= buildDemo(deps, new Date(now)).finally(() => (pending = undefined));

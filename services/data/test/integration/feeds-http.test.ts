@@ -70,7 +70,12 @@ describe('feed metrics over HTTP', () => {
   }
 
   describe('crypto/options', () => {
-    const optionsClock = () => replayShift('2020-05-21T23:22:35.277Z', loadedAt, 'day').clock;
+    // Played at the current minute like every fresh feed (README, "Replay"): the clock the replay used.
+    const optionsClock = () =>
+      shiftOf(
+        RECORDINGS.find((r) => r.source === 'deribit' && r.real)!,
+        loadedAt,
+      ).clock;
     /** Open interest per expiry summed from the CSV by hand; the chain answers live expiries only. */
     const CSV_EXPIRIES = [
       { expiry: 1590134400000, calls: 7542.8, puts: 7155.8, count: 58 },

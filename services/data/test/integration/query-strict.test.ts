@@ -40,6 +40,15 @@ describe('the data endpoint takes exactly its parameters', () => {
     expect(JSON.stringify(legacy.body)).not.toContain('mk_live_secret');
   });
 
+  it('refuses any parameter on the catalogue and the demo, which take none', async () => {
+    for (const path of ['/v1/catalog?category=crypto', '/v1/demo?entity=BTC-USD']) {
+      const res = await get(path);
+      expect(res.status).toBe(400);
+      expect(res.body.detail).toContain('this route takes no query parameter');
+    }
+    expect((await get('/v1/catalog')).status).toBe(200);
+  });
+
   it('accepts entity= (empty) on a metric with no entity, refuses it where one is needed', async () => {
     const none = await get('/v1/data/absurd_cosmos/restless_earth/quakes_last_hour?entity=');
     expect(none.status).not.toBe(400);

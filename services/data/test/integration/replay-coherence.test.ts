@@ -131,6 +131,17 @@ describe('replayed data agrees with itself', () => {
       .where('metric', '=', 'earthquake')
       .executeTakeFirstOrThrow();
     expect(Number(quakes.n)).toBe(before.body.data.count ?? Number(quakes.n));
+    // The options chain and the perps are replaced the same way: one play of each row.
+    const count = async (table: 'option_marks' | 'mark_prices') =>
+      Number(
+        (
+          await db.db
+            .selectFrom(table)
+            .select(({ fn }) => fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    expect([await count('option_marks'), await count('mark_prices')]).toEqual([326, 2]);
     const marker = plays[0]!.ts.getTime();
     expect(marker).toBe(Math.floor(later.getTime() / 60_000) * 60_000);
   });

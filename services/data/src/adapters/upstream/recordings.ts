@@ -51,7 +51,7 @@ export interface Recording {
   /**
    * For a feed whose values age in minutes: played at the start of every slot of this length (the
    * product's cadence_ms in the catalogue) instead of shifted by whole days (replay-clock.ts,
-   * `slotShift`). Such a recording holds observations only.
+   * `slotShift`); each play replaces the previous one.
    */
   refreshMs?: number;
 }
@@ -94,29 +94,43 @@ const espn = (sport: string, league: string, file: string, at: string): Recordin
   );
 
 export const RECORDINGS: Recording[] = [
-  {
-    ...day('deribit/btc_options_2020-05-21.csv', 'deribit', '2020-05-21T23:22:35.277Z', parseDeribitOptions),
-    real: true,
-    btcLevel: optionsIndexPrice,
-  },
-  {
-    ...day(
-      'deribit/ticker_BTC-PERPETUAL_2023-03-21.json',
-      'deribit',
-      '2023-03-21T23:59:31.220Z',
-      parseDeribitTicker,
-    ),
-    btcLevel: (t) => (JSON.parse(t) as { result: { index_price: number } }).result.index_price,
-  },
-  {
-    ...day(
-      'binance_futures/premium_index_BTCUSDT_2023-03-21.json',
-      'binance_futures',
-      '2023-03-21T23:59:30Z',
-      parseBinancePremiumIndex,
-    ),
-    btcLevel: (t) => Number((JSON.parse(t) as { indexPrice: string }).indexPrice),
-  },
+  fresh(
+    {
+      ...day(
+        'deribit/btc_options_2020-05-21.csv',
+        'deribit',
+        '2020-05-21T23:22:35.277Z',
+        parseDeribitOptions,
+      ),
+      real: true,
+      btcLevel: optionsIndexPrice,
+    },
+    'crypto/options/chain',
+  ),
+  fresh(
+    {
+      ...day(
+        'deribit/ticker_BTC-PERPETUAL_2023-03-21.json',
+        'deribit',
+        '2023-03-21T23:59:31.220Z',
+        parseDeribitTicker,
+      ),
+      btcLevel: (t) => (JSON.parse(t) as { result: { index_price: number } }).result.index_price,
+    },
+    'crypto/futures/mark_price',
+  ),
+  fresh(
+    {
+      ...day(
+        'binance_futures/premium_index_BTCUSDT_2023-03-21.json',
+        'binance_futures',
+        '2023-03-21T23:59:30Z',
+        parseBinancePremiumIndex,
+      ),
+      btcLevel: (t) => Number((JSON.parse(t) as { indexPrice: string }).indexPrice),
+    },
+    'crypto/futures/mark_price',
+  ),
   day(`farside/btc_etf_flows_${SAMPLE_DAY}.csv`, 'farside', '2024-11-14T23:30:00Z', parseFarsideFlows),
   fresh(
     {

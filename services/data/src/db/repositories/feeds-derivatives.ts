@@ -79,3 +79,37 @@ export async function latestFunding(db: Db, base: string, at: Date): Promise<Sto
     .execute(db);
   return rows;
 }
+
+/** One stored row of a derivatives table, by its key: (source, instrument, ts) or (source, symbol, ts). */
+export type DerivativeRowKey =
+  | { table: 'option_marks'; instrument: string; ts: string }
+  | { table: 'funding_rates' | 'mark_prices'; symbol: string; ts: string };
+
+/** Deletes rows of the derivatives tables of a source by their keys (a replay's earlier play), 500 a statement. */
+export async function deleteDerivativeRows(
+  db: Db,
+  source: string,
+  keys: readonly DerivativeRowKey[],
+): Promise<void> {
+  const options = keys.flatMap((k) => (k.table === 'option_marks' ? [k] : []));
+  for (let i = 0; i < options.length; i += 500)
+    await db
+      .deleteFrom('option_marks')
+      .where('source', '=', source)
+      .where((eb) =>
+        eb.or(
+          options
+            .slice(i, i + 500)
+            .map((k) => eb.and([eb('instrument', '=', k.instrument), eb('ts', '=', new Date(k.ts))])),
+        ),
+      )
+      .execute();
+  for (const key of keys)
+    if (key.table !== 'option_marks')
+      await db
+        .deleteFrom(key.table)
+        .where('source', '=', source)
+        .where('symbol', '=', key.symbol)
+        .where('ts', '=', new Date(key.ts))
+        .execute();
+}

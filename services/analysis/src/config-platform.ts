@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/**
+ * Settings of the platform part (domains, runs, workers, authorizations, credentials, re-scans);
+ * config.ts spreads them into the service's schema.
+ */
+export const platformConfig = {
+  /** Resolvers asked for verification TXT and NS records, `host:port` comma-separated (`[::1]:53`). */
+  DNS_SERVERS: z
+    .string()
+    .default('1.1.1.1:53,8.8.8.8:53')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0),
+    )
+    .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[0-9.]+)(:\d{1,5})?$/, 'must be host:port')).min(1)),
+  /** AES-256-GCM key of stored audit credentials (64 hex or base64 of 32 bytes); unset: a key file in DATA_DIR. */
+  CREDENTIALS_KEY: z.string().optional(),
+  /** Whether this replica executes runs (a worker on the ANALYSIS_RUNS queue). */
+  RUN_WORKER: flag.default(true),
+  /** How long a run's job may go without a heartbeat before the queue hands it to another worker. */
+  RUN_ACK_WAIT_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
+  /** Attempts of a run (a worker died, or the pipeline threw) before it is failed and refunded. */
+  RUN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** An unpaid on-chain quote of a run lapses after this many hours. */
+  RUN_QUOTE_HOURS: z.coerce.number().min(0.01).max(720).default(24),
+  /** How often the sweeper looks for abandoned runs, pending refunds and lapsed quotes. */
+  RUN_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** How often the re-scan scheduler looks for due weekly re-scans. */
+  RESCAN_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /** Longest window of an active-testing authorization, in days. */
+  AUTHORIZATION_MAX_DAYS: z.coerce.number().int().min(1).max(365).default(90),
+};

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import {
+  RPC,
+  ok,
+  refuse,
+  type AuditTier,
+  type OrderQuote,
+  type PostingReply,
+  type Problem,
+  type Refusal,
+  type Result,
+  type Subscription,
+} from '@meridian/contracts';
+import { activeAuthorization } from '../db/repositories/authorizations.js';
+import type { DomainRow } from '../db/repositories/domains.js';
+import { findRun, insertRun, moveRun, runByIdempotencyKey, type RunRow } from '../db/repositories/runs.js';
+import { covers, runItem } from '../domain/entitlement.js';
+import type { AnalysisDeps } from '../deps.js';
+import { checkOwnership, ownDomain } from './domains.js';
+import { enqueueRun } from './events.js';
+
+/** A refusal that carries billing's own problem (402, 409, 503...) through to the client. */
+export type Upstream = { ok: false; code: 'upstream'; detail: string; problem: Problem };
+export const upstream = (problem: Problem): Upstream => ({
+  ok: false,
+  code: 'upstream',
+  detail: problem.detail,
+  problem,
+});
+
+export interface RunAsked {
+  domain: string;
+  tier: AuditTier;
+  payment?: 'credit' | 'deposit' | undefined;
+}
+
+export type Commissioned = { run: RunRow; replayed: boolean };
+
+/**
+ * Commissions a run: the domain must be the caller's and verified; the secure and review tiers
+ * need an active authorization and a fresh look at the TXT record. A subscription of the tier or a
+ * higher one covers it; otherwise billing charges credit (the run id is the order id, so a retry
+ * never pays twice) or quotes a deposit whose memo is the run id. An Idempotency-Key names the run:
+ * the same key answers the same run.
+ */
+export async function commissionRun(
+  deps: AnalysisDeps,
+  accountId: string,
+  asked: RunAsked,
+  idempotencyKey: string | undefined,
+  now = new Date(),
+): Promise<Result<Commissioned> | Upstream> {
+  if (idempotencyKey) {
+    const earlier = await runByIdempotencyKey(deps.db, accountId, idempotencyKey);
+    if (earlier) return replay(deps, earlier, asked);
+  }
+  const owned = await ownDomain(deps, accountId, asked.domain);
+  if (!owned.ok) return owned;
+  const ready = await readyToRun(deps, owned.value, asked.tier, now);
+  if (!ready.ok) return ready;
+  const sub = await deps.bus.request<Subscription>(RPC.billingSubscriptionRead, { account_id: accountId });
+  if (!sub.ok) return upstream(sub.problem);
+  const covered = covers(sub.data, asked.tier, now);
+  const run: RunRow = {
+    id: `run-${randomUUID()}`,
+    account_id: accountId,
+    domain_id: owned.value.id,
+    domain: owned.value.hostname,
+    tier: asked.tier,
+    status: covered ? 'queued' : 'awaiting_payment',
+    payment: covered ? 'subscription' : (asked.payment ?? 'credit'),
+    amount_atomic: 0,
+    pay: null,
+    idempotency_key: idempotencyKey ?? null,
+    origin: 'request',
+    rescan_week: null,
+    attempts: 0,
+    worker: null,
+    lease_until: null,
+    created_at: now,
+    queued_at: covered ? now : null,
+    started_at: null,
+    finished_at: null,
+    error: null,
+    refund: null,
+    report: null,
+  };
+  if (run.payment === 'deposit') {
+    const quote = await deps.bus.request<OrderQuote>(RPC.billingOrderRegister, {
+      account_id: accountId,
+      order_id: run.id,
+      item: runItem(asked.tier),
+    });
+    if (!quote.ok) return upstream(quote.problem);
+    const { amount_atomic, deposit_address, memo, asset, network } = quote.data;
+    run.amount_atomic = amount_atomic;
+    run.pay = { amount_atomic, deposit_address, memo, asset, network };
+  }
+  const inserted = await deps.db.transaction().execute(async (trx) => {
+    if (!(await insertRun(trx, run))) return false;
+    if (covered) await enqueueRun(trx, run.id, 1);
+    return true;
+  });
+  if (!inserted) {
+    // Another request with the same Idempotency-Key won the race: answer its run.
+    const earlier = idempotencyKey
+      ? await runByIdempotencyKey(deps.db, accountId, idempotencyKey)
+      : undefined;
+    if (!earlier) throw new Error('a run insert conflicted without an idempotency key');
+    return replay(deps, earlier, asked);
+  }
+  if (run.payment !== 'credit') return ok({ run, replayed: false });
+  return payFromCredit(deps, run, false, now);
+}
+
+/** The checks before any money moves: verified, and for active tiers authorized and still proved. */
+export async function readyToRun(
+  deps: AnalysisDeps,
+  domain: DomainRow,
+  tier: AuditTier,
+  now: Date,
+): Promise<Result<null>> {
+  if (!domain.verified_at)
+    return refuse(
+      'domain_not_verified',
+      `${domain.hostname} is not verified; publish its TXT record and verify it.`,
+    );
+  if (tier === 'audit_base') return ok(null);
+  if (!(await activeAuthorization(deps.db, domain.id, now)))
+    return refuse(
+      'authorization_required',
+      `A ${tier} run tests ${domain.hostname} actively: it needs an active authorization (POST /v1/audit/authorize).`,
+    );
+  const check = await checkOwnership(deps, domain, now);
+  if (!check.ok) return check;
+  if (!check.value.found)
+    return refuse(
+      'domain_not_verified',
+      `The TXT record of ${domain.hostname} is gone; it is no longer verified. Publish it again and verify.`,
+    );
+  return ok(null);
+}
+
+async function replay(
+  deps: AnalysisDeps,
+  run: RunRow,
+  asked: RunAsked,
+): Promise<Result<Commissioned> | Upstream> {
+  const sameDomain =
+    run.domain === asked.domain.trim().toLowerCase().replace(/\.$/, '') || run.domain === asked.domain;
+  if (run.tier !== asked.tier || !sameDomain)
+    return refuse('conflict', 'This Idempotency-Key named another run (another domain or tier).');
+  // A first answer lost to billing's silence: the spend is asked again, under the same order id.
+  if (run.status === 'awaiting_payment' && run.payment === 'credit')
+    return payFromCredit(deps, run, true, new Date());
+  return ok({ run, replayed: true });
+}
+
+async function payFromCredit(
+  deps: AnalysisDeps,
+  run: RunRow,
+  replayed: boolean,
+  now: Date,
+): Promise<Result<Commissioned> | Upstream | Refusal> {
+  const spent = await deps.bus.request<PostingReply>(RPC.billingCreditSpend, {
+    account_id: run.account_id,
+    order_id: run.id,
+    item: runItem(run.tier as AuditTier),
+  });
+  if (!spent.ok) {
+    // Refused (402 short of credit...): nothing stays behind. Billing silent: the run waits, and
+    // billing's paid event starts it if the spend went through after all.
+    if (spent.problem.status < 500)
+      await deps.db
+        .deleteFrom('runs')
+        .where('id', '=', run.id)
+        .where('status', '=', 'awaiting_payment')
+        .execute();
+    return upstream(spent.problem);
+  }
+  const queued = await deps.db.transaction().execute(async (trx) => {
+    const moved = await moveRun(trx, run.id, ['awaiting_payment'], {
+      status: 'queued',
+      amount_atomic: Math.abs(spent.data.amount_atomic),
+      queued_at: now,
+    });
+    if (moved) await enqueueRun(trx, run.id, 1);
+    return moved;
+  });
+  return ok({ run: queued ?? (await findRun(deps.db, run.id)) ?? run, replayed });
+}

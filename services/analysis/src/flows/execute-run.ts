@@ -1,0 +1,167 @@
+import { reportSchema, type AuditTier, type Report } from '@meridian/contracts';
+import type { ConsumeContext } from '@meridian/bus';
+import { activeAuthorization } from '../db/repositories/authorizations.js';
+import { credentialsOf } from '../db/repositories/credentials.js';
+import { domainById } from '../db/repositories/domains.js';
+import { claimRun, moveRun, previousReport, renewLease, type RunRow } from '../db/repositories/runs.js';
+import { appendTrace } from '../db/repositories/trace-events.js';
+import { changesSince } from '../domain/changes.js';
+import { open } from '../domain/secret-box.js';
+import type { AnalysisDeps } from '../deps.js';
+import { checkOwnership } from './domains.js';
+import { enqueueRun } from './events.js';
+import { failRun } from './fail-run.js';
+import type { PipelineInput, Trace } from './pipeline-types.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One job of the work queue: claims the run (a fresh lease, one more attempt), runs the pipeline
+ * while a heartbeat renews the lease, and stores the report. A job whose worker died comes back
+ * after the queue's ack wait: the lease has run out by then and the next worker claims it. A run
+ * past RUN_MAX_ATTEMPTS is failed and refunded. Finished runs acknowledge at once (idempotent).
+ */
+export async function executeRunJob(deps: AnalysisDeps, runId: string, _ctx?: ConsumeContext): Promise<void> {
+  const leaseMs = deps.config.RUN_ACK_WAIT_MS;
+  for (;;) {
+    const claim = await claimRun(deps.db, runId, deps.workerId, leaseMs, new Date());
+    if (claim.kind === 'settled') return;
+    if (claim.kind === 'leased') {
+      // Another worker holds it (a duplicate job): wait for its lease to end or the run to finish.
+      await sleep(Math.min(Math.max(claim.until.getTime() - Date.now(), 50) + 50, leaseMs));
+      continue;
+    }
+    const run = claim.run;
+    if (run.attempts > deps.config.RUN_MAX_ATTEMPTS) {
+      await traceOf(deps, run.id)('run', 'failed', `given up after ${run.attempts - 1} attempts`);
+      await failRun(deps, run, ['running'], 'attempts_exhausted');
+      return;
+    }
+    return execute(deps, run);
+  }
+}
+
+const traceOf =
+  (deps: AnalysisDeps, runId: string): Trace =>
+  async (stage, status, message) => {
+    await appendTrace(deps.db, { run_id: runId, at: new Date(), stage, status, message });
+  };
+
+async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
+  const { RUN_ACK_WAIT_MS: leaseMs, RUN_MAX_ATTEMPTS: max } = deps.config;
+  const trace = traceOf(deps, run.id);
+  let lost = false;
+  const heartbeat = setInterval(
+    () => {
+      renewLease(deps.db, run.id, deps.workerId, new Date(Date.now() + leaseMs)).then(
+        (mine) => {
+          if (!mine) lost = true;
+        },
+        (err: unknown) => deps.logger.warn({ err, run_id: run.id }, 'lease renewal failed'),
+      );
+    },
+    Math.max(Math.floor(leaseMs / 3), 100),
+  );
+  try {
+    await trace('run', 'started', `attempt ${run.attempts} of ${max}`);
+    const input = await inputOf(deps, run);
+    if (!input.ok) {
+      await trace('run', 'failed', input.detail);
+      await failRun(deps, run, ['running'], input.code);
+      return;
+    }
+    let report: Report;
+    try {
+      report = reportSchema.parse(await deps.pipeline(deps, input.value, trace));
+    } catch (err) {
+      deps.logger.error({ err, run_id: run.id, attempt: run.attempts }, 'pipeline failed');
+      await trace('run', 'failed', `the audit failed on attempt ${run.attempts}`);
+      if (lost) return;
+      if (run.attempts >= max) {
+        await failRun(deps, run, ['running'], 'pipeline_failed');
+        return;
+      }
+      await deps.db.transaction().execute(async (trx) => {
+        const back = await moveRun(trx, run.id, ['running'], {
+          status: 'queued',
+          worker: null,
+          lease_until: null,
+          queued_at: new Date(),
+        });
+        if (back) await enqueueRun(trx, run.id, run.attempts + 1);
+      });
+      return;
+    }
+    if (lost) return;
+    const finishedAt = new Date();
+    const previous = input.value.previous;
+    const final: Report = {
+      ...report,
+      run_id: run.id,
+      domain: run.domain,
+      tier: run.tier as AuditTier,
+      status: 'succeeded',
+      started_at: report.started_at ?? run.started_at?.toISOString() ?? null,
+      finished_at: finishedAt.toISOString(),
+      changes: report.changes ?? (previous ? changesSince(previous, report.findings) : null),
+    };
+    const done = await moveRun(deps.db, run.id, ['running'], {
+      status: 'succeeded',
+      report: final as never,
+      finished_at: finishedAt,
+      lease_until: null,
+    });
+    if (done)
+      await trace('run', 'finished', `grade ${final.grade ?? '-'}, ${final.findings.length} findings`);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+type Input = { ok: true; value: PipelineInput } | { ok: false; code: string; detail: string };
+
+/** What the pipeline needs, gathered and re-checked at the start of every attempt. */
+async function inputOf(deps: AnalysisDeps, run: RunRow): Promise<Input> {
+  const now = new Date();
+  const domain = await domainById(deps.db, run.domain_id);
+  if (!domain) return { ok: false, code: 'domain_removed', detail: 'the domain is no longer in the account' };
+  let authorization: PipelineInput['authorization'] = null;
+  if (run.tier !== 'audit_base') {
+    const active = await activeAuthorization(deps.db, domain.id, now);
+    if (!active)
+      return {
+        ok: false,
+        code: 'authorization_inactive',
+        detail: 'the active-testing authorization was revoked or expired',
+      };
+    const proof = await checkOwnership(deps, domain, now);
+    if (!proof.ok || !proof.value.found)
+      return {
+        ok: false,
+        code: 'domain_not_verified',
+        detail: 'the verification TXT record could not be found',
+      };
+    authorization = { id: active.id, expires_at: active.expires_at.toISOString(), scope: active.scope };
+  }
+  const credentials = (await credentialsOf(deps.db, run.account_id, domain.id)).map((c) => ({
+    id: c.id,
+    kind: c.kind as PipelineInput['credentials'][number]['kind'],
+    label: c.label,
+    username: c.username,
+    login_url: c.login_url,
+    secret: open(deps.credentialsKey, c.secret_sealed, `${c.account_id}:${c.id}`),
+  }));
+  const previousRun = await previousReport(deps.db, domain.id, run.id);
+  const previous = previousRun ? reportSchema.safeParse(previousRun.report) : undefined;
+  return {
+    ok: true,
+    value: {
+      run_id: run.id,
+      domain: run.domain,
+      tier: run.tier as AuditTier,
+      authorization,
+      credentials,
+      previous: previous?.success ? previous.data : null,
+    },
+  };
+}

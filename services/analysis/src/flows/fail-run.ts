@@ -1,0 +1,51 @@
+import { RPC, type PostingReply } from '@meridian/contracts';
+import { moveRun, type RunRow } from '../db/repositories/runs.js';
+import type { AnalysisDeps } from '../deps.js';
+
+/**
+ * Fails a run for our reasons (the pipeline kept failing, its workers kept dying, the domain lost
+ * its proof before an active test) and gives back what it cost: credit through billing's refund
+ * (one full refund per order, so a retry never refunds twice); a run paid by a deposit is marked
+ * for an operator (billing refunds spends only); a covered run cost nothing.
+ */
+export async function failRun(
+  deps: AnalysisDeps,
+  run: RunRow,
+  from: readonly string[],
+  error: string,
+  now = new Date(),
+): Promise<RunRow | undefined> {
+  const failed = await moveRun(deps.db, run.id, from, {
+    status: 'failed',
+    error,
+    finished_at: now,
+    lease_until: null,
+    refund: run.payment === 'credit' ? 'pending' : run.payment === 'deposit' ? 'operator' : null,
+  });
+  if (!failed) return undefined;
+  deps.logger.warn({ run_id: run.id, error }, 'run failed');
+  if (failed.refund === 'operator')
+    deps.logger.warn(
+      { run_id: run.id },
+      'a run paid by deposit failed; an operator refunds it (billing:admin grant)',
+    );
+  if (failed.refund === 'pending') await settleRefund(deps, failed);
+  return failed;
+}
+
+/** Asks billing for the refund of a failed run; it stays pending (the sweeper asks again) while billing is silent. */
+export async function settleRefund(deps: AnalysisDeps, run: RunRow): Promise<boolean> {
+  const refunded = await deps.bus.request<PostingReply>(RPC.billingCreditRefund, {
+    account_id: run.account_id,
+    order_id: run.id,
+    actor: 'service',
+  });
+  // 404: nothing was spent (never charged); 409: nothing is left to refund (refunded already).
+  const settled = refunded.ok || refunded.problem.status === 404 || refunded.problem.status === 409;
+  if (!settled) {
+    deps.logger.warn({ run_id: run.id, status: refunded.problem.status }, 'refund not settled; will retry');
+    return false;
+  }
+  await deps.db.updateTable('runs').set({ refund: 'done' }).where('id', '=', run.id).execute();
+  return true;
+}

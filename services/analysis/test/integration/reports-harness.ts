@@ -1,0 +1,76 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
+import { sql } from 'kysely';
+import { createNatsBus, type Bus } from '@meridian/bus';
+import { deleteNatsNamespace } from '@meridian/bus/testing';
+import type { Report } from '@meridian/contracts';
+import { createTestDatabase } from '@meridian/db/testing';
+import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
+import { createLogger, createMetrics } from '@meridian/observability';
+import type { AnalysisDeps } from '../../src/deps.js';
+import { start } from '../../src/main.js';
+
+export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+export interface Analysis {
+  deps: AnalysisDeps;
+  app: RequestListener;
+  url: string;
+  client: Bus;
+  databaseUrl: string;
+  as(accountId: string): Promise<Record<string, string>>;
+  /** A finished run of `accountId` with `report`, as the workers leave one. */
+  finishedRun(accountId: string, report: Report): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The analysis service as main.ts assembles it, on a fresh database and a private NATS namespace,
+ * for the report routes: finished runs are written as the workers leave them.
+ */
+export async function startAnalysis(prefix: string, env: Record<string, string> = {}): Promise<Analysis> {
+  const database = await createTestDatabase(prefix);
+  const namespace = `t${randomBytes(4).toString('hex')}`;
+  const service = await start({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATABASE_URL: database.url,
+    NATS_URL,
+    BUS_NAMESPACE: namespace,
+    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+  const deps = service.deps as unknown as AnalysisDeps;
+  const client = await createNatsBus({
+    url: NATS_URL,
+    name: 'analysis-test-client',
+    namespace,
+    logger: createLogger('analysis-test-client', { level: 'warn' }),
+    metrics: createMetrics('analysis-test-client', { defaultMetrics: false }),
+  });
+  return {
+    deps,
+    app: service.app,
+    url: service.url,
+    client,
+    databaseUrl: database.url,
+    as: (accountId) =>
+      callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
+    finishedRun: async (accountId, report) => {
+      await sql`
+        insert into analysis.runs (id, account_id, domain_id, domain, tier, status, payment, amount_atomic, origin,
+                                   created_at, started_at, finished_at, report)
+        values (${report.run_id}, ${accountId}::uuid, ${randomUUID()}::uuid, ${report.domain}, ${report.tier}, 'succeeded',
+                'credit', 9000000, 'request', now(), now(), now(), ${JSON.stringify(report)}::jsonb)`.execute(
+        deps.db,
+      );
+    },
+    close: async () => {
+      await client.close();
+      await service.close();
+      await deleteNatsNamespace(NATS_URL, namespace);
+      await database.drop();
+    },
+  };
+}
