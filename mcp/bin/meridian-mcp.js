@@ -4,6 +4,6 @@
 import { runStdio } from '@meridian/mcp/stdio';
 
 runStdio(process.argv.slice(2), process.env).catch((err) => {
-  console.error(err instanceof Error ? err.message : err);
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
 });
