@@ -96,11 +96,11 @@ export default tseslint.config(
   {
     // The edge, the shared packages, the black-box tests and the benchmark runner see services
     // only over the wire; scripts/start.ts, the all-in-one composition, imports their entry points.
-    files: ['gateway/**/*.ts', 'packages/**/*.ts', 'tests-e2e/**/*.ts', 'bench/**/*.ts'],
+    files: ['gateway/**/*.ts', 'mcp/**/*.ts', 'packages/**/*.ts', 'tests-e2e/**/*.ts', 'bench/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: serviceImports(SERVICES, SERVICE_SRC) }] },
   },
   {
-    files: ['gateway/src/domain/**/*.ts'],
+    files: ['gateway/src/domain/**/*.ts', 'mcp/src/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

@@ -1,7 +1,7 @@
 import { LEGACY_ROUTES } from './data-route.js';
 
 /** The services behind the gateway. */
-export const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'] as const;
+export const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests', 'mcp'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export interface RouteOwner {
@@ -41,6 +41,8 @@ export const ROUTE_TABLE: readonly RouteOwner[] = [
   // audit-portal 4.6
   { prefix: '/v1/requests', service: 'requests' },
   { prefix: '/v1/consulting', service: 'requests' },
+  // data-api 4.6: the MCP edge (Streamable HTTP), which calls the data API back with the caller's key
+  { prefix: '/mcp', service: 'mcp', exact: true },
   // data-api 4.1: legacy single-metric routes, when the catalogue names any
   ...Object.keys(LEGACY_ROUTES).map((prefix) => ({ prefix, service: 'data' as const, exact: true })),
 ];
@@ -67,8 +69,11 @@ export function routeOwner(path: string, table: readonly RouteOwner[] = ROUTE_TA
  */
 export type Access = 'data' | 'public' | 'anonymous' | 'session_or_key' | 'session';
 
-/** Public documents of the data API that services answer (the gateway answers the rest itself). */
-export const PUBLIC_ROUTES: readonly string[] = ['/v1/demo', '/v1/catalog', '/v1/billing/prices'];
+/**
+ * Public documents of the data API that services answer (the gateway answers the rest itself), and
+ * the MCP endpoint: no session there, its tools send the caller's key back to the data path.
+ */
+export const PUBLIC_ROUTES: readonly string[] = ['/v1/demo', '/v1/catalog', '/v1/billing/prices', '/mcp'];
 
 /**
  * The portal routes that need no session (audit-portal-interface 4.1, 4.3). Matched on the path
