@@ -12,6 +12,7 @@ import { checkOwnership } from './domains.js';
 import { enqueueRun } from './events.js';
 import { failRun } from './fail-run.js';
 import type { PipelineInput, Trace } from './pipeline-types.js';
+import { NothingReachable } from './run-pipeline.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -74,6 +75,13 @@ async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
     try {
       report = reportSchema.parse(await deps.pipeline(deps, input.value, trace));
     } catch (err) {
+      if (err instanceof NothingReachable) {
+        // The target answered nothing (no public address, neither http nor https): not our
+        // failure, so no retry and no refund (the trace says why).
+        await trace('run', 'failed', `nothing to audit: ${err.message}`);
+        if (!lost) await failRun(deps, run, ['running'], 'target_unreachable', new Date(), false);
+        return;
+      }
       deps.logger.error({ err, run_id: run.id, attempt: run.attempts }, 'pipeline failed');
       await trace('run', 'failed', `the audit failed on attempt ${run.attempts}`);
       if (lost) return;

@@ -14,13 +14,21 @@ export async function failRun(
   from: readonly string[],
   error: string,
   now = new Date(),
+  /** false: the run failed for the target's reasons (unreachable); nothing is given back. */
+  ours = true,
 ): Promise<RunRow | undefined> {
   const failed = await moveRun(deps.db, run.id, from, {
     status: 'failed',
     error,
     finished_at: now,
     lease_until: null,
-    refund: run.payment === 'credit' ? 'pending' : run.payment === 'deposit' ? 'operator' : null,
+    refund: !ours
+      ? null
+      : run.payment === 'credit'
+        ? 'pending'
+        : run.payment === 'deposit'
+          ? 'operator'
+          : null,
   });
   if (!failed) return undefined;
   deps.logger.warn({ run_id: run.id, error }, 'run failed');

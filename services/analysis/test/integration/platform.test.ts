@@ -367,6 +367,20 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
       expect(await h.balance(account)).toBe(20_000_000 - RUN_PRICE.audit_base);
     });
 
+    it('fails a run whose target answers nothing at once, without a refund (not our failure)', async () => {
+      const account = randomUUID();
+      await h.grant(account, 20_000_000);
+      await h.verified(account, 'dark.example');
+      h.behaviours.set('dark.example', { unreachable: true });
+      const made = await post(account, '/v1/analysis/run', { domain: 'dark.example', tier: 'audit_base' });
+      const run = await settled(account, 'dark.example', made.body.data.id);
+      expect(run).toMatchObject({ status: 'failed', attempts: 1, error: 'target_unreachable', refund: null });
+      expect(await h.balance(account)).toBe(20_000_000 - RUN_PRICE.audit_base);
+      const trace = await get(account, `/v1/analysis/report/${made.body.data.id}/trace`);
+      expect(trace.body.data.at(-1)).toMatchObject({ stage: 'run', status: 'failed' });
+      expect(trace.body.data.at(-1).message).toContain('no public address');
+    });
+
     it('shares the work between two workers', async () => {
       const account = randomUUID();
       await h.grant(account, 200_000_000);
