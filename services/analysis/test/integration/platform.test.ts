@@ -21,7 +21,7 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
   };
 
   beforeAll(async () => {
-    h = await startPlatform('analysis_platform');
+    h = await startPlatform('analysis_platform', { RUN_TIMEOUT_MS: '2500' });
   }, 120_000);
   afterAll(async () => {
     await h?.close();
@@ -380,6 +380,21 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
       expect(trace.body.data.at(-1)).toMatchObject({ stage: 'run', status: 'failed' });
       expect(trace.body.data.at(-1).message).toContain('no public address');
     });
+
+    it('counts an attempt that outlives RUN_TIMEOUT_MS as failed, so a hung audit ends failed and refunded', async () => {
+      const account = randomUUID();
+      await h.grant(account, 20_000_000);
+      await h.verified(account, 'hung.example');
+      h.behaviours.set('hung.example', { delayMs: 6000 });
+      const made = await post(account, '/v1/analysis/run', { domain: 'hung.example', tier: 'audit_base' });
+      const run = await settled(account, 'hung.example', made.body.data.id);
+      expect(run).toMatchObject({ status: 'failed', attempts: 3, error: 'pipeline_failed', refund: 'done' });
+      expect(await h.balance(account)).toBe(20_000_000);
+      const trace = await get(account, `/v1/analysis/report/${made.body.data.id}/trace`);
+      expect(
+        trace.body.data.filter((e: { message: string }) => e.message.includes('timed out')),
+      ).toHaveLength(3);
+    }, 60_000);
 
     it('shares the work between two workers', async () => {
       const account = randomUUID();
