@@ -16,6 +16,8 @@ export async function failRun(
   now = new Date(),
   /** false: the run failed for the target's reasons (unreachable); nothing is given back. */
   ours = true,
+  /** The sweeper's guard: only a run whose lease ended before this (no worker took it meanwhile). */
+  leaseBefore?: Date,
 ): Promise<RunRow | undefined> {
   const failed = await moveRun(deps.db, run.id, from, {
     status: 'failed',
