@@ -19,14 +19,14 @@ export const RPC = {
   /** Analysis, requests → billing: an order that may be paid by an on-chain deposit; answers its memo. */
   billingOrderRegister: 'rpc.billing.order.register.v1',
   billingSubscriptionRead: 'rpc.billing.subscription.read.v1',
-  /** Analysis → billing: the prices of items from its price table (the one source of prices). */
-  billingPriceRead: 'rpc.billing.price.read.v1',
   /** Gateway → x402: the facilitator's fee payer for a network (its /supported), for the challenge. */
   x402SupportedRead: 'rpc.x402.supported.read.v1',
   /** Gateway → x402: decode, match, replay check and facilitator verification of a payment header. */
   x402PaymentVerify: 'rpc.x402.payment.verify.v1',
   /** Gateway → x402: claim the payment once (replay record), settle it, store and announce it. */
   x402PaymentSettle: 'rpc.x402.payment.settle.v1',
+  /** Analysis → billing: the prices of items from its price table (the one source of prices). */
+  billingPriceRead: 'rpc.billing.price.read.v1',
 } as const;
 
 /** Jobs on work queues (stream ANALYSIS_RUNS): one worker takes each. */
