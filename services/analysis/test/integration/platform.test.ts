@@ -590,6 +590,7 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
           .send({ domain: 'owned.example', enabled: true }),
       ]);
       expect(answers.map((r) => r.status)).toEqual(answers.map(() => 404));
+      expect((await get(owner, '/v1/analysis/report/not-a-run/trace')).status).toBe(404);
       expect((await get(stranger, '/v1/analysis/domains')).body.data).toEqual([]);
       expect((await get(stranger, '/v1/analysis/credentials')).body.data).toEqual([]);
       expect(await h.balance(stranger)).toBe(20_000_000);
