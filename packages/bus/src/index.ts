@@ -6,6 +6,7 @@ export { serviceUnavailable, internalError } from './problems.js';
 export {
   applyOnce,
   createOutboxTables,
+  outboxAnnouncer,
   startOutboxRelay,
   writeOutbox,
   type OutboxRelay,

@@ -1,6 +1,8 @@
 import type { CloudEvent } from '@meridian/contracts';
 import type { Logger } from '@meridian/observability';
 import { sql, type Generated, type Kysely } from 'kysely';
+import type { z } from 'zod';
+import { newEvent } from './event.js';
 import { assertPublishSubject } from './subjects.js';
 import type { Bus } from './types.js';
 
@@ -202,4 +204,19 @@ export async function applyOnce<D extends Kysely<any>>(
   if (!inserted) return false;
   await fn(trx);
   return true;
+}
+
+/**
+ * A service's typed outbox writer: `announce(trx, type, data)` checks `data` against the schema of
+ * `type`, then writes the event into the outbox of the transaction that makes the change.
+ */
+export function outboxAnnouncer<S extends Record<string, z.ZodType>>(service: string, schemas: S) {
+  return async <T extends keyof S & string>(
+    trx: Kysely<any>,
+    type: T,
+    data: z.infer<S[T]>,
+  ): Promise<void> => {
+    const payload = schemas[type]!.parse(data);
+    await writeOutbox(trx, service, newEvent(service, type, payload));
+  };
 }

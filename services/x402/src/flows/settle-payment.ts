@@ -1,4 +1,5 @@
 import {
+  EVENTS,
   ok,
   refuse,
   type PaymentCallRequest,
@@ -9,7 +10,7 @@ import {
 import type { SettleOutcome } from '../adapters/facilitator.js';
 import { claimPayment, markSettled, markUnsettled, releasePayment } from '../db/repositories/payments.js';
 import type { X402Deps } from '../deps.js';
-import { announceSettled } from './events.js';
+import { announce } from './events.js';
 import { checkPayment, type PaymentProblem } from './verify-payment.js';
 
 const PENDING = 'settlement_pending';
@@ -64,7 +65,7 @@ export async function settlePayment(
           transaction: outcome.receipt.transaction,
           settled_at: settledAt,
         });
-        await announceSettled(trx, {
+        await announce(trx, EVENTS.x402PaymentSettled, {
           payment_id: paymentId,
           payer,
           amount_atomic: Number(requirements.amount),
