@@ -15,6 +15,7 @@ import { start as startData } from '@meridian/data';
 import { start as startIdentity } from '@meridian/identity';
 import { start as startRequests } from '@meridian/requests';
 import { start as startX402 } from '@meridian/x402';
+import { start as startPortal } from '@meridian/portal';
 import type { SharedInfra } from '@meridian/runtime';
 
 const SERVICES = {
@@ -24,6 +25,7 @@ const SERVICES = {
   data: startData,
   x402: startX402,
   requests: startRequests,
+  portal: (env: Record<string, string | undefined>) => startPortal(env),
 } as const;
 
 async function main(): Promise<void> {

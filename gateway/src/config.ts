@@ -28,6 +28,7 @@ export const configSchema = baseConfigSchema
     DATA_URL: url.default('http://127.0.0.1:8084'),
     X402_URL: url.default('http://127.0.0.1:8085'),
     REQUESTS_URL: url.default('http://127.0.0.1:8086'),
+    PORTAL_URL: url.default('http://127.0.0.1:8087'),
     /** How long the gateway waits for a service before answering 504. */
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     /** Set: rate-limit buckets live in Redis and every replica shares them. Unset: in memory. */

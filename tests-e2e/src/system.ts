@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
 import { startServiceProcess, type ServiceProcess } from '@meridian/test-peers';
 
-export const SERVICE_NAMES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'] as const;
+export const SERVICE_NAMES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests', 'portal'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export interface System {
@@ -41,7 +41,9 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
   // Every start settles before a failure is reported, so none is left running behind it.
   const started = await Promise.allSettled(
     SERVICE_NAMES.map(async (name) => {
-      processes.set(name, await startServiceProcess(`services/${name}/src/main.ts`, env));
+      // The portal edge is not a service, but starts like one (it serves the web pages).
+      const entry = name === 'portal' ? 'portal/src/main.ts' : `services/${name}/src/main.ts`;
+      processes.set(name, await startServiceProcess(entry, env));
     }),
   );
   const failed = started.find((s) => s.status === 'rejected');

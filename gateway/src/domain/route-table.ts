@@ -1,7 +1,7 @@
 import { LEGACY_ROUTES } from './data-route.js';
 
-/** The services behind the gateway. */
-export const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'] as const;
+/** The services behind the gateway, and the portal edge that serves the web pages. */
+export const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests', 'portal'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export interface RouteOwner {
@@ -41,6 +41,9 @@ export const ROUTE_TABLE: readonly RouteOwner[] = [
   // audit-portal 4.6
   { prefix: '/v1/requests', service: 'requests' },
   { prefix: '/v1/consulting', service: 'requests' },
+  // The web portal (issue 14): its page and its hashed script and style files.
+  { prefix: '/', service: 'portal', exact: true },
+  { prefix: '/assets', service: 'portal' },
   // data-api 4.1: legacy single-metric routes, when the catalogue names any
   ...Object.keys(LEGACY_ROUTES).map((prefix) => ({ prefix, service: 'data' as const, exact: true })),
 ];
@@ -68,7 +71,7 @@ export function routeOwner(path: string, table: readonly RouteOwner[] = ROUTE_TA
 export type Access = 'data' | 'public' | 'anonymous' | 'session_or_key' | 'session';
 
 /** Public documents of the data API that services answer (the gateway answers the rest itself). */
-export const PUBLIC_ROUTES: readonly string[] = ['/v1/demo', '/v1/catalog', '/v1/billing/prices'];
+export const PUBLIC_ROUTES: readonly string[] = ['/v1/demo', '/v1/catalog', '/v1/billing/prices', '/', '/assets/{id}'];
 
 /**
  * The portal routes that need no session (audit-portal-interface 4.1, 4.3). Matched on the path
