@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
 import { startServiceProcess, type ServiceProcess } from '@meridian/test-peers';
 
-export const SERVICE_NAMES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests', 'portal'] as const;
+export const SERVICE_NAMES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export interface System {
@@ -32,7 +32,7 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
     LOG_LEVEL: 'debug',
     ...extraEnv,
   };
-  const processes = new Map<ServiceName | 'gateway', ServiceProcess>();
+  const processes = new Map<ServiceName | 'gateway' | 'portal', ServiceProcess>();
   const abort = async (err: unknown): Promise<never> => {
     await Promise.all([...processes.values()].map((p) => p.kill()));
     await database.drop();
@@ -41,9 +41,7 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
   // Every start settles before a failure is reported, so none is left running behind it.
   const started = await Promise.allSettled(
     SERVICE_NAMES.map(async (name) => {
-      // The portal edge is not a service, but starts like one (it serves the web pages).
-      const entry = name === 'portal' ? 'portal/src/main.ts' : `services/${name}/src/main.ts`;
-      processes.set(name, await startServiceProcess(entry, env));
+      processes.set(name, await startServiceProcess(`services/${name}/src/main.ts`, env));
     }),
   );
   const failed = started.find((s) => s.status === 'rejected');
@@ -53,6 +51,10 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
   ) as Record<ServiceName, string>;
   const urls = Object.fromEntries(SERVICE_NAMES.map((n) => [`${n.toUpperCase()}_URL`, serviceUrls[n]]));
   try {
+    // The web portal's edge: the pages the gateway serves at `/` (no data, no assertion).
+    const portal = await startServiceProcess('portal/src/main.ts', { ...env, LOG_LEVEL: 'info' });
+    processes.set('portal', portal);
+    urls.PORTAL_URL = portal.url;
     processes.set(
       'gateway',
       await startServiceProcess('gateway/src/main.ts', { ...env, ...urls, METRICS_PORT: '0' }),
