@@ -4,6 +4,8 @@ type Attrs = Record<string, string | number | boolean | null | undefined | ((e: 
 
 export function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLElement {
   const el = document.createElement(tag);
+  // Tables scroll sideways on a phone: focusable, so the keyboard can scroll them too.
+  if (tag === 'table') el.setAttribute('tabindex', '0');
   for (const [name, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue;
     if (typeof value === 'function') el.addEventListener(name.replace(/^on/, ''), value);

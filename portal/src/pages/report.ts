@@ -40,7 +40,7 @@ const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
 /** The live trace: server-sent events of the run until its `end`, then a link to the report. */
 export const runPage: Page = async (main, _params, id) => {
   const first = await call<{ data: TraceEvent[]; meta: { run_status: string } }>('GET', `/v1/analysis/report/${encodeURIComponent(id)}/trace`);
-  const list = h('ol', { class: 'trace', 'aria-live': 'polite', 'data-testid': 'trace' });
+  const list = h('ol', { class: 'trace', 'aria-live': 'polite', 'aria-label': 'Trace events', tabindex: 0, 'data-testid': 'trace' });
   const status = h('p', { role: 'status', 'data-testid': 'run-status' }, `Status: ${first.meta.run_status}`);
   const progress = h('progress', { 'aria-label': 'Run progress' });
   const seen = new Set<number>();
