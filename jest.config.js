@@ -15,6 +15,11 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/**/test/**/*.test.ts', '<rootDir>/tests-e2e/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
+  // eventsource-parser (of the MCP SDK's client) exports its TypeScript under the `source` condition
+  // these tests resolve with: it is transformed like ours; every other dependency is not.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(\\.pnpm/eventsource-parser@[^/]+/node_modules/)?eventsource-parser/)',
+  ],
   maxWorkers: process.env.CI ? 2 : '50%',
   testTimeout: 30000,
   // Log lines of the whole run are captured and scanned for the secrets the tests used.

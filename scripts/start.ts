@@ -13,6 +13,7 @@ import { start as startAnalysis } from '@meridian/analysis';
 import { start as startBilling } from '@meridian/billing';
 import { start as startData } from '@meridian/data';
 import { start as startIdentity } from '@meridian/identity';
+import { start as startMcp } from '@meridian/mcp';
 import { start as startRequests } from '@meridian/requests';
 import { start as startX402 } from '@meridian/x402';
 import { start as startPortal } from '@meridian/portal';
@@ -60,12 +61,22 @@ async function main(): Promise<void> {
       urls[`${name.toUpperCase()}_URL`] = running.url;
       closers.push(() => running.close());
     }
+    // The MCP edge calls the gateway back with each caller's key; the gateway proxies /mcp to it.
+    const gatewayPort = env.PORT ?? '8080';
+    const mcp = await startMcp({
+      ...env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      MERIDIAN_API_URL: env.MERIDIAN_API_URL ?? `http://127.0.0.1:${gatewayPort}`,
+    });
+    urls.MCP_URL = mcp.url;
+    closers.push(() => mcp.close());
     const gateway = await startGateway(
       {
         ...env,
         ...urls,
         HOST: env.HOST ?? '0.0.0.0',
-        PORT: env.PORT ?? '8080',
+        PORT: gatewayPort,
         // Any free loopback port unless set: a second instance or another exporter may hold 9464.
         METRICS_PORT: env.METRICS_PORT ?? '0',
       },
@@ -74,7 +85,7 @@ async function main(): Promise<void> {
     closers.push(() => gateway.close());
     const mode = `${env.DATABASE_URL ? 'postgres' : `PGlite in ${dataDir}`}, ${env.NATS_URL ? 'NATS' : 'in-process bus'}`;
     console.log(
-      `\nMeridian is up (${mode}): http://localhost:${gateway.port} (metrics: ${gateway.metricsUrl})\n`,
+      `\nMeridian is up (${mode}): http://localhost:${gateway.port} (MCP: http://localhost:${gateway.port}/mcp, metrics: ${gateway.metricsUrl})\n`,
     );
   } catch (err) {
     await stop(closers);

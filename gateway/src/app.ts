@@ -49,6 +49,7 @@ export function serviceTargets(config: Config): Record<ServiceName, string> {
     data: config.DATA_URL,
     x402: config.X402_URL,
     requests: config.REQUESTS_URL,
+    mcp: config.MCP_URL,
     portal: config.PORTAL_URL,
   };
 }

@@ -28,7 +28,10 @@ export const configSchema = baseConfigSchema
     DATA_URL: url.default('http://127.0.0.1:8084'),
     X402_URL: url.default('http://127.0.0.1:8085'),
     REQUESTS_URL: url.default('http://127.0.0.1:8086'),
-    PORTAL_URL: url.default('http://127.0.0.1:8087'),
+    /** The MCP edge (mcp/), proxied at `/mcp`. */
+    MCP_URL: url.default('http://127.0.0.1:8087'),
+    /** The web portal (portal/), proxied at `/` and `/assets`. */
+    PORTAL_URL: url.default('http://127.0.0.1:8088'),
     /** How long the gateway waits for a service before answering 504. */
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     /** Set: rate-limit buckets live in Redis and every replica shares them. Unset: in memory. */
@@ -62,8 +65,8 @@ export const configSchema = baseConfigSchema
     PUBLIC_BASE_URL: url.optional(),
     /** '*' (any origin, no credentials) or a comma-separated list of origins that may send cookies. */
     CORS_ORIGINS: z.string().default('*'),
-    /** Unset until the MCP server of data-api-interface 4.6 ships: the descriptor then says so. */
-    AGENT_INSTALL_COMMAND: z.string().min(1).optional(),
+    /** The agent descriptor's install command of the stdio MCP server (data-api-interface 4.6). */
+    AGENT_INSTALL_COMMAND: z.string().min(1).default('npx -y @meridian/mcp mcp --key <YOUR_API_KEY>'),
     CONTACT: z.string().default('mailto:support@meridian.example'),
   })
   .superRefine((config, ctx) => {

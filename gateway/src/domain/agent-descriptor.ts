@@ -3,12 +3,12 @@ import { baseOf, liveMetrics } from './catalog-facts.js';
 
 export interface DescriptorSettings {
   contact: string;
-  /** Unset until the MCP server ships. */
-  installCommand?: string;
+  /** The stdio server's install command (AGENT_INSTALL_COMMAND). */
+  installCommand: string;
   publicBaseUrl?: string;
 }
 
-/** The agent tools of data-api-interface 4.6, which the MCP server will offer. */
+/** The agent tools of data-api-interface 4.6, served by the MCP edge (mcp/). */
 export const AGENT_TOOLS = [
   'browse_catalog',
   'get_metric',
@@ -18,14 +18,13 @@ export const AGENT_TOOLS = [
   'option_chain',
 ] as const;
 
-const NOT_YET = 'not_yet_available';
+/** The MCP protocol revision the server negotiates at best (@modelcontextprotocol/sdk 1.32.2). */
+export const MCP_PROTOCOL_VERSION = '2025-11-25';
 
 /**
  * GET /.well-known/mcp.json: the agent descriptor. The agent tools of data-api-interface 4.6 are
  * MCP tools, so the descriptor follows the MCP server-card discovery proposal's well-known name
  * (SEP-1649 / SEP-2127), with the catalogue summary, the install command and a contact added.
- * No MCP server runs yet: the descriptor says so instead of naming an endpoint that 404s or a
- * package nobody published, and points agents at the HTTP API they can use today.
  */
 export function agentDescriptor(settings: DescriptorSettings) {
   const base = baseOf(settings.publicBaseUrl);
@@ -34,18 +33,21 @@ export function agentDescriptor(settings: DescriptorSettings) {
     description:
       'Reference data in 12 categories with provenance: crypto, FX, stocks, commodities, macro, weather, sports, medical and novelty feeds.',
     version: '1.0.0',
-    status: NOT_YET,
-    status_detail:
-      'The MCP server is not served yet: no transport, and the tools below are planned. Use the HTTP API (openapi.json, llms.txt) meanwhile.',
-    transports: [],
-    install: settings.installCommand
-      ? { status: 'available', command: settings.installCommand }
-      : { status: NOT_YET, command: null },
+    status: 'available',
+    protocol_version: MCP_PROTOCOL_VERSION,
+    transports: [
+      { type: 'streamable-http', url: `${base}/mcp`, stateless: true },
+      { type: 'stdio', command: settings.installCommand },
+    ],
+    install: { status: 'available', command: settings.installCommand },
     authentication: {
-      schemes: ['bearer', 'x-api-key', 'x402'],
+      schemes: ['bearer', 'x-api-key'],
+      detail:
+        'Send your API key as Authorization: Bearer <key> or X-API-Key on the MCP request (stdio: --key); the tools read with it, under its plan and rate limit. Pay-per-call (x402) is plain HTTP only.',
       docs: `${base}/llms.txt`,
     },
-    tools: { status: NOT_YET, planned: AGENT_TOOLS },
+    tools: { status: 'available', names: AGENT_TOOLS },
+    resources: ['meridian://catalog', 'meridian://symbols', 'meridian://venues'],
     catalog: {
       url: `${base}/v1/catalog`,
       metrics: liveMetrics().length,

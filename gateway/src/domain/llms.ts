@@ -20,7 +20,7 @@ export function llmsTxt(publicBaseUrl?: string): string {
     '  retry_after seconds). Rate-limit headers: RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset.',
     `- Contract: ${base}/openapi.json; catalogue: ${base}/v1/catalog; demo: ${base}/v1/demo;`,
     `  x402 manifest: ${base}/.well-known/x402; prices: ${base}/v1/billing/prices.`,
-    `- Agent tools (MCP): not served yet; ${base}/.well-known/mcp.json says when they are.`,
+    `- Agent tools (MCP): Streamable HTTP at ${base}/mcp with your key as Authorization: Bearer or X-API-Key; install command and tools in ${base}/.well-known/mcp.json.`,
     '',
     '## Catalogue (path: metrics [minimum plan])',
     '',

@@ -1,7 +1,16 @@
 import { LEGACY_ROUTES } from './data-route.js';
 
 /** The services behind the gateway, and the portal edge that serves the web pages. */
-export const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests', 'portal'] as const;
+export const SERVICES = [
+  'identity',
+  'billing',
+  'analysis',
+  'data',
+  'x402',
+  'requests',
+  'mcp',
+  'portal',
+] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export interface RouteOwner {
@@ -41,6 +50,8 @@ export const ROUTE_TABLE: readonly RouteOwner[] = [
   // audit-portal 4.6
   { prefix: '/v1/requests', service: 'requests' },
   { prefix: '/v1/consulting', service: 'requests' },
+  // data-api 4.6: the MCP edge (Streamable HTTP), which calls the data API back with the caller's key
+  { prefix: '/mcp', service: 'mcp', exact: true },
   // The web portal (issue 14): its page and its hashed script and style files.
   { prefix: '/', service: 'portal', exact: true },
   { prefix: '/assets', service: 'portal' },
@@ -70,8 +81,19 @@ export function routeOwner(path: string, table: readonly RouteOwner[] = ROUTE_TA
  */
 export type Access = 'data' | 'public' | 'anonymous' | 'session_or_key' | 'session';
 
-/** Public documents of the data API that services answer (the gateway answers the rest itself). */
-export const PUBLIC_ROUTES: readonly string[] = ['/v1/demo', '/v1/catalog', '/v1/billing/prices', '/', '/assets/{id}'];
+/**
+ * Public documents of the data API that services answer (the gateway answers the rest itself), the
+ * MCP endpoint (no session there, its tools send the caller's key back to the data path), and the
+ * portal's page and assets.
+ */
+export const PUBLIC_ROUTES: readonly string[] = [
+  '/v1/demo',
+  '/v1/catalog',
+  '/v1/billing/prices',
+  '/mcp',
+  '/',
+  '/assets/{id}',
+];
 
 /**
  * The portal routes that need no session (audit-portal-interface 4.1, 4.3). Matched on the path

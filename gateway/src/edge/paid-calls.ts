@@ -47,7 +47,7 @@ export class PaidCalls {
     });
     this.calls = new Counter({
       name: 'gateway_x402_paid_calls_total',
-      help: 'Calls with a verified payment: settled, not_charged (data answer >= 400), unsettled, unavailable',
+      help: 'Calls with a verified payment: settled, not_charged (data answer >= 400), unsettled, unavailable, abandoned',
       labelNames: ['outcome'],
       registers: [metrics.registry],
     });
@@ -75,6 +75,8 @@ export class PaidCalls {
     answer.on('data', (chunk: Buffer) => chunks.push(chunk));
     answer.on('error', (err) => this.steps.fail(call, err));
     answer.on('end', () => {
+      // The client left before its answer was ready: nothing can be served, so nothing is settled.
+      if (call.res.destroyed) return void this.calls.inc({ outcome: 'abandoned' });
       const body = Buffer.concat(chunks);
       if (status >= 400) {
         this.calls.inc({ outcome: 'not_charged' });

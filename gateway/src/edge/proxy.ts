@@ -37,6 +37,15 @@ export function serviceProxy(options: ProxyOptions): RequestHandler {
 
 /** Sign-in credentials only identity reads; every other service works from the signed assertion. */
 const CREDENTIAL_HEADERS = ['cookie', 'authorization', 'x-api-key'];
+/**
+ * Who reads the caller's credentials: identity, and the MCP edge, which sends the API key back to
+ * the data path with each tool call (so the plan gate and rate limit are the HTTP ones). Cookies
+ * reach identity only.
+ */
+const KEEPS_CREDENTIALS: Partial<Record<ServiceName, readonly string[]>> = {
+  identity: CREDENTIAL_HEADERS,
+  mcp: ['authorization', 'x-api-key'],
+};
 
 function proxyTo(service: ServiceName, target: string, options: ProxyOptions): RequestHandler {
   const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
@@ -65,7 +74,8 @@ function forwardedFor(proxyReq: ClientRequest, req: Request, service: ServiceNam
   proxyReq.setHeader('x-forwarded-for', req.ip ?? req.socket.remoteAddress ?? '');
   proxyReq.setHeader('x-forwarded-proto', req.protocol);
   proxyReq.setHeader('x-forwarded-host', req.host ?? '');
-  if (service !== 'identity') for (const name of CREDENTIAL_HEADERS) proxyReq.removeHeader(name);
+  const kept = KEEPS_CREDENTIALS[service] ?? [];
+  for (const name of CREDENTIAL_HEADERS) if (!kept.includes(name)) proxyReq.removeHeader(name);
 }
 
 /**

@@ -214,27 +214,31 @@ describe('public documents', () => {
     }
   });
 
-  it('serves an agent descriptor that names no MCP endpoint or package before the server exists', async () => {
+  it('serves an agent descriptor naming the MCP endpoint, the install command and the tools', async () => {
     const res = await request(gateway.handler).get('/.well-known/mcp.json');
+    const install = 'npx -y @meridian/mcp mcp --key <YOUR_API_KEY>';
     expect(res.body).toMatchObject({
-      status: 'not_yet_available',
-      transports: [],
-      install: { status: 'not_yet_available', command: null },
-      tools: { status: 'not_yet_available', planned: expect.arrayContaining(['get_metric']) },
+      status: 'available',
+      protocol_version: '2025-11-25',
+      transports: [
+        { type: 'streamable-http', url: 'https://api.meridian.example/mcp' },
+        { type: 'stdio', command: install },
+      ],
+      install: { status: 'available', command: install },
+      tools: {
+        status: 'available',
+        names: ['browse_catalog', 'get_metric', 'reference_price', 'ohlcv', 'recent_trades', 'option_chain'],
+      },
       contact: expect.stringContaining('@'),
       catalog: { metrics: allMetrics().filter((h) => h.metric.status === 'live').length },
     });
-    expect(res.text).not.toContain('/mcp"');
-    expect(res.text).not.toContain('npx');
-    const mcp = await request(gateway.handler).get('/mcp');
-    expect(mcp.status).toBe(404);
   });
 
-  it('gives the install command once one is configured', async () => {
+  it('gives the configured install command', async () => {
     const withCommand = await createGateway({
       config: parseConfig({
         INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-        AGENT_INSTALL_COMMAND: 'npx -y meridian-mcp@1',
+        AGENT_INSTALL_COMMAND: 'npx -y meridian-mcp@1 mcp --key <KEY>',
       }),
       logger: createLogger('test', { level: 'silent' }),
       metrics: createMetrics('gateway', { defaultMetrics: false }),
@@ -243,7 +247,10 @@ describe('public documents', () => {
     });
     try {
       const res = await request(withCommand.handler).get('/.well-known/mcp.json');
-      expect(res.body.install).toEqual({ status: 'available', command: 'npx -y meridian-mcp@1' });
+      expect(res.body.install).toEqual({
+        status: 'available',
+        command: 'npx -y meridian-mcp@1 mcp --key <KEY>',
+      });
     } finally {
       await withCommand.close();
     }

@@ -28,7 +28,8 @@ export async function freePort(): Promise<number> {
 
 /**
  * Runs `entry` (a main.ts, from the repository root) from source as its own process on a free
- * port, and resolves once its /ready answers. The child inherits this process's environment, so
+ * port (or on `env.PORT` when it names one, for a peer that must know the address first), and
+ * resolves once its /ready answers. The child inherits this process's environment, so
  * the suite's log capture directory (MERIDIAN_LOG_CAPTURE_DIR) collects its log lines too, for the
  * teardown's secret scan; `env` comes on top. Its stderr shows only with E2E_VERBOSE set.
  */
@@ -36,7 +37,7 @@ export async function startServiceProcess(
   entry: string,
   env: Record<string, string>,
 ): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = launch(entry, { ...env, PORT: String(port) });
   try {

@@ -16,7 +16,7 @@ import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { Keypair, LAMPORTS_PER_SOL, PublicKey } from '@solana/web3.js';
 import { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
-import { TransactionOnchainFailureError, toFacilitatorSvmSigner, type FacilitatorSvmSigner } from '@x402/svm';
+import { toFacilitatorSvmSigner, type FacilitatorSvmSigner } from '@x402/svm';
 import { registerExactSvmScheme } from '@x402/svm/exact/facilitator';
 import bs58 from 'bs58';
 import { startSolanaPeer, type SolanaPeer } from './solana-peer.js';

@@ -4,20 +4,10 @@ const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 /**
  * Settings of the platform part (domains, runs, workers, authorizations, credentials, re-scans);
- * config.ts spreads them into the service's schema.
+ * config.ts spreads them into the service's schema. DNS_SERVERS, which verification also uses, is
+ * among the pipeline's settings.
  */
 export const platformConfig = {
-  /** Resolvers asked for verification TXT and NS records, `host:port` comma-separated (`[::1]:53`). */
-  DNS_SERVERS: z
-    .string()
-    .default('1.1.1.1:53,8.8.8.8:53')
-    .transform((s) =>
-      s
-        .split(',')
-        .map((x) => x.trim())
-        .filter((x) => x.length > 0),
-    )
-    .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[0-9.]+)(:\d{1,5})?$/, 'must be host:port')).min(1)),
   /** AES-256-GCM key of stored audit credentials (64 hex or base64 of 32 bytes); unset: a key file in DATA_DIR. */
   CREDENTIALS_KEY: z.string().optional(),
   /** Whether this replica executes runs (a worker on the ANALYSIS_RUNS queue). */

@@ -7,7 +7,17 @@ const flag = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 // --- Pipeline (scanner) settings: src/adapters/scanner, src/flows/run-pipeline.ts ---
 const pipelineConfig = {
-  // DNS_SERVERS (the resolvers the scanner asks too) is in config-platform.ts.
+  /** Resolvers the scanner (and verification) ask, `host:port` comma-separated (`[::1]:53` for IPv6). */
+  DNS_SERVERS: z
+    .string()
+    .default('1.1.1.1:53,8.8.8.8:53')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter((x) => x.length > 0),
+    )
+    .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[0-9.]+)(:\d{1,5})?$/, 'must be host:port')).min(1)),
   /** Tests only: lets the scanner reach loopback targets (never private or metadata ones). */
   SCANNER_ALLOW_LOOPBACK: flag.default(false),
   /** Tests only: the ports the scanner uses for http:// and https:// URLs without one. */

@@ -13,7 +13,7 @@ import { SERVICE, type AnalysisDeps } from './deps.js';
 import { parseKey } from './domain/secret-box.js';
 import { orderPaidConsumers } from './events/order-paid.js';
 import { runWorkers } from './events/run-worker.js';
-import { audit } from './flows/audit.js';
+import { runPipeline } from './flows/run-pipeline.js';
 import { startRescans } from './jobs/rescans.js';
 import { startRunSweeper } from './jobs/run-sweeper.js';
 
@@ -40,7 +40,7 @@ export function analysisParts(config: Config, overrides: Partial<Parts> = {}): P
     dns: dnsClient(config.DNS_SERVERS),
     credentialsKey: credentialsKeyOf(config),
     workerId: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
-    pipeline: audit,
+    pipeline: runPipeline,
     ...overrides,
   };
 }

@@ -59,7 +59,8 @@ export interface Database extends OutboxTables {
     domain_id: string;
     attested_by: string;
     statement: string;
-    scope: { max_requests: number; paths: string[] };
+    /** Scope entries as the pipeline reads them, and the request cap of a run. */
+    scope: { entries: string[]; max_requests: number };
     created_at: Date;
     expires_at: Date;
     revoked_at: Date | null;

@@ -6,6 +6,7 @@ import {
   revokeAuthorization,
   type AuthorizationRow,
 } from '../db/repositories/authorizations.js';
+import { parseScope } from '../domain/authorization-scope.js';
 import type { AnalysisDeps } from '../deps.js';
 import { ownDomain } from './domains.js';
 
@@ -27,8 +28,7 @@ export interface AuthorizeAsked {
   domain: string;
   attestation?: { owner: boolean; name: string; statement?: string | undefined } | undefined;
   days?: number | undefined;
-  max_requests?: number | undefined;
-  paths?: string[] | undefined;
+  scope?: string[] | undefined;
 }
 
 export const DEFAULT_STATEMENT =
@@ -57,6 +57,8 @@ export async function authorize(
       'attestation_required',
       'attestation: give {owner: true, name} to attest that you own the domain or act for its owner.',
     );
+  const scope = parseScope(asked.scope ?? [], owned.value.hostname);
+  if (!scope.ok) return scope;
   const days = asked.days ?? 30;
   if (days > deps.config.AUTHORIZATION_MAX_DAYS)
     return refuse('validation_failed', `days: at most ${deps.config.AUTHORIZATION_MAX_DAYS}`);
@@ -66,7 +68,7 @@ export async function authorize(
     domain_id: owned.value.id,
     attested_by: asked.attestation.name.trim(),
     statement: asked.attestation.statement?.trim() || DEFAULT_STATEMENT,
-    scope: { max_requests: asked.max_requests ?? 200, paths: asked.paths ?? ['/'] },
+    scope: { entries: scope.value, max_requests: deps.config.SCANNER_ACTIVE_MAX_REQUESTS },
     created_at: now,
     expires_at: new Date(now.getTime() + days * 86_400_000),
     revoked_at: null,

@@ -15,6 +15,7 @@ import { activeAuthorization } from '../db/repositories/authorizations.js';
 import type { DomainRow } from '../db/repositories/domains.js';
 import { findRun, insertRun, moveRun, runByIdempotencyKey, type RunRow } from '../db/repositories/runs.js';
 import { covers, runItem } from '../domain/entitlement.js';
+import { normalizeHostname } from '../domain/hostname.js';
 import type { AnalysisDeps } from '../deps.js';
 import { checkOwnership, ownDomain } from './domains.js';
 import { enqueueRun } from './events.js';
@@ -146,8 +147,8 @@ async function replay(
   run: RunRow,
   asked: RunAsked,
 ): Promise<Result<Commissioned> | Upstream> {
-  const sameDomain =
-    run.domain === asked.domain.trim().toLowerCase().replace(/\.$/, '') || run.domain === asked.domain;
+  const named = normalizeHostname(asked.domain);
+  const sameDomain = named.ok && named.value === run.domain;
   if (run.tier !== asked.tier || !sameDomain)
     return refuse('conflict', 'This Idempotency-Key named another run (another domain or tier).');
   // A first answer lost to billing's silence: the spend is asked again, under the same order id.

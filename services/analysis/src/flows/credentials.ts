@@ -28,9 +28,9 @@ export function credentialView(row: CredentialRow, hostname: string) {
 
 export interface CredentialAsked {
   domain: string;
-  kind: 'basic' | 'form' | 'header' | 'cookie';
+  kind: 'form';
   label?: string | undefined;
-  username?: string | undefined;
+  username: string;
   login_url?: string | undefined;
   secret: string;
 }
@@ -53,7 +53,7 @@ export async function addCredential(
     domain_id: owned.value.id,
     kind: asked.kind,
     label: asked.label?.trim() || asked.kind,
-    username: asked.username ?? null,
+    username: asked.username,
     login_url: asked.login_url ?? null,
     secret_sealed: seal(deps.credentialsKey, asked.secret, `${accountId}:${id}`),
     created_at: now,

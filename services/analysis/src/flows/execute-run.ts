@@ -141,16 +141,21 @@ async function inputOf(deps: AnalysisDeps, run: RunRow): Promise<Input> {
         code: 'domain_not_verified',
         detail: 'the verification TXT record could not be found',
       };
-    authorization = { id: active.id, expires_at: active.expires_at.toISOString(), scope: active.scope };
+    authorization = {
+      scope: active.scope.entries,
+      starts_at: active.created_at.toISOString(),
+      ends_at: active.expires_at.toISOString(),
+    };
   }
-  const credentials = (await credentialsOf(deps.db, run.account_id, domain.id)).map((c) => ({
-    id: c.id,
-    kind: c.kind as PipelineInput['credentials'][number]['kind'],
-    label: c.label,
-    username: c.username,
-    login_url: c.login_url,
-    secret: open(deps.credentialsKey, c.secret_sealed, `${c.account_id}:${c.id}`),
-  }));
+  // The pipeline signs in with the domain's first stored credential (opened for this attempt only).
+  const [stored] = await credentialsOf(deps.db, run.account_id, domain.id);
+  const credentials: PipelineInput['credentials'] = stored
+    ? {
+        username: stored.username ?? '',
+        password: open(deps.credentialsKey, stored.secret_sealed, `${stored.account_id}:${stored.id}`),
+        ...(stored.login_url ? { login_url: stored.login_url } : {}),
+      }
+    : null;
   const previousRun = await previousReport(deps.db, domain.id, run.id);
   const previous = previousRun ? reportSchema.safeParse(previousRun.report) : undefined;
   return {

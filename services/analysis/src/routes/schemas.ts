@@ -23,25 +23,15 @@ export const authorizeBodySchema = z
       .strict()
       .optional(),
     days: z.number().int().min(1).max(365).optional(),
-    max_requests: z.number().int().min(1).max(10_000).optional(),
-    paths: z
-      .array(
-        z
-          .string()
-          .regex(/^\/[\x21-\x7e]*$/, 'a path starting with /')
-          .max(500),
-      )
-      .min(1)
-      .max(50)
-      .optional(),
+    scope: z.array(z.string().min(1).max(500)).max(50).optional(),
   })
   .strict();
 export const credentialBodySchema = z
   .object({
     domain,
-    kind: z.enum(['basic', 'form', 'header', 'cookie']),
+    kind: z.literal('form').default('form'),
     label: z.string().max(100).optional(),
-    username: z.string().min(1).max(500).optional(),
+    username: z.string().min(1).max(500),
     login_url: z
       .url({ protocol: /^https?$/ })
       .max(2000)

@@ -6,7 +6,7 @@ import { newEvent } from '@meridian/bus';
 import { waitFor } from '@meridian/bus/testing';
 import { EVENTS } from '@meridian/contracts';
 import { runDueRescans } from '../../src/flows/rescan.js';
-import { startPlatform, type Platform } from './harness.js';
+import { startPlatform, type Platform } from './platform-harness.js';
 
 const RUN_PRICE = { audit_base: 9_000_000, audit_secure: 29_000_000 };
 
@@ -335,7 +335,10 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
       expect(secure.status).toBe(201);
       await settled(account, 'active.example', secure.body.data.id);
       const input = h.seen.find((s) => s.run_id === secure.body.data.id)!;
-      expect(input.authorization).toMatchObject({ scope: { max_requests: 200, paths: ['/'] } });
+      expect(input.authorization).toMatchObject({ scope: [] });
+      expect(Date.parse(input.authorization!.ends_at) - Date.parse(input.authorization!.starts_at)).toBe(
+        30 * 86_400_000,
+      );
     });
 
     it('retries a run whose pipeline failed, and fails and refunds it once the attempts are spent', async () => {
@@ -417,6 +420,31 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
       expect((await get(account, '/v1/audit/authorization?domain=auth.example')).body.data.id).toBe(
         made.body.data.id,
       );
+      // The scope stays on the domain: paths, its subdomains, URLs on it; another host is a 400.
+      const scoped = await post(account, '/v1/audit/authorize', {
+        domain: 'auth.example',
+        attestation: { owner: true, name: 'Ada' },
+        scope: ['/app/', '*.auth.example', 'https://shop.auth.example/x'],
+      });
+      expect(scoped.status).toBe(201);
+      expect(scoped.body.data.scope.entries).toEqual([
+        '/app/',
+        '*.auth.example',
+        'https://shop.auth.example/x',
+      ]);
+      expect((await get(account, '/v1/audit/authorization?domain=auth.example')).body.data.id).toBe(
+        scoped.body.data.id,
+      );
+      for (const scope of [['evil.example'], ['https://evil.example/'], ['*.example']])
+        expect(
+          (
+            await post(account, '/v1/audit/authorize', {
+              domain: 'auth.example',
+              attestation: { owner: true, name: 'Ada' },
+              scope,
+            })
+          ).status,
+        ).toBe(400);
       const revoked = await post(account, '/v1/audit/authorization/revoke', { domain: 'auth.example' });
       expect(revoked.status).toBe(200);
       expect(revoked.body.data.status).toBe('revoked');
@@ -461,9 +489,11 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
 
       const run = await post(account, '/v1/analysis/run', { domain: 'login.example', tier: 'audit_base' });
       await settled(account, 'login.example', run.body.data.id);
-      expect(h.seen.find((s) => s.run_id === run.body.data.id)!.credentials).toEqual([
-        expect.objectContaining({ kind: 'form', username: 'auditor@login.example', secret }),
-      ]);
+      expect(h.seen.find((s) => s.run_id === run.body.data.id)!.credentials).toEqual({
+        username: 'auditor@login.example',
+        password: secret,
+        login_url: 'https://login.example/sign-in',
+      });
       const report = await sql.query('select report::text as r from analysis.runs where id = $1', [
         run.body.data.id,
       ]);
@@ -490,7 +520,7 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
       const run = await post(owner, '/v1/analysis/run', { domain: 'owned.example', tier: 'audit_base' });
       const cred = await post(owner, '/v1/analysis/credentials', {
         domain: 'owned.example',
-        kind: 'basic',
+        kind: 'form',
         username: 'u',
         secret: 's3cret',
       });
@@ -522,7 +552,7 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
         request(h.a.app)
           .post('/v1/analysis/credentials')
           .set(asStranger)
-          .send({ domain: 'owned.example', kind: 'basic', secret: 'x' }),
+          .send({ domain: 'owned.example', kind: 'form', username: 'u', secret: 'x' }),
         request(h.a.app).get('/v1/analysis/credentials?domain=owned.example').set(asStranger),
         request(h.a.app).delete(`/v1/analysis/credentials?id=${cred.body.data.id}`).set(asStranger),
         request(h.a.app)

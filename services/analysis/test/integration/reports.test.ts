@@ -6,7 +6,7 @@ import request from 'supertest';
 import { reportSchema } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { sampleReport } from '../report-fixture.js';
-import { startAnalysis, type Analysis } from './reports-harness.js';
+import { startAnalysis, type Analysis } from './harness.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 

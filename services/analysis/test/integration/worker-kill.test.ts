@@ -5,7 +5,7 @@ import request from 'supertest';
 import { waitFor } from '@meridian/bus/testing';
 import { startServiceProcess, type ServiceProcess } from '@meridian/test-peers';
 import { sweepRuns } from '../../src/jobs/run-sweeper.js';
-import { startPlatform, type Platform } from './harness.js';
+import { startPlatform, type Platform } from './platform-harness.js';
 
 const PRICE = 9_000_000;
 

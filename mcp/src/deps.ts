@@ -1,0 +1,17 @@
+import type { Logger, Metrics } from '@meridian/observability';
+import type { DataApi } from './adapters/data-api.js';
+
+export const SERVICE = 'mcp';
+
+/** What main.ts (or stdio.ts) builds once: the settings it needs, the API client, observability. */
+export interface Deps {
+  logger: Logger;
+  metrics: Metrics;
+  api: DataApi;
+  /** HMAC key of this server's cursors. */
+  cursorSecret: string;
+  /** When the catalogue of this build was loaded: the resources' lastModified. */
+  loadedAt: Date;
+  /** Peers whose X-Forwarded-For is believed (the gateway's network); HTTP edge only. */
+  trustProxy?: string;
+}

@@ -1,0 +1,9 @@
+import type { CallerCredentials, DataApi } from '../adapters/data-api.js';
+
+/** What one MCP session's tools work with: the API client and the caller's credentials. */
+export interface ToolContext {
+  api: DataApi;
+  caller: CallerCredentials;
+  /** HMAC key of the cursors this server writes (MCP_CURSOR_SECRET). */
+  cursorSecret: string;
+}

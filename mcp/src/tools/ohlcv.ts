@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { INTERVALS, OHLCV, SPOT_SYMBOLS, SPOT_VENUES } from '../domain/catalog-enums.js';
+import { READ_ONLY, cursor, envelopeOutput, maxResponseTokens } from './answer.js';
+import type { ToolContext } from './context.js';
+import { readMetric } from './read-metric.js';
+import { scopeOf } from './scope.js';
+
+export function registerOhlcv(server: McpServer, ctx: ToolContext): void {
+  server.registerTool(
+    'ohlcv',
+    {
+      title: 'Crypto OHLCV bars',
+      description:
+        'Open, high, low, close, volume bars of a spot market, newest page first (crypto/spot/ohlcv; free plan). Without source: combined across venues in USD (BTC-USD); a venue market such as BTC-USDT needs source. Calls get_metric.',
+      inputSchema: {
+        symbol: z.enum(SPOT_SYMBOLS).describe('spot market'),
+        interval: z
+          .enum(INTERVALS)
+          .default('1m')
+          .describe('bar interval: 1s and 1m native, the others rolled up'),
+        source: z.enum(SPOT_VENUES).optional().describe("one venue's own bars; omit for the combined bars"),
+        max_response_tokens: maxResponseTokens,
+        cursor,
+      },
+      outputSchema: envelopeOutput(z.unknown().describe('bars, oldest to newest')),
+      annotations: { title: 'Crypto OHLCV bars', ...READ_ONLY },
+    },
+    (args) =>
+      readMetric(ctx, {
+        target: OHLCV,
+        entity: args.symbol,
+        source: args.source,
+        interval: args.interval,
+        max_response_tokens: args.max_response_tokens,
+        cursor: args.cursor,
+        scope: scopeOf('ohlcv', args),
+      }),
+  );
+}

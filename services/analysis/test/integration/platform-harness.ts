@@ -1,0 +1,201 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { RequestListener } from 'node:http';
+import request from 'supertest';
+import { createNatsBus, type Bus } from '@meridian/bus';
+import { deleteNatsNamespace } from '@meridian/bus/testing';
+import { RPC, type BalanceReply, type Report } from '@meridian/contracts';
+import { createTestDatabase } from '@meridian/db/testing';
+import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
+import { createLogger, createMetrics } from '@meridian/observability';
+import { runScript, startServiceProcess, type ServiceProcess } from '@meridian/test-peers';
+import type { AnalysisDeps } from '../../src/deps.js';
+import type { PipelineInput, RunPipeline } from '../../src/flows/pipeline-types.js';
+import { start } from '../../src/main.js';
+import { startDnsZone, type DnsZoneServer } from './dns-zone.js';
+
+export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+export const CREDENTIALS_KEY = randomBytes(32).toString('hex');
+
+/** What the stand-in pipeline does for a domain: how long it takes and whether it throws. */
+export interface Behaviour {
+  delayMs?: number;
+  /** Throws on this many attempts, then succeeds. */
+  failTimes?: number;
+  findings?: Report['findings'];
+}
+
+/** A pipeline that writes a trace and answers a small report, as told per domain; it records its inputs. */
+export function standInPipeline(behaviours: Map<string, Behaviour>, seen: PipelineInput[]): RunPipeline {
+  const failures = new Map<string, number>();
+  return async (_deps, input, trace) => {
+    seen.push(input);
+    const b = behaviours.get(input.domain) ?? {};
+    await trace('dns', 'started', `resolving ${input.domain}`);
+    if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
+    const failed = failures.get(input.run_id) ?? 0;
+    if (failed < (b.failTimes ?? 0)) {
+      failures.set(input.run_id, failed + 1);
+      throw new Error('scanner exploded');
+    }
+    await trace('dns', 'finished', 'records read');
+    return {
+      run_id: input.run_id,
+      domain: input.domain,
+      tier: input.tier,
+      status: 'succeeded',
+      started_at: null,
+      finished_at: null,
+      score: 90,
+      grade: 'A-',
+      summary: 'stand-in',
+      findings: b.findings ?? [],
+      changes: null,
+      review: null,
+    };
+  };
+}
+
+export interface Analysis {
+  deps: AnalysisDeps;
+  app: RequestListener;
+  close(): Promise<void>;
+}
+
+export interface Platform {
+  env: Record<string, string>;
+  dns: DnsZoneServer;
+  client: Bus;
+  databaseUrl: string;
+  behaviours: Map<string, Behaviour>;
+  seen: PipelineInput[];
+  /** The first replica (API and worker). */
+  a: Analysis;
+  /** Another replica on the same database and bus. */
+  replica(env?: Record<string, string>, pipeline?: RunPipeline): Promise<Analysis>;
+  as(accountId: string): Promise<Record<string, string>>;
+  grant(accountId: string, amount: number): Promise<void>;
+  balance(accountId: string): Promise<number>;
+  subscribe(accountId: string, tier: string): Promise<void>;
+  /** Adds and verifies a domain for the account through the routes and the DNS zone. */
+  verified(accountId: string, domain: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Analysis as main.ts assembles it (with a stand-in pipeline), billing as its own process, a DNS
+ * zone on loopback, on a fresh database and a private NATS namespace.
+ */
+export async function startPlatform(prefix: string, env: Record<string, string> = {}): Promise<Platform> {
+  const database = await createTestDatabase(prefix);
+  const namespace = `t${randomBytes(4).toString('hex')}`;
+  const dns = await startDnsZone();
+  const common = {
+    DATABASE_URL: database.url,
+    NATS_URL,
+    BUS_NAMESPACE: namespace,
+    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+    LOG_LEVEL: 'warn',
+  };
+  const billing: ServiceProcess = await startServiceProcess('services/billing/src/main.ts', {
+    ...common,
+    DEPOSIT_ADDRESS: 'Dep1t5WaLLet1111111111111111111111111111111',
+  });
+  const analysisEnv = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...common,
+    DNS_SERVERS: dns.address,
+    CREDENTIALS_KEY,
+    RUN_ACK_WAIT_MS: '1500',
+    RUN_SWEEP_MS: '3600000',
+    RESCAN_POLL_MS: '3600000',
+    ...env,
+  };
+  const behaviours = new Map<string, Behaviour>();
+  const seen: PipelineInput[] = [];
+  const open: Analysis[] = [];
+  const replica = async (more: Record<string, string> = {}, pipeline?: RunPipeline): Promise<Analysis> => {
+    const service = await start({ ...analysisEnv, ...more }, undefined, {
+      pipeline: pipeline ?? standInPipeline(behaviours, seen),
+    });
+    const one = {
+      deps: service.deps as unknown as AnalysisDeps,
+      app: service.app,
+      close: () => service.close(),
+    };
+    open.push(one);
+    return one;
+  };
+  const a = await replica();
+  const client = await createNatsBus({
+    url: NATS_URL,
+    name: 'analysis-test-client',
+    namespace,
+    logger: createLogger('analysis-test-client', { level: 'warn' }),
+    metrics: createMetrics('analysis-test-client', { defaultMetrics: false }),
+  });
+  const as = (accountId: string) =>
+    callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' });
+  const admin = async (args: string[]) => {
+    const run = await runScript('services/billing/scripts/admin.ts', args, { DATABASE_URL: database.url });
+    if (run.code !== 0) throw new Error(run.stderr);
+  };
+  return {
+    env: analysisEnv,
+    dns,
+    client,
+    databaseUrl: database.url,
+    behaviours,
+    seen,
+    a,
+    replica,
+    as,
+    grant: (accountId, amount) =>
+      admin([
+        'grant',
+        '--operator',
+        'test',
+        '--account',
+        accountId,
+        '--amount',
+        String(amount),
+        '--note',
+        `t${randomUUID()}`,
+      ]),
+    balance: async (accountId) => {
+      const reply = await client.request<BalanceReply>(RPC.billingBalanceRead, { account_id: accountId });
+      if (!reply.ok) throw new Error(reply.problem.detail);
+      return reply.data.balance_atomic;
+    },
+    subscribe: async (accountId, tier) => {
+      const billingApp = billing.url;
+      const res = await fetch(`${billingApp}/v1/audit/subscribe`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(await as(accountId)) },
+        body: JSON.stringify({ tier }),
+      });
+      if (res.status !== 200) throw new Error(`subscribe answered ${res.status}: ${await res.text()}`);
+    },
+    verified: async (accountId, domain) => {
+      const added = await request(a.app)
+        .post('/v1/analysis/domains')
+        .set(await as(accountId))
+        .send({ domain });
+      if (added.status !== 201 && added.status !== 200) throw new Error(JSON.stringify(added.body));
+      const { name, value } = added.body.data.verification;
+      dns.zone.txt.set(name, [...(dns.zone.txt.get(name) ?? []), value]);
+      const checked = await request(a.app)
+        .get(`/v1/analysis/verify?domain=${domain}`)
+        .set(await as(accountId));
+      if (!checked.body.data?.verified) throw new Error(`not verified: ${JSON.stringify(checked.body)}`);
+    },
+    close: async () => {
+      await client.close();
+      for (const one of open.reverse()) await one.close().catch(() => undefined);
+      await billing.close();
+      await dns.close();
+      await deleteNatsNamespace(NATS_URL, namespace);
+      await database.drop();
+    },
+  };
+}
