@@ -14,7 +14,8 @@ import { totpCode } from './src/totp.js';
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = 'artifacts/screenshots';
 const hasBrowser = existsSync(CHROMIUM);
-if (!hasBrowser) console.error(`portal browser tests skipped: no browser at ${CHROMIUM} (apt-get install chromium)`);
+if (!hasBrowser)
+  console.error(`portal browser tests skipped: no browser at ${CHROMIUM} (apt-get install chromium)`);
 const describeWithBrowser = hasBrowser ? describe : describe.skip;
 
 const PASSWORD = rememberSecret('lantern-orchard-basalt-74');
@@ -24,15 +25,18 @@ const DOMAIN = 'shop.portal-e2e.example';
 async function startSite(): Promise<{ port: number; close(): Promise<void> }> {
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' });
-    res.end('<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Shop</h1></body></html>');
+    res.end(
+      '<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Shop</h1></body></html>',
+    );
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -91,9 +95,15 @@ describeWithBrowser('the web portal in a real browser', () => {
   async function check(page: Page, name: string): Promise<void> {
     await page.evaluate(await axeSource);
     const violations = await page.evaluate(async () => {
-      const axe = (globalThis as unknown as { axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> } }).axe;
+      const axe = (
+        globalThis as unknown as {
+          axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
+        }
+      ).axe;
       const result = await axe.run();
-      return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.nodes.length})`);
+      return result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.nodes.length})`);
     });
     await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
     expect({ page: name, violations }).toEqual({ page: name, violations: [] });
@@ -101,7 +111,8 @@ describeWithBrowser('the web portal in a real browser', () => {
 
   const waitForMail = async (to: string, count = 1) => {
     const deadline = Date.now() + 15_000;
-    while (smtp.mails.filter((m) => m.to === to).length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (smtp.mails.filter((m) => m.to === to).length < count && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     const mails = smtp.mails.filter((m) => m.to === to);
     if (mails.length < count) throw new Error(`no mail for ${to}`);
     return mails[mails.length - 1]!;
@@ -120,7 +131,7 @@ describeWithBrowser('the web portal in a real browser', () => {
     expect((await js.arrayBuffer()).byteLength).toBeLessThan(150 * 1024 * 3);
   });
 
-  it('a person signs up, confirms, turns on TOTP, creates a key, verifies a domain, runs an audit, shares the report and books consulting', async () => {
+  it('a person signs up, confirms, turns on TOTP, creates a key, verifies a domain, runs an audit, shares the report, books consulting, files a request, explores the data, signs out and back in with TOTP', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
     const page = await context.newPage();
@@ -170,10 +181,28 @@ describeWithBrowser('the web portal in a real browser', () => {
     await check(page, '03-account');
 
     // Credit for the run and the booking (the operator's command).
-    const whoami = (await page.evaluate(async () => (await (await fetch('/v1/agent/whoami')).json()) as { data: { account_id: string } })).data;
-    const granted = await runScript('services/billing/scripts/admin.ts', ['grant', '--operator', 'e2e', '--account', whoami.account_id, '--amount', '200000000', '--note', 'portal e2e'], {
-      DATABASE_URL: system.env.DATABASE_URL!,
-    });
+    const whoami = (
+      await page.evaluate(
+        async () => (await (await fetch('/v1/agent/whoami')).json()) as { data: { account_id: string } },
+      )
+    ).data;
+    const granted = await runScript(
+      'services/billing/scripts/admin.ts',
+      [
+        'grant',
+        '--operator',
+        'e2e',
+        '--account',
+        whoami.account_id,
+        '--amount',
+        '200000000',
+        '--note',
+        'portal e2e',
+      ],
+      {
+        DATABASE_URL: system.env.DATABASE_URL!,
+      },
+    );
     expect(granted).toMatchObject({ code: 0 });
     await page.goto(`${base}/#/credit`);
     await page.getByTestId('balance').waitFor();
@@ -221,30 +250,53 @@ describeWithBrowser('the web portal in a real browser', () => {
     await slot.selectOption({ index: 3 });
     await page.getByRole('button', { name: 'Book' }).click();
     await page.getByTestId('booking').waitFor();
-    await expect(page.getByTestId('booking').textContent()).resolves.toContain('confirmed');
+    await expect(page.getByTestId('booking').textContent()).resolves.toMatch(/confirmed.*paid from credit/);
+    await expect(page.getByTestId('bookings').textContent()).resolves.toMatch(
+      /confirmed \(\$[\d.]+, from credit\)/,
+    );
     await page.getByLabel('Kind').selectOption('consultancy');
     await page.getByRole('button', { name: 'Send request' }).click();
-    await expect(page.getByTestId('request-count').textContent()).resolves.toContain('1 time');
+    await expect(page.getByTestId('request-count').textContent()).resolves.toContain('this 1 time.');
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await page.getByText('this 2 times.').waitFor();
     await check(page, '09-consulting');
+    // Paid from credit: the balance went down.
+    await page.goto(`${base}/#/credit`);
+    await page.getByTestId('balance').waitFor();
+    await expect(page.getByTestId('balance').textContent()).resolves.not.toBe('$200.00');
 
-    // The data explorer with the demo.
+    // The data explorer: the catalogue's categories, the demo without a key, then a series chart
+    // read with the person's key.
     await page.goto(`${base}/#/data`);
+    await page.getByTestId('categories').waitFor();
+    await expect(page.getByTestId('categories').textContent()).resolves.toContain('crypto');
     await page.getByRole('button', { name: 'Show' }).click();
     await page.locator('pre').waitFor();
+    await page.getByLabel(/Your API key/).fill(key);
+    await page.getByRole('combobox', { name: /^Metric/ }).selectOption('/v1/data/crypto/spot/ohlcv');
+    await page.getByLabel('Ask for a series').check();
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page
+      .getByRole('img', { name: /Chart of \/v1\/data\/crypto\/spot\/ohlcv\?entity=BTC-USD&series=true/ })
+      .waitFor();
     await check(page, '10-data');
 
     // Sign out; signing in again asks for the TOTP code.
     await page.goto(`${base}/#/signout`);
     await page.getByRole('heading', { name: 'Signed out' }).waitFor();
+    await check(page, '11-signed-out');
+    expect((await context.cookies()).find((c) => c.name === 'meridian_session')).toBeUndefined();
     await page.goto(`${base}/#/signin`);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.getByRole('heading', { name: 'Two-factor check' }).waitFor();
-    await check(page, '11-totp-challenge');
+    await check(page, '12-totp-challenge');
     await page.getByLabel('Code', { exact: true }).fill(totpCode(secret, Date.now() + 30_000));
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    await page.getByText(DOMAIN).first().waitFor();
+    await check(page, '13-domains');
     await context.close();
   }, 240_000);
 });

@@ -10,10 +10,32 @@ interface Slot {
 }
 
 export const consultingPage: Page = async (main) => {
-  const [slots, bookings] = await Promise.all([get<Slot[]>('/v1/consulting/slots'), get<Array<Record<string, any>>>('/v1/consulting/bookings')]);
+  const [slots, bookings] = await Promise.all([
+    get<Slot[]>('/v1/consulting/slots'),
+    get<Array<Record<string, any>>>('/v1/consulting/bookings'),
+  ]);
   const free = slots.filter((s) => s.available).slice(0, 50);
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const booked = h('div', { role: 'status' });
+  const list = h('div', { 'data-testid': 'bookings' });
+  const showBookings = (rows: Array<Record<string, any>>) =>
+    replace(
+      list,
+      rows.length === 0
+        ? h('p', { class: 'muted' }, 'None yet.')
+        : h(
+            'ul',
+            {},
+            ...rows.map((b) =>
+              h(
+                'li',
+                {},
+                `${local(b.starts_at)} — ${b.status}${b.payment ? ` (${usd(b.amount_atomic ?? null)}, ${b.payment === 'credit' ? 'from credit' : 'on chain'})` : ''}`,
+              ),
+            ),
+          ),
+    );
+  showBookings(bookings);
   const counted = h('div', { role: 'status' });
   replace(
     main,
@@ -24,28 +46,68 @@ export const consultingPage: Page = async (main) => {
       ? h('p', {}, 'No free slot in the next two weeks.')
       : form(
           [
-            { name: 'starts_at', label: 'Slot', options: free.map((s) => [s.starts_at, `${local(s.starts_at)} – ${new Date(s.ends_at).toLocaleTimeString(undefined, { timeStyle: 'short' })}`]) },
+            {
+              name: 'starts_at',
+              label: 'Slot',
+              options: free.map((s) => [
+                s.starts_at,
+                `${local(s.starts_at)} – ${new Date(s.ends_at).toLocaleTimeString(undefined, { timeStyle: 'short' })}`,
+              ]),
+            },
             { name: 'topic', label: 'Topic', type: 'textarea' },
-            { name: 'payment', label: 'Pay', options: [['credit', 'from credit'], ['deposit', 'on chain']] },
+            {
+              name: 'payment',
+              label: 'Pay',
+              options: [
+                ['credit', 'from credit'],
+                ['deposit', 'on chain'],
+              ],
+            },
           ],
           'Book',
           async (v) => {
-            const booking = await post<Record<string, any>>('/v1/consulting/bookings', { starts_at: v.starts_at, ...(v.topic ? { topic: v.topic } : {}), payment: v.payment });
+            const booking = await post<Record<string, any>>('/v1/consulting/bookings', {
+              starts_at: v.starts_at,
+              ...(v.topic ? { topic: v.topic } : {}),
+              payment: v.payment,
+            });
             replace(
               booked,
-              h('p', { class: 'ok', 'data-testid': 'booking' }, `Booking ${booking.status ?? ''} for ${local(booking.starts_at ?? v.starts_at)}.`),
-              booking.pay ? h('p', {}, `Pay ${usd(booking.amount_atomic ?? null)} in ${booking.pay.asset} to `, h('code', {}, booking.pay.deposit_address), ' with memo ', h('code', {}, booking.pay.memo)) : null,
+              h(
+                'p',
+                { class: 'ok', 'data-testid': 'booking' },
+                `Booking ${booking.status ?? ''} for ${local(booking.starts_at ?? v.starts_at)}${booking.status === 'confirmed' && booking.payment === 'credit' ? `, ${usd(booking.amount_atomic ?? null)} paid from credit` : ''}.`,
+              ),
+              booking.pay
+                ? h(
+                    'p',
+                    {},
+                    `Pay ${usd(booking.amount_atomic ?? null)} in ${booking.pay.asset} to `,
+                    h('code', {}, booking.pay.deposit_address),
+                    ' with memo ',
+                    h('code', {}, booking.pay.memo),
+                  )
+                : null,
             );
+            showBookings(await get<Array<Record<string, any>>>('/v1/consulting/bookings'));
           },
         ),
     booked,
     h('h2', {}, 'Your bookings'),
-    bookings.length === 0 ? h('p', { class: 'muted' }, 'None yet.') : h('ul', {}, ...bookings.map((b) => h('li', {}, `${local(b.starts_at)} — ${b.status}`))),
+    list,
     h('h2', {}, 'Service requests'),
     h('p', { class: 'muted' }, 'A request records your intent; an operator reviews it. Nothing is scanned.'),
     form(
       [
-        { name: 'kind', label: 'Kind', options: [['pentest', 'penetration test'], ['pentest_discussion', 'discuss a penetration test'], ['consultancy', 'consultancy']] },
+        {
+          name: 'kind',
+          label: 'Kind',
+          options: [
+            ['pentest', 'penetration test'],
+            ['pentest_discussion', 'discuss a penetration test'],
+            ['consultancy', 'consultancy'],
+          ],
+        },
         { name: 'domain', label: 'Domain (not for consultancy)' },
         { name: 'detail', label: 'Detail', type: 'textarea' },
       ],
@@ -56,7 +118,14 @@ export const consultingPage: Page = async (main) => {
           ...(v.domain ? { domain: v.domain } : {}),
           ...(v.detail ? { detail: v.detail } : {}),
         });
-        replace(counted, h('p', { class: 'ok', 'data-testid': 'request-count' }, `Recorded. You have asked for this ${answer.count} time${answer.count === 1 ? '' : 's'}.`));
+        replace(
+          counted,
+          h(
+            'p',
+            { class: 'ok', 'data-testid': 'request-count' },
+            `Recorded. You have asked for this ${answer.count} time${answer.count === 1 ? '' : 's'}.`,
+          ),
+        );
       },
     ),
     counted,
