@@ -12,7 +12,8 @@ const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const assets = await bundle();
 await rm(dist, { recursive: true, force: true });
 await mkdir(join(dist, 'assets'), { recursive: true });
-for (const [name, asset] of assets) await writeFile(join(dist, name === '/' ? 'index.html' : name), asset.body);
+for (const [name, asset] of assets)
+  await writeFile(join(dist, name === '/' ? 'index.html' : name), asset.body);
 const size = scriptSize(assets);
 console.log(
   `portal: first page script ${(size.raw / 1024).toFixed(1)} KB, ${(size.gzip / 1024).toFixed(1)} KB gzip (budget ${BUDGET / 1024} KB gzip) -> ${dist}`,

@@ -19,9 +19,11 @@ export async function startDnsZone(): Promise<{
       const name = (question?.name ?? '').toLowerCase().replace(/\.$/, '');
       const base = { name: question?.name ?? name, class: Packet.CLASS.IN, ttl: 1 };
       if (question?.type === Packet.TYPE.A)
-        for (const address of a.get(name) ?? []) response.answers.push({ ...base, type: Packet.TYPE.A, address } as never);
+        for (const address of a.get(name) ?? [])
+          response.answers.push({ ...base, type: Packet.TYPE.A, address } as never);
       if (question?.type === Packet.TYPE.TXT)
-        for (const data of txt.get(name) ?? []) response.answers.push({ ...base, type: Packet.TYPE.TXT, data } as never);
+        for (const data of txt.get(name) ?? [])
+          response.answers.push({ ...base, type: Packet.TYPE.TXT, data } as never);
       if (!a.has(name) && !txt.has(name)) response.header.rcode = Packet.RCODE.NXDOMAIN;
       send(response);
     },

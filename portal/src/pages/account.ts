@@ -28,15 +28,45 @@ async function twoFactorSection(box: HTMLElement): Promise<void> {
     replace(
       box,
       h('h2', {}, 'Two-factor sign-in'),
-      h('p', { 'data-testid': 'totp-state' }, `On. Recovery codes left: ${status.recovery_codes_left ?? '—'}.`),
-      form([{ name: 'code', label: 'Code to turn it off', required: true, autocomplete: 'one-time-code', inputmode: 'numeric' }], 'Turn off two-factor', async (v) => {
-        await post('/v1/account/2fa/disable', { code: v.code });
-        await refresh();
-      }),
-      form([{ name: 'code', label: 'Code to get new recovery codes', required: true, autocomplete: 'one-time-code', inputmode: 'numeric' }], 'New recovery codes', async (v) => {
-        const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/recovery-codes', { code: v.code });
-        replace(out, codesBox(answer.recovery_codes));
-      }),
+      h(
+        'p',
+        { 'data-testid': 'totp-state' },
+        `On. Recovery codes left: ${status.recovery_codes_left ?? '—'}.`,
+      ),
+      form(
+        [
+          {
+            name: 'code',
+            label: 'Code to turn it off',
+            required: true,
+            autocomplete: 'one-time-code',
+            inputmode: 'numeric',
+          },
+        ],
+        'Turn off two-factor',
+        async (v) => {
+          await post('/v1/account/2fa/disable', { code: v.code });
+          await refresh();
+        },
+      ),
+      form(
+        [
+          {
+            name: 'code',
+            label: 'Code to get new recovery codes',
+            required: true,
+            autocomplete: 'one-time-code',
+            inputmode: 'numeric',
+          },
+        ],
+        'New recovery codes',
+        async (v) => {
+          const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/recovery-codes', {
+            code: v.code,
+          });
+          replace(out, codesBox(answer.recovery_codes));
+        },
+      ),
       out,
     );
     return;
@@ -48,17 +78,33 @@ async function twoFactorSection(box: HTMLElement): Promise<void> {
     action(
       'Set up an authenticator app',
       async () => {
-        const enrol = await post<{ secret: string; otpauth_uri: string; qr_data_url: string }>('/v1/account/2fa/enrol');
+        const enrol = await post<{ secret: string; otpauth_uri: string; qr_data_url: string }>(
+          '/v1/account/2fa/enrol',
+        );
         replace(
           out,
           h('p', {}, 'Scan this code with your authenticator app, or type the key.'),
           h('img', { class: 'qr', src: enrol.qr_data_url, alt: 'QR code of your authenticator key' }),
           h('p', {}, 'Key: ', h('code', { 'data-testid': 'totp-secret' }, enrol.secret)),
-          form([{ name: 'code', label: 'First code from the app', required: true, autocomplete: 'one-time-code', inputmode: 'numeric' }], 'Turn on two-factor', async (v) => {
-            const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/activate', { code: v.code });
-            await twoFactorSection(box);
-            box.append(codesBox(answer.recovery_codes));
-          }),
+          form(
+            [
+              {
+                name: 'code',
+                label: 'First code from the app',
+                required: true,
+                autocomplete: 'one-time-code',
+                inputmode: 'numeric',
+              },
+            ],
+            'Turn on two-factor',
+            async (v) => {
+              const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/activate', {
+                code: v.code,
+              });
+              await twoFactorSection(box);
+              box.append(codesBox(answer.recovery_codes));
+            },
+          ),
         );
       },
       '',
@@ -94,7 +140,18 @@ function keysSection(account: Account, box: HTMLElement): void {
           'table',
           {},
           h('caption', { class: 'muted' }, 'Live keys'),
-          h('thead', {}, h('tr', {}, h('th', {}, 'Prefix'), h('th', {}, 'Created'), h('th', {}, 'Last used'), h('th', {}, ''))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', {}, 'Prefix'),
+              h('th', {}, 'Created'),
+              h('th', {}, 'Last used'),
+              h('th', {}, ''),
+            ),
+          ),
           h(
             'tbody',
             {},
@@ -122,7 +179,9 @@ function keysSection(account: Account, box: HTMLElement): void {
 }
 
 async function planSection(account: Account, box: HTMLElement): Promise<void> {
-  const current = await get<{ plan: string; expires_at: string | null; active: boolean }>('/v1/billing/plan').catch((e: unknown) => {
+  const current = await get<{ plan: string; expires_at: string | null; active: boolean }>(
+    '/v1/billing/plan',
+  ).catch((e: unknown) => {
     if (e instanceof ApiError && e.status === 404) return null;
     throw e;
   });
@@ -131,7 +190,17 @@ async function planSection(account: Account, box: HTMLElement): Promise<void> {
     h('h2', {}, 'Data plan'),
     h('p', {}, `Plan: ${account.plan}`, current?.active ? ` (paid until ${local(current.expires_at)})` : ''),
     form(
-      [{ name: 'plan', label: 'Buy a month of', options: [['basic', 'basic'], ['pro', 'pro'], ['ultra', 'ultra']] }],
+      [
+        {
+          name: 'plan',
+          label: 'Buy a month of',
+          options: [
+            ['basic', 'basic'],
+            ['pro', 'pro'],
+            ['ultra', 'ultra'],
+          ],
+        },
+      ],
       'Buy from credit',
       async (v) => {
         await post('/v1/billing/plan', { plan: v.plan });
@@ -139,7 +208,14 @@ async function planSection(account: Account, box: HTMLElement): Promise<void> {
         await planSection((await session.load())!, box);
       },
     ),
-    h('p', { class: 'muted' }, 'Prices: ', h('a', { href: '/v1/billing/prices' }, 'price list'), '. Credit: ', h('a', { href: '#/credit' }, 'top up')),
+    h(
+      'p',
+      { class: 'muted' },
+      'Prices: ',
+      h('a', { href: '/v1/billing/prices' }, 'price list'),
+      '. Credit: ',
+      h('a', { href: '#/credit' }, 'top up'),
+    ),
   );
 }
 
@@ -154,14 +230,22 @@ export const accountPage: Page = async (main) => {
     h('h1', {}, 'Account'),
     h('p', {}, `Signed in as ${account.email}.`),
     h('h2', {}, 'Nickname'),
-    form([{ name: 'nickname', label: 'Public nickname', value: account.nickname ?? '' }], 'Save nickname', async (v) => {
-      await data('PUT', '/v1/account/nickname', { nickname: v.nickname });
-    }),
+    form(
+      [{ name: 'nickname', label: 'Public nickname', value: account.nickname ?? '' }],
+      'Save nickname',
+      async (v) => {
+        await data('PUT', '/v1/account/nickname', { nickname: v.nickname });
+      },
+    ),
     twoFactor,
     keys,
     plan,
     h('h2', {}, 'Sessions'),
-    h('p', { class: 'muted' }, 'The API lists no sessions; signing out ends this one, and a password reset ends them all.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'The API lists no sessions; signing out ends this one, and a password reset ends them all.',
+    ),
   );
   keysSection(account, keys);
   await Promise.all([

@@ -21,7 +21,9 @@ export class ApiError extends Error {
   }
   /** The message for one field: from the validation errors, else a detail that names the field. */
   fieldMessage(field: string): string | undefined {
-    const hit = this.problem.errors?.find((e) => e.path === `body.${field}` || e.path.startsWith(`body.${field}.`));
+    const hit = this.problem.errors?.find(
+      (e) => e.path === `body.${field}` || e.path.startsWith(`body.${field}.`),
+    );
     return hit?.message;
   }
 }
@@ -34,7 +36,11 @@ async function problemOf(res: Response): Promise<Problem> {
   } catch {
     /* not JSON */
   }
-  return { title: res.statusText || 'Request failed', status: res.status, detail: text.slice(0, 300) || undefined };
+  return {
+    title: res.statusText || 'Request failed',
+    status: res.status,
+    detail: text.slice(0, 300) || undefined,
+  };
 }
 
 export async function call<T = unknown>(
@@ -64,10 +70,15 @@ export async function call<T = unknown>(
 }
 
 /** The `data` of an envelope answer. */
-export async function data<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>) {
+export async function data<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) {
   return (await call<{ data: T; meta?: Record<string, unknown> }>(method, path, body, headers)).data;
 }
 
-export const get = <T = any>(path: string) => data<T>('GET', path);
-export const post = <T = any>(path: string, body: unknown = {}, headers?: Record<string, string>) =>
+export const get = <T = unknown>(path: string) => data<T>('GET', path);
+export const post = <T = unknown>(path: string, body: unknown = {}, headers?: Record<string, string>) =>
   data<T>('POST', path, body, headers);

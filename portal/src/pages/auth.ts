@@ -34,15 +34,25 @@ const signup: Page = (main) => {
       'Sign up',
       async (v) => {
         await data('POST', '/auth/signup', { email: v.email, password: v.password });
-        replace(done, h('p', { class: 'ok' }, 'Check your mail: we sent a link to confirm your address. Then sign in.'));
+        replace(
+          done,
+          h('p', { class: 'ok' }, 'Check your mail: we sent a link to confirm your address. Then sign in.'),
+        );
       },
     ),
     done,
     h('h2', {}, 'No mail?'),
-    form([{ name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'email' }], 'Send the link again', async (v) => {
-      await data('POST', '/auth/verify-email/resend', { email: v.email });
-      replace(done, h('p', { class: 'ok' }, 'If the address is waiting for confirmation, a new link is on its way.'));
-    }),
+    form(
+      [{ name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'email' }],
+      'Send the link again',
+      async (v) => {
+        await data('POST', '/auth/verify-email/resend', { email: v.email });
+        replace(
+          done,
+          h('p', { class: 'ok' }, 'If the address is waiting for confirmation, a new link is on its way.'),
+        );
+      },
+    ),
     h('p', {}, 'Have an account? ', h('a', { href: '#/signin' }, 'Sign in')),
   );
 };
@@ -52,29 +62,52 @@ const confirm: Page = (main, params) => {
   replace(
     main,
     h('h1', {}, 'Confirm your email'),
-    form([{ name: 'token', label: 'Confirmation code from the mail', required: true, value: params.get('token') ?? '' }], 'Confirm', async (v) => {
-      await data('POST', '/auth/verify-email', { token: v.token });
-      replace(done, h('p', { class: 'ok' }, 'Your address is confirmed. ', h('a', { href: '#/signin' }, 'Sign in')));
-    }),
+    form(
+      [
+        {
+          name: 'token',
+          label: 'Confirmation code from the mail',
+          required: true,
+          value: params.get('token') ?? '',
+        },
+      ],
+      'Confirm',
+      async (v) => {
+        await data('POST', '/auth/verify-email', { token: v.token });
+        replace(
+          done,
+          h('p', { class: 'ok' }, 'Your address is confirmed. ', h('a', { href: '#/signin' }, 'Sign in')),
+        );
+      },
+    ),
     done,
   );
 };
 
 const signin: Page = async (main) => {
-  const providers = await get<{ providers?: Array<{ id: string; name: string; authorize_url: string }> }>('/auth/providers').catch(
-    () => ({ providers: [] }),
-  );
+  const providers = await get<{ providers?: Array<{ id: string; name: string; authorize_url: string }> }>(
+    '/auth/providers',
+  ).catch(() => ({ providers: [] }));
   replace(
     main,
     h('h1', {}, 'Sign in'),
     form(
       [
         { name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'username' },
-        { name: 'password', label: 'Password', type: 'password', required: true, autocomplete: 'current-password' },
+        {
+          name: 'password',
+          label: 'Password',
+          type: 'password',
+          required: true,
+          autocomplete: 'current-password',
+        },
       ],
       'Sign in',
       async (v) => {
-        const answer = await data<LoginAnswer>('POST', '/auth/login', { email: v.email, password: v.password });
+        const answer = await data<LoginAnswer>('POST', '/auth/login', {
+          email: v.email,
+          password: v.password,
+        });
         if (answer.two_factor_required) {
           session.challenge = answer.challenge;
           location.hash = '#/2fa';
@@ -86,10 +119,22 @@ const signin: Page = async (main) => {
           'div',
           {},
           h('h2', {}, 'Or sign in with'),
-          h('ul', { class: 'plain' }, ...(providers.providers ?? []).map((p) => h('li', {}, h('a', { href: `/auth/oauth/${encodeURIComponent(p.id)}` }, p.name)))),
+          h(
+            'ul',
+            { class: 'plain' },
+            ...(providers.providers ?? []).map((p) =>
+              h('li', {}, h('a', { href: `/auth/oauth/${encodeURIComponent(p.id)}` }, p.name)),
+            ),
+          ),
         )
       : null,
-    h('p', {}, h('a', { href: '#/forgot' }, 'Forgot your password?'), ' · ', h('a', { href: '#/signup' }, 'Create an account')),
+    h(
+      'p',
+      {},
+      h('a', { href: '#/forgot' }, 'Forgot your password?'),
+      ' · ',
+      h('a', { href: '#/signup' }, 'Create an account'),
+    ),
   );
 };
 
@@ -113,11 +158,15 @@ const twoFactor: Page = (main) => {
       },
     ),
     h('h2', {}, 'Lost your device?'),
-    form([{ name: 'recovery_code', label: 'Recovery code', required: true, autocomplete: 'off' }], 'Use a recovery code', async (v) => {
-      await data('POST', '/auth/2fa/verify', body(v, 'recovery_code'));
-      session.challenge = undefined;
-      signedIn();
-    }),
+    form(
+      [{ name: 'recovery_code', label: 'Recovery code', required: true, autocomplete: 'off' }],
+      'Use a recovery code',
+      async (v) => {
+        await data('POST', '/auth/2fa/verify', body(v, 'recovery_code'));
+        session.challenge = undefined;
+        signedIn();
+      },
+    ),
   );
 };
 
@@ -126,10 +175,21 @@ const forgot: Page = (main) => {
   replace(
     main,
     h('h1', {}, 'Forgot your password'),
-    form([{ name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'email' }], 'Send a reset link', async (v) => {
-      await data('POST', '/auth/password/forgot', { email: v.email });
-      replace(done, h('p', { class: 'ok' }, 'If the address has an account, a reset link is on its way (valid 30 minutes).'));
-    }),
+    form(
+      [{ name: 'email', label: 'Email', type: 'email', required: true, autocomplete: 'email' }],
+      'Send a reset link',
+      async (v) => {
+        await data('POST', '/auth/password/forgot', { email: v.email });
+        replace(
+          done,
+          h(
+            'p',
+            { class: 'ok' },
+            'If the address has an account, a reset link is on its way (valid 30 minutes).',
+          ),
+        );
+      },
+    ),
     done,
   );
 };
@@ -141,13 +201,32 @@ const reset: Page = (main, params) => {
     h('h1', {}, 'Choose a new password'),
     form(
       [
-        { name: 'token', label: 'Reset code from the mail', required: true, value: params.get('token') ?? '' },
-        { name: 'password', label: 'New password', type: 'password', required: true, autocomplete: 'new-password' },
+        {
+          name: 'token',
+          label: 'Reset code from the mail',
+          required: true,
+          value: params.get('token') ?? '',
+        },
+        {
+          name: 'password',
+          label: 'New password',
+          type: 'password',
+          required: true,
+          autocomplete: 'new-password',
+        },
       ],
       'Set password',
       async (v) => {
         await data('POST', '/auth/password/reset', { token: v.token, password: v.password });
-        replace(done, h('p', { class: 'ok' }, 'Password changed; every session was signed out. ', h('a', { href: '#/signin' }, 'Sign in')));
+        replace(
+          done,
+          h(
+            'p',
+            { class: 'ok' },
+            'Password changed; every session was signed out. ',
+            h('a', { href: '#/signin' }, 'Sign in'),
+          ),
+        );
       },
     ),
     done,

@@ -3,6 +3,15 @@ import { h, local, replace, usd } from './dom.js';
 import { form } from './forms.js';
 import type { Page } from './main.js';
 
+interface Booking {
+  id: string;
+  starts_at: string;
+  status: string;
+  payment?: 'credit' | 'deposit';
+  amount_atomic?: number | null;
+  pay?: { asset: string; deposit_address: string; memo: string } | null;
+}
+
 interface Slot {
   starts_at: string;
   ends_at: string;
@@ -12,13 +21,13 @@ interface Slot {
 export const consultingPage: Page = async (main) => {
   const [slots, bookings] = await Promise.all([
     get<Slot[]>('/v1/consulting/slots'),
-    get<Array<Record<string, any>>>('/v1/consulting/bookings'),
+    get<Booking[]>('/v1/consulting/bookings'),
   ]);
   const free = slots.filter((s) => s.available).slice(0, 50);
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const booked = h('div', { role: 'status' });
   const list = h('div', { 'data-testid': 'bookings' });
-  const showBookings = (rows: Array<Record<string, any>>) =>
+  const showBookings = (rows: Booking[]) =>
     replace(
       list,
       rows.length === 0
@@ -66,7 +75,7 @@ export const consultingPage: Page = async (main) => {
           ],
           'Book',
           async (v) => {
-            const booking = await post<Record<string, any>>('/v1/consulting/bookings', {
+            const booking = await post<Booking>('/v1/consulting/bookings', {
               starts_at: v.starts_at,
               ...(v.topic ? { topic: v.topic } : {}),
               payment: v.payment,
@@ -89,7 +98,7 @@ export const consultingPage: Page = async (main) => {
                   )
                 : null,
             );
-            showBookings(await get<Array<Record<string, any>>>('/v1/consulting/bookings'));
+            showBookings(await get<Booking[]>('/v1/consulting/bookings'));
           },
         ),
     booked,

@@ -4,11 +4,18 @@ import { form, problemBox } from './forms.js';
 import type { Page } from './main.js';
 
 /** Every object with a `path` in the catalogue: its metrics (live or planned). */
-function metricsOf(node: unknown, out: Array<Record<string, any>> = []): Array<Record<string, any>> {
+interface Metric {
+  path: string;
+  status?: string;
+  min_tier?: string;
+  series?: boolean;
+}
+
+function metricsOf(node: unknown, out: Metric[] = []): Metric[] {
   if (Array.isArray(node)) node.forEach((n) => metricsOf(n, out));
   else if (node && typeof node === 'object') {
-    const o = node as Record<string, any>;
-    if (typeof o.path === 'string' && o.path.startsWith('/v1/')) out.push(o);
+    const o = node as Record<string, unknown>;
+    if (typeof o.path === 'string' && o.path.startsWith('/v1/')) out.push(o as unknown as Metric);
     else Object.values(o).forEach((v) => metricsOf(v, out));
   }
   return out;
@@ -56,7 +63,7 @@ function chart(values: number[], label: string): Element {
 
 interface Category {
   category: string;
-  products: Array<{ product: string; default_entity?: string; metrics: Array<Record<string, any>> }>;
+  products: Array<{ product: string; default_entity?: string; metrics: Metric[] }>;
 }
 
 export const dataPage: Page = async (main) => {

@@ -17,7 +17,13 @@ interface Run {
   status: string;
   payment: string;
   amount_atomic: number | null;
-  pay: { deposit_address: string; memo: string; asset: string; network: string; amount_atomic?: number } | null;
+  pay: {
+    deposit_address: string;
+    memo: string;
+    asset: string;
+    network: string;
+    amount_atomic?: number;
+  } | null;
   created_at: string;
   grade: string | null;
   score: number | null;
@@ -38,7 +44,14 @@ export const domainsPage: Page = async (main) => {
     main,
     h('h1', {}, 'Domains'),
     form(
-      [{ name: 'domain', label: 'Add a domain', required: true, hint: 'A bare host name, such as shop.example.com.' }],
+      [
+        {
+          name: 'domain',
+          label: 'Add a domain',
+          required: true,
+          hint: 'A bare host name, such as shop.example.com.',
+        },
+      ],
       'Add domain',
       async (v) => {
         const added = await post<Domain>('/v1/analysis/domains', { domain: v.domain });
@@ -51,7 +64,12 @@ export const domainsPage: Page = async (main) => {
           'ul',
           {},
           ...domains.map((d) =>
-            h('li', {}, h('a', { href: `#/domain/${encodeURIComponent(d.domain)}` }, d.domain), ` — ${d.verified ? 'verified' : d.status}`),
+            h(
+              'li',
+              {},
+              h('a', { href: `#/domain/${encodeURIComponent(d.domain)}` }, d.domain),
+              ` — ${d.verified ? 'verified' : d.status}`,
+            ),
           ),
         ),
   );
@@ -72,21 +90,48 @@ async function verification(d: Domain, box: HTMLElement, refresh: () => Promise<
       'dl',
       {},
       h('dt', {}, 'Name'),
-      h('dd', {}, h('code', {}, d.verification.name), ' ', copyButton(() => d.verification.name, 'Copy name')),
+      h(
+        'dd',
+        {},
+        h('code', {}, d.verification.name),
+        ' ',
+        copyButton(() => d.verification.name, 'Copy name'),
+      ),
       h('dt', {}, 'Type'),
       h('dd', {}, 'TXT'),
       h('dt', {}, 'Value'),
-      h('dd', {}, h('code', { 'data-testid': 'txt-value' }, d.verification.value), ' ', copyButton(() => d.verification.value, 'Copy value')),
+      h(
+        'dd',
+        {},
+        h('code', { 'data-testid': 'txt-value' }, d.verification.value),
+        ' ',
+        copyButton(() => d.verification.value, 'Copy value'),
+      ),
     ),
     provider
-      ? h('div', { class: 'card' }, h('h3', {}, provider.provider ? `Your DNS provider: ${provider.provider.name}` : 'DNS setup help'), h('p', {}, provider.help))
+      ? h(
+          'div',
+          { class: 'card' },
+          h('h3', {}, provider.provider ? `Your DNS provider: ${provider.provider.name}` : 'DNS setup help'),
+          h('p', {}, provider.help),
+        )
       : null,
     action(
       'Verify now',
       async () => {
         const answer = await get<{ verified: boolean; found: boolean }>(`/v1/analysis/verify?${q(d.domain)}`);
         if (answer.verified) await refresh();
-        else replace(result, h('p', { class: 'error' }, answer.found ? 'The record was found but does not match yet.' : 'The TXT record was not found yet. DNS changes can take a few minutes.'));
+        else
+          replace(
+            result,
+            h(
+              'p',
+              { class: 'error' },
+              answer.found
+                ? 'The record was found but does not match yet.'
+                : 'The TXT record was not found yet. DNS changes can take a few minutes.',
+            ),
+          );
       },
       '',
     ),
@@ -95,17 +140,21 @@ async function verification(d: Domain, box: HTMLElement, refresh: () => Promise<
 }
 
 async function authorization(d: Domain, box: HTMLElement) {
-  const current = await get<{ active?: boolean; expires_at?: string; scope?: unknown } | null>(`/v1/audit/authorization?${q(d.domain)}`).catch(
-    (e: unknown) => {
-      if (e instanceof ApiError && e.status === 404) return null;
-      throw e;
-    },
-  );
+  const current = await get<{ active?: boolean; expires_at?: string; scope?: unknown } | null>(
+    `/v1/audit/authorization?${q(d.domain)}`,
+  ).catch((e: unknown) => {
+    if (e instanceof ApiError && e.status === 404) return null;
+    throw e;
+  });
   const again = () => authorization(d, box);
   replace(
     box,
     h('h2', {}, 'Active testing'),
-    h('p', { class: 'muted' }, 'The secure and review tiers send active probes only under your authorization.'),
+    h(
+      'p',
+      { class: 'muted' },
+      'The secure and review tiers send active probes only under your authorization.',
+    ),
     current && current.active !== false
       ? h(
           'div',
@@ -120,12 +169,23 @@ async function authorization(d: Domain, box: HTMLElement) {
           [
             { name: 'name', label: 'Your full name', required: true, autocomplete: 'name' },
             { name: 'days', label: 'Window (days)', type: 'number', value: '30', min: '1' },
-            { name: 'paths', label: 'Scope: paths (one per line, empty for the whole domain)', type: 'textarea' },
-            { name: 'owner', label: `I own ${d.domain} or am authorized to have it tested.`, type: 'checkbox' },
+            {
+              name: 'paths',
+              label: 'Scope: paths (one per line, empty for the whole domain)',
+              type: 'textarea',
+            },
+            {
+              name: 'owner',
+              label: `I own ${d.domain} or am authorized to have it tested.`,
+              type: 'checkbox',
+            },
           ],
           'Authorize active tests',
           async (v) => {
-            const paths = v.paths!.split('\n').map((p) => p.trim()).filter(Boolean);
+            const paths = v
+              .paths!.split('\n')
+              .map((p) => p.trim())
+              .filter(Boolean);
             await post('/v1/audit/authorize', {
               domain: d.domain,
               attestation: { owner: v.owner === 'true', name: v.name },
@@ -139,7 +199,9 @@ async function authorization(d: Domain, box: HTMLElement) {
 }
 
 async function credentials(d: Domain, box: HTMLElement) {
-  const list = await get<Array<{ id: string; kind: string; label?: string | null; username?: string | null }>>(`/v1/analysis/credentials?${q(d.domain)}`);
+  const list = await get<
+    Array<{ id: string; kind: string; label?: string | null; username?: string | null }>
+  >(`/v1/analysis/credentials?${q(d.domain)}`);
   const again = () => credentials(d, box);
   replace(
     box,
@@ -161,11 +223,26 @@ async function credentials(d: Domain, box: HTMLElement) {
     ),
     form(
       [
-        { name: 'kind', label: 'Kind', options: [['form', 'login form'], ['basic', 'HTTP basic'], ['header', 'header'], ['cookie', 'cookie']] },
+        {
+          name: 'kind',
+          label: 'Kind',
+          options: [
+            ['form', 'login form'],
+            ['basic', 'HTTP basic'],
+            ['header', 'header'],
+            ['cookie', 'cookie'],
+          ],
+        },
         { name: 'label', label: 'Label' },
         { name: 'username', label: 'User name', autocomplete: 'off' },
         { name: 'login_url', label: 'Login URL (form)', type: 'url' },
-        { name: 'secret', label: 'Password or secret', type: 'password', required: true, autocomplete: 'new-password' },
+        {
+          name: 'secret',
+          label: 'Password or secret',
+          type: 'password',
+          required: true,
+          autocomplete: 'new-password',
+        },
       ],
       'Store credential',
       async (v) => {
@@ -197,7 +274,14 @@ async function runs(d: Domain, box: HTMLElement) {
       ? form(
           [
             { name: 'tier', label: 'Tier', options: entitlement.tiers.map((t) => [t.tier, label(t)]) },
-            { name: 'payment', label: 'Pay', options: [['credit', 'from credit'], ['deposit', 'on chain (quote)']] },
+            {
+              name: 'payment',
+              label: 'Pay',
+              options: [
+                ['credit', 'from credit'],
+                ['deposit', 'on chain (quote)'],
+              ],
+            },
           ],
           'Start run',
           async (v) => {
@@ -216,7 +300,19 @@ async function runs(d: Domain, box: HTMLElement) {
       : h(
           'table',
           {},
-          h('thead', {}, h('tr', {}, h('th', {}, 'Started'), h('th', {}, 'Tier'), h('th', {}, 'Status'), h('th', {}, 'Grade'), h('th', {}, ''))),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', {}, 'Started'),
+              h('th', {}, 'Tier'),
+              h('th', {}, 'Status'),
+              h('th', {}, 'Grade'),
+              h('th', {}, ''),
+            ),
+          ),
           h(
             'tbody',
             {},
@@ -228,7 +324,15 @@ async function runs(d: Domain, box: HTMLElement) {
                 h('td', {}, r.tier),
                 h('td', {}, r.status),
                 h('td', {}, r.grade ?? '—'),
-                h('td', {}, h('a', { href: r.status === 'succeeded' ? `#/report/${r.id}` : `#/run/${r.id}` }, r.status === 'succeeded' ? 'Report' : 'Trace')),
+                h(
+                  'td',
+                  {},
+                  h(
+                    'a',
+                    { href: r.status === 'succeeded' ? `#/report/${r.id}` : `#/run/${r.id}` },
+                    r.status === 'succeeded' ? 'Report' : 'Trace',
+                  ),
+                ),
               ),
             ),
           ),
@@ -240,10 +344,20 @@ export const domainPage: Page = async (main, _params, name) => {
   const domains = await get<Domain[]>('/v1/analysis/domains');
   const d = domains.find((x) => x.domain === name);
   if (!d) {
-    replace(main, h('h1', {}, name), h('p', { class: 'error' }, 'This domain is not one of yours.'), h('a', { href: '#/domains' }, 'Back to domains'));
+    replace(
+      main,
+      h('h1', {}, name),
+      h('p', { class: 'error' }, 'This domain is not one of yours.'),
+      h('a', { href: '#/domains' }, 'Back to domains'),
+    );
     return;
   }
-  const boxes = [h('section', { 'aria-label': 'Ownership' }), h('section', { 'aria-label': 'Runs' }), h('section', { 'aria-label': 'Active testing' }), h('section', { 'aria-label': 'Credentials' })];
+  const boxes = [
+    h('section', { 'aria-label': 'Ownership' }),
+    h('section', { 'aria-label': 'Runs' }),
+    h('section', { 'aria-label': 'Active testing' }),
+    h('section', { 'aria-label': 'Credentials' }),
+  ];
   replace(main, h('h1', {}, d.domain), ...boxes);
   const refresh = () => domainPage(main, _params, name) as Promise<void>;
   const guard = (p: Promise<void>, box: HTMLElement) => p.catch((e: unknown) => box.append(problemBox(e)));

@@ -55,7 +55,11 @@ export function form(
     };
     let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
     if (f.options) {
-      input = h('select', common, ...f.options.map(([v, l]) => h('option', { value: v }, l))) as HTMLSelectElement;
+      input = h(
+        'select',
+        common,
+        ...f.options.map(([v, l]) => h('option', { value: v }, l)),
+      ) as HTMLSelectElement;
       if (f.value !== undefined) input.value = f.value;
     } else if (f.type === 'textarea') {
       input = h('textarea', { ...common, rows: 3 }) as HTMLTextAreaElement;
@@ -82,7 +86,14 @@ export function form(
   const general = h('div', { role: 'alert', class: 'error' });
   const button = h('button', { type: 'submit' }, submit) as HTMLButtonElement;
   const status = h('span', { role: 'status', class: 'muted' });
-  const el = h('form', { novalidate: true }, ...rows, ...extra, general, h('div', { class: 'row' }, button, status)) as HTMLFormElement;
+  const el = h(
+    'form',
+    { novalidate: true },
+    ...rows,
+    ...extra,
+    general,
+    h('div', { class: 'row' }, button, status),
+  ) as HTMLFormElement;
   el.addEventListener('submit', async (event) => {
     event.preventDefault();
     for (const e of errors.values()) e.textContent = '';
@@ -90,7 +101,8 @@ export function form(
     general.textContent = '';
     const values: Values = {};
     for (const [name, input] of inputs)
-      values[name] = input instanceof HTMLInputElement && input.type === 'checkbox' ? String(input.checked) : input.value;
+      values[name] =
+        input instanceof HTMLInputElement && input.type === 'checkbox' ? String(input.checked) : input.value;
     button.disabled = true;
     status.textContent = 'Working…';
     try {
@@ -111,9 +123,17 @@ export function form(
         }
         if (!placed) {
           // A refusal whose detail names one field of this form goes next to it.
-          const named = fields.find((f) => err.problem.detail?.toLowerCase().includes(f.name.replace(/_/g, ' ')) || err.problem.detail?.includes(f.name));
+          const named = fields.find(
+            (f) =>
+              err.problem.detail?.toLowerCase().includes(f.name.replace(/_/g, ' ')) ||
+              err.problem.detail?.includes(f.name),
+          );
           if (named && fields.length > 1) {
-            replace(errors.get(named.name)!, h('strong', {}, err.problem.title), err.problem.detail ? ` — ${err.problem.detail}` : '');
+            replace(
+              errors.get(named.name)!,
+              h('strong', {}, err.problem.title),
+              err.problem.detail ? ` — ${err.problem.detail}` : '',
+            );
             inputs.get(named.name)?.setAttribute('aria-invalid', 'true');
             placed = true;
           }

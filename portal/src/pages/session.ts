@@ -6,7 +6,13 @@ export interface Account {
   plan: string;
   two_factor: unknown;
   nickname: string | null;
-  keys: Array<{ id: string; prefix: string; created_at: string; last_used_at: string | null; revoked_at: string | null }>;
+  keys: Array<{
+    id: string;
+    prefix: string;
+    created_at: string;
+    last_used_at: string | null;
+    revoked_at: string | null;
+  }>;
   entitlements: unknown;
 }
 

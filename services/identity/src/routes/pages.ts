@@ -33,7 +33,10 @@ export function confirmEmailPage(token: string, refusal?: string): string {
 }
 
 export function emailConfirmedPage(): string {
-  return page('Email address confirmed', '<p>Your email address is confirmed; you can <a href="/#/signin">sign in</a> now.</p>');
+  return page(
+    'Email address confirmed',
+    '<p>Your email address is confirmed; you can <a href="/#/signin">sign in</a> now.</p>',
+  );
 }
 
 /** GET /auth/password/reset?token=: changes nothing; its form posts the token and the new password. */
