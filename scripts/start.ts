@@ -18,6 +18,7 @@ import { start as startRequests } from '@meridian/requests';
 import { start as startX402 } from '@meridian/x402';
 import { start as startPortal } from '@meridian/portal';
 import type { SharedInfra } from '@meridian/runtime';
+import { startX402Facilitator } from '@meridian/test-peers';
 
 const SERVICES = {
   identity: startIdentity,
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
   }
   const urls: Record<string, string> = {};
   try {
+    const payments = await localPayments(env, closers);
+    Object.assign(env, payments.env);
     for (const [name, start] of Object.entries(SERVICES)) {
       const running = await start({ ...env, PORT: '0', HOST: '127.0.0.1' }, shared);
       urls[`${name.toUpperCase()}_URL`] = running.url;
@@ -85,7 +88,7 @@ async function main(): Promise<void> {
     closers.push(() => gateway.close());
     const mode = `${env.DATABASE_URL ? 'postgres' : `PGlite in ${dataDir}`}, ${env.NATS_URL ? 'NATS' : 'in-process bus'}`;
     console.log(
-      `\nMeridian is up (${mode}): http://localhost:${gateway.port} (MCP: http://localhost:${gateway.port}/mcp, metrics: ${gateway.metricsUrl})\n`,
+      `\nMeridian is up (${mode}): http://localhost:${gateway.port} (MCP: http://localhost:${gateway.port}/mcp, metrics: ${gateway.metricsUrl})\n${payments.note}\n`,
     );
   } catch (err) {
     await stop(closers);
@@ -101,6 +104,28 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+}
+
+/**
+ * Pay per call needs a facilitator. With FACILITATOR_URL unset (and X402_LOCAL_CHAIN not `off`)
+ * the all-in-one starts the local one (x402's facilitator over a LiteSVM chain, its own process)
+ * on 127.0.0.1:4020, or any free port when that is taken, and points the x402 service and the
+ * gateway's challenge at it: devnet's id, its USDC-like mint and its payTo.
+ */
+async function localPayments(
+  env: Record<string, string | undefined>,
+  closers: Array<() => Promise<void>>,
+): Promise<{ env: Record<string, string>; note: string }> {
+  if (env.FACILITATOR_URL) return { env: {}, note: `Pay per call through ${env.FACILITATOR_URL}.` };
+  if (env.X402_LOCAL_CHAIN === 'off') return { env: {}, note: 'Pay per call: no facilitator (X402_LOCAL_CHAIN=off).' };
+  const facilitator = await startX402Facilitator({ port: 4020 }).catch(() => startX402Facilitator());
+  closers.push(() => facilitator.close());
+  return {
+    env: { FACILITATOR_URL: facilitator.url, X402_NETWORK: facilitator.network, X402_PAY_TO: facilitator.payTo },
+    note:
+      `Pay per call on a local chain (facilitator ${facilitator.url}): ` +
+      `X402_FACILITATOR_URL=${facilitator.url} npx -y pnpm@10 x402:pay 'http://localhost:${env.PORT ?? '8080'}/v1/data/crypto/spot/reference_price?entity=BTC-USD'`,
+  };
 }
 
 async function stop(closers: Array<() => Promise<void>>): Promise<void> {

@@ -30,6 +30,9 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
     INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
     // Every line a service writes is captured and scanned for the secrets the tests used.
     LOG_LEVEL: 'debug',
+    // Without a facilitator the challenge's fee payer is pinned, so a keyless call is still
+    // challenged (402); the x402 tests give their local facilitator instead.
+    ...(extraEnv.FACILITATOR_URL ? {} : { X402_FEE_PAYER: 'FeePayer1111111111111111111111111111111111' }),
     ...extraEnv,
   };
   const processes = new Map<ServiceName | 'gateway' | 'portal', ServiceProcess>();

@@ -1,5 +1,13 @@
 import type { z } from 'zod';
 import {
+  analysisCredentialBodySchema,
+  analysisCredentialIdQuerySchema,
+  analysisCredentialsQuerySchema,
+  analysisDomainBodySchema,
+  analysisDomainQuerySchema,
+  analysisRunBodySchema,
+  auditAuthorizeBodySchema,
+  autoRescanBodySchema,
   billingHistoryQuerySchema,
   bookingBodySchema,
   bookingSchema,
@@ -71,12 +79,35 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
   route('post', '/v1/keys', 'Create an API key (shown once)', { status: 201 }),
   route('post', '/v1/keys/{id}/revoke', 'Revoke an API key'),
   route('get', '/v1/analysis/domains', "List the account's domains"),
-  route('post', '/v1/analysis/domains', 'Add a domain for verification'),
-  route('get', '/v1/analysis/verify', 'Check DNS TXT ownership verification'),
-  route('get', '/v1/analysis/dns-provider', 'Detect the DNS provider'),
+  route('post', '/v1/analysis/domains', 'Add a domain for verification', {
+    status: 201,
+    body: analysisDomainBodySchema,
+    errors: { 400: 'Not a bare hostname (scheme, port, path, IP address...)' },
+  }),
+  route('get', '/v1/analysis/verify', 'Check DNS TXT ownership verification', {
+    query: analysisDomainQuerySchema,
+    errors: { 404: 'Not a domain of this account', 503: 'The DNS resolvers did not answer' },
+  }),
+  route('get', '/v1/analysis/dns-provider', 'Detect the DNS provider', {
+    query: analysisDomainQuerySchema,
+    errors: { 404: 'Not a domain of this account', 503: 'The DNS resolvers did not answer' },
+  }),
   route('get', '/v1/analysis/entitlement', 'What a run of each tier costs this account now'),
-  route('post', '/v1/analysis/run', 'Commission an analysis run'),
-  route('get', '/v1/analysis/reports', 'Runs and their status for a domain'),
+  route('post', '/v1/analysis/run', 'Commission an analysis run (Idempotency-Key honoured)', {
+    status: 201,
+    body: analysisRunBodySchema,
+    errors: {
+      400: 'The domain is not verified (or its TXT record is gone), or a malformed body',
+      402: 'Insufficient credit',
+      403: 'An active tier without an active authorization',
+      404: 'Not a domain of this account',
+      409: 'The Idempotency-Key named another run',
+    },
+  }),
+  route('get', '/v1/analysis/reports', 'Runs and their status for a domain', {
+    query: analysisDomainQuerySchema,
+    errors: { 404: 'Not a domain of this account' },
+  }),
   route('get', '/v1/analysis/report/{id}', 'Finished report body (owner-gated)'),
   route('get', '/v1/analysis/report/{id}/pdf', 'Report PDF (owner-gated)'),
   route('get', '/v1/analysis/report/{id}/trace', 'Live pipeline trace'),
@@ -84,16 +115,38 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
   route('delete', '/v1/analysis/report/{id}/share', 'Revoke the share link'),
   route('get', '/v1/analysis/shared/{id}', 'Shared report body; the share token is the credential'),
   route('get', '/v1/analysis/shared/{id}/pdf', 'Shared report PDF'),
-  route('post', '/v1/analysis/auto-rescan', 'Toggle the weekly automatic re-scan'),
-  route('get', '/v1/analysis/credentials', 'Sign-in credentials for authenticated audits'),
-  route('post', '/v1/analysis/credentials', 'Store a sign-in credential'),
-  route('delete', '/v1/analysis/credentials', 'Delete a sign-in credential'),
+  route('post', '/v1/analysis/auto-rescan', 'Toggle the weekly automatic re-scan', {
+    body: autoRescanBodySchema,
+    errors: { 400: 'The domain is not verified, or a malformed body', 404: 'Not a domain of this account' },
+  }),
+  route('get', '/v1/analysis/credentials', 'Sign-in credentials for authenticated audits', {
+    query: analysisCredentialsQuerySchema,
+    errors: { 404: 'Not a domain of this account' },
+  }),
+  route('post', '/v1/analysis/credentials', 'Store a sign-in credential (its secret is never answered)', {
+    status: 201,
+    body: analysisCredentialBodySchema,
+    errors: { 404: 'Not a domain of this account', 409: 'The domain holds 20 credentials already' },
+  }),
+  route('delete', '/v1/analysis/credentials', 'Delete a sign-in credential', {
+    status: 204,
+    query: analysisCredentialIdQuerySchema,
+    errors: { 404: 'No credential of this account has this id' },
+  }),
   route('post', '/v1/audit/authorize', 'Authorize active testing of a verified domain', {
     status: 201,
-    errors: { 400: 'The domain is not verified, or the ownership attestation is missing' },
+    body: auditAuthorizeBodySchema,
+    errors: {
+      400: 'The domain is not verified, or the ownership attestation is missing',
+      404: 'Not a domain of this account',
+    },
   }),
-  route('get', '/v1/audit/authorization', 'The active-testing authorization, if any'),
+  route('get', '/v1/audit/authorization', 'The active-testing authorization, if any', {
+    query: analysisDomainQuerySchema,
+    errors: { 404: 'Not a domain of this account' },
+  }),
   route('post', '/v1/audit/authorization/revoke', 'Revoke the active-testing authorization', {
+    body: analysisDomainBodySchema,
     errors: { 404: 'No authorization is active' },
   }),
   route('post', '/v1/audit/subscribe', 'Buy a monthly audit subscription from credit', {

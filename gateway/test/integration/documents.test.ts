@@ -137,7 +137,8 @@ describe('public documents', () => {
     const statuses = (path: string, method: 'get' | 'post') => Object.keys(paths[path]![method]!.responses!);
     expect(statuses('/v1/requests', 'post')).toEqual(['200', '400', '401']);
     expect(statuses('/v1/account/billing/history', 'get')).toEqual(['200', '400', '401']);
-    expect(statuses('/v1/audit/authorize', 'post')).toEqual(['201', '400', '401']);
+    // The spec's 201 and 400, and ours: a domain of another account (or none) is a 404.
+    expect(statuses('/v1/audit/authorize', 'post')).toEqual(['201', '400', '401', '404']);
     // The spec's 402, and ours: a bad tier, and a purchase beyond what may be paid ahead.
     expect(statuses('/v1/audit/subscribe', 'post')).toEqual(['200', '400', '401', '402', '409']);
     expect(statuses('/v1/audit/authorization/revoke', 'post')).toEqual(['200', '401', '404']);

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
+import { createNatsBus } from '@meridian/bus';
 import { cuttableLink, deleteNatsNamespace, waitFor, type CuttableLink } from '@meridian/bus/testing';
-import { formatApiKey } from '@meridian/contracts';
+import { RPC, formatApiKey } from '@meridian/contracts';
 import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
 import { createHttpApp, finishApp, requireCaller, startServer, type RunningServer } from '@meridian/http-kit';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
@@ -381,6 +382,47 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
       expect(body.error_category).toBe('tier_forbidden');
       expect(body.detail).toContain('crypto/options/chain');
       expect(body.detail).toContain('pro');
+    });
+
+    it('takes the key path when a valid key comes with a payment header: plan gating, nothing verified or settled', async () => {
+      // An x402 service on the bus for this test only, counting every payment it is asked about.
+      const bus = await createNatsBus({
+        url: NATS_URL,
+        name: 'x402-observer',
+        namespace,
+        logger: createLogger('x402-observer', { level: 'silent' }),
+      });
+      const asked: string[] = [];
+      const refuse = (subject: string) => async () => {
+        asked.push(subject);
+        return { ok: false, problem: { status: 500, title: 'must not be asked' } } as never;
+      };
+      for (const subject of [RPC.x402SupportedRead, RPC.x402PaymentVerify, RPC.x402PaymentSettle])
+        await bus.serve(subject, 'x402', refuse(subject));
+      try {
+        const { key } = await newKey();
+        for (const payment of [{ 'payment-signature': 'cGF5bWVudA==' }, { 'x-payment': 'cGF5bWVudA==' }]) {
+          const gated = await fetch(`${a.url}/v1/data/crypto/options/chain`, {
+            headers: { 'x-api-key': key, ...payment },
+          });
+          expect(gated.status).toBe(403);
+          expect(gated.headers.get('payment-response')).toBeNull();
+          expect(gated.headers.get('payment-required')).toBeNull();
+          expect(await gated.json()).toMatchObject({ error_category: 'tier_forbidden' });
+
+          const free = await fetch(`${b.url}${DATA}?entity=BTC-USD`, {
+            headers: { authorization: `Bearer ${key}`, ...payment },
+          });
+          expect(free.status).toBe(200);
+          expect(free.headers.get('payment-response')).toBeNull();
+          const body = (await free.json()) as { meta: { caller: { auth: string; plan: string } } };
+          // Served as the key's account on its plan, not as a paying x402 caller.
+          expect(body.meta.caller).toMatchObject({ auth: 'api_key', plan: 'free' });
+        }
+        expect(asked).toEqual([]);
+      } finally {
+        await bus.close();
+      }
     });
 
     it('reads a percent-encoded metric path as the data service does: no way round payment or gate', async () => {

@@ -1,3 +1,4 @@
+import { rateLimitOf, retryAfterOf, type RateLimitState } from '../domain/rate-limit.js';
 import type { Refusal } from '../domain/tool-error.js';
 
 /** Who the MCP request came from: its API key and the address the gateway saw. */
@@ -5,12 +6,6 @@ export interface CallerCredentials {
   key?: string;
   /** X-Forwarded-For the gateway wrote on the MCP request, passed on (see README: client address). */
   forwardedFor?: string;
-}
-
-export interface RateLimitState {
-  limit: number;
-  remaining: number;
-  reset_s: number;
 }
 
 export type DataAnswer =
@@ -21,16 +16,6 @@ export interface DataApiOptions {
   baseUrl: string;
   timeoutMs: number;
   userAgent: string;
-}
-
-function rateLimitOf(headers: Headers): RateLimitState | undefined {
-  const limit = headers.get('ratelimit-limit');
-  if (limit === null) return undefined;
-  return {
-    limit: Number(limit),
-    remaining: Number(headers.get('ratelimit-remaining') ?? 0),
-    reset_s: Number(headers.get('ratelimit-reset') ?? 0),
-  };
 }
 
 /**
@@ -63,17 +48,19 @@ export class DataApi {
     }
     const body: unknown = await res.json().catch(() => undefined);
     if (res.ok && body && typeof body === 'object')
-      return { ok: true, body: body as Record<string, unknown>, rateLimit: rateLimitOf(res.headers) };
-    const retryAfter = res.headers.get('retry-after');
+      return {
+        ok: true,
+        body: body as Record<string, unknown>,
+        rateLimit: rateLimitOf((name) => res.headers.get(name)),
+      };
+    const retryAfter = retryAfterOf(res.headers.get('retry-after'));
     return {
       ok: false,
       refusal: {
         status: res.ok ? 502 : res.status,
         body,
         keySent: caller.key !== undefined,
-        ...(retryAfter !== null && Number.isFinite(Number(retryAfter))
-          ? { retryAfter: Number(retryAfter) }
-          : {}),
+        ...(retryAfter !== undefined ? { retryAfter } : {}),
       },
     };
   }

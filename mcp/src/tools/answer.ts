@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolError } from '../domain/tool-error.js';
-import { DEFAULT_MAX_RESPONSE_TOKENS, TOKEN_BOUNDS } from '../domain/tokens.js';
 
 /** Every tool reads only, the same call gives the same kind of answer, and the data is the world's. */
 export const READ_ONLY = {
@@ -10,23 +9,6 @@ export const READ_ONLY = {
   idempotentHint: true,
   openWorldHint: true,
 } as const;
-
-export const maxResponseTokens = z
-  .number()
-  .int()
-  .min(TOKEN_BOUNDS.min)
-  .max(TOKEN_BOUNDS.max)
-  .default(DEFAULT_MAX_RESPONSE_TOKENS)
-  .describe(
-    `Upper bound of the answer in tokens (≈ 4 characters of JSON each), ${TOKEN_BOUNDS.min} to ${TOKEN_BOUNDS.max}, default ${DEFAULT_MAX_RESPONSE_TOKENS}: whole rows are dropped to fit and meta.next_cursor continues`,
-  );
-
-export const cursor = z
-  .string()
-  .min(1)
-  .max(2048)
-  .optional()
-  .describe('meta.next_cursor of the previous answer to the same question, to read the rows it left out');
 
 /** The envelope's meta as the tools answer it: the data API's, with the paging fields always present. */
 export const metaOutput = z

@@ -6,9 +6,10 @@ import { catalogRows } from '../domain/catalog-rows.js';
 import { decodeCursor, encodeCursor } from '../domain/local-cursor.js';
 import { pageOf } from '../domain/paging.js';
 import { invalidArgument, invalidCursor, toolError } from '../domain/tool-error.js';
-import { READ_ONLY, cursor, envelopeOutput, failure, maxResponseTokens, success } from './answer.js';
+import { cursor, maxResponseTokens } from '../domain/arguments.js';
+import { READ_ONLY, envelopeOutput, failure, success } from './answer.js';
 import type { ToolContext } from './context.js';
-import { scopeOf } from './scope.js';
+import { scopeOf } from '../domain/scope.js';
 
 const row = z.looseObject({
   path: z.string(),

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CATEGORIES, INTERVALS, METRICS, PRODUCTS, SYMBOLS, VENUES } from '../domain/catalog-enums.js';
-import { READ_ONLY, cursor, envelopeOutput, maxResponseTokens } from './answer.js';
+import { cursor, maxResponseTokens } from '../domain/arguments.js';
+import { READ_ONLY, envelopeOutput } from './answer.js';
 import type { ToolContext } from './context.js';
 import { readMetric } from './read-metric.js';
-import { scopeOf } from './scope.js';
+import { scopeOf } from '../domain/scope.js';
 
 export function registerGetMetric(server: McpServer, ctx: ToolContext): void {
   server.registerTool(

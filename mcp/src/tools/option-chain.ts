@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { OPTION_CHAIN, OPTION_TYPES, UNDERLYINGS } from '../domain/catalog-enums.js';
-import { READ_ONLY, cursor, envelopeOutput, maxResponseTokens } from './answer.js';
+import { onlyOptionType } from '../domain/option-type.js';
+import { cursor, maxResponseTokens } from '../domain/arguments.js';
+import { READ_ONLY, envelopeOutput } from './answer.js';
 import type { ToolContext } from './context.js';
 import { readMetric } from './read-metric.js';
-import { scopeOf } from './scope.js';
+import { scopeOf } from '../domain/scope.js';
 
 /** data-api-interface 2.2, options chain. */
 const chain = z.looseObject({
@@ -19,15 +21,6 @@ const chain = z.looseObject({
     }),
   ),
 });
-
-function onlyType(optionType: (typeof OPTION_TYPES)[number] | undefined) {
-  return (data: unknown) => {
-    if (!optionType || !data || typeof data !== 'object') return data;
-    const record = data as { options?: Array<{ option_type?: string }> };
-    if (!Array.isArray(record.options)) return data;
-    return { ...record, options: record.options.filter((o) => o.option_type === optionType) };
-  };
-}
 
 export function registerOptionChain(server: McpServer, ctx: ToolContext): void {
   server.registerTool(
@@ -51,7 +44,7 @@ export function registerOptionChain(server: McpServer, ctx: ToolContext): void {
         entity: args.underlying,
         max_response_tokens: args.max_response_tokens,
         cursor: args.cursor,
-        narrow: onlyType(args.option_type),
+        narrow: onlyOptionType(args.option_type),
         scope: scopeOf('option_chain', args),
       }),
   );

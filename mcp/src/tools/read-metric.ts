@@ -1,9 +1,10 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CATALOG, findMetric } from '@meridian/contracts';
+import { findMetric } from '@meridian/contracts';
 import { pathOf, type MetricTarget } from '../domain/catalog-enums.js';
 import { decodeCursor, encodeCursor, isLocalCursor } from '../domain/local-cursor.js';
 import { pageOf, seriesPaging, type Envelope } from '../domain/paging.js';
 import { invalidArgument, invalidCursor, toolError } from '../domain/tool-error.js';
+import { unknownMetric } from '../domain/unknown-metric.js';
 import { failure, success } from './answer.js';
 import type { ToolContext } from './context.js';
 
@@ -19,23 +20,6 @@ export interface MetricQuestion {
   narrow?: (data: unknown) => unknown;
   /** Binds a cursor of this server to the question (tool and arguments). */
   scope: string;
-}
-
-function unknownMetric(target: MetricTarget) {
-  const product = CATALOG.find((p) => p.category === target.category && p.product === target.product);
-  if (!product) {
-    const products = CATALOG.filter((p) => p.category === target.category).map((p) => p.product);
-    return invalidArgument(
-      `${target.category}/${target.product} is not a product of the catalogue.`,
-      products.length
-        ? `Products of ${target.category}: ${products.join(', ')}.`
-        : 'Call browse_catalog to list categories and products.',
-    );
-  }
-  return invalidArgument(
-    `${pathOf(target)} is not a metric of the catalogue.`,
-    `Metrics of ${target.category}/${target.product}: ${product.metrics.map((m) => m.metric).join(', ')}.`,
-  );
 }
 
 /**

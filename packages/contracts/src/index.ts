@@ -15,3 +15,4 @@ export * from './billing.js';
 export * from './requests.js';
 export * from './analysis.js';
 export * from './data-query.js';
+export * from './analysis-platform.js';

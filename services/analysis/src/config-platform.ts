@@ -16,6 +16,13 @@ export const platformConfig = {
   RUN_ACK_WAIT_MS: z.coerce.number().int().min(500).max(600_000).default(30_000),
   /** Attempts of a run (a worker died, or the pipeline threw) before it is failed and refunded. */
   RUN_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** The longest one attempt of a run may take; past it the attempt counts as failed. */
+  RUN_TIMEOUT_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(6 * 3_600_000)
+    .default(900_000),
   /** An unpaid on-chain quote of a run lapses after this many hours. */
   RUN_QUOTE_HOURS: z.coerce.number().min(0.01).max(720).default(24),
   /** How often the sweeper looks for abandoned runs, pending refunds and lapsed quotes. */

@@ -12,6 +12,7 @@ import { checkOwnership } from './domains.js';
 import { enqueueRun } from './events.js';
 import { failRun } from './fail-run.js';
 import type { PipelineInput, Trace } from './pipeline-types.js';
+import { NothingReachable } from './run-pipeline.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,11 +42,44 @@ export async function executeRunJob(deps: AnalysisDeps, runId: string, _ctx?: Co
   }
 }
 
+const isUnique = (err: unknown) => (err as { code?: string }).code === '23505';
+
+/**
+ * The run's trace writer. Events written at the same moment (a pipeline that does not await
+ * them) take the next numbers in turn; a trace that cannot be written is logged, never thrown
+ * into the pipeline.
+ */
 const traceOf =
   (deps: AnalysisDeps, runId: string): Trace =>
   async (stage, status, message) => {
-    await appendTrace(deps.db, { run_id: runId, at: new Date(), stage, status, message });
+    for (let attempt = 0; attempt < 10; attempt++) {
+      try {
+        await appendTrace(deps.db, { run_id: runId, at: new Date(), stage, status, message });
+        return;
+      } catch (err) {
+        if (isUnique(err)) continue;
+        deps.logger.warn({ err, run_id: runId, stage }, 'a trace event was not stored');
+        return;
+      }
+    }
   };
+
+class RunTimedOut extends Error {
+  override name = 'RunTimedOut';
+}
+
+/** The pipeline's answer, or a RunTimedOut after RUN_TIMEOUT_MS (the attempt then counts as failed). */
+async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new RunTimedOut(`the audit took longer than ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
   const { RUN_ACK_WAIT_MS: leaseMs, RUN_MAX_ATTEMPTS: max } = deps.config;
@@ -72,10 +106,25 @@ async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
     }
     let report: Report;
     try {
-      report = reportSchema.parse(await deps.pipeline(deps, input.value, trace));
+      report = reportSchema.parse(
+        await withinTime(deps.pipeline(deps, input.value, trace), deps.config.RUN_TIMEOUT_MS),
+      );
     } catch (err) {
+      if (err instanceof NothingReachable) {
+        // The target answered nothing (no public address, neither http nor https): not our
+        // failure, so no retry and no refund (the trace says why).
+        await trace('run', 'failed', `nothing to audit: ${err.message}`);
+        if (!lost) await failRun(deps, run, ['running'], 'target_unreachable', new Date(), false);
+        return;
+      }
       deps.logger.error({ err, run_id: run.id, attempt: run.attempts }, 'pipeline failed');
-      await trace('run', 'failed', `the audit failed on attempt ${run.attempts}`);
+      await trace(
+        'run',
+        'failed',
+        err instanceof RunTimedOut
+          ? `the audit timed out on attempt ${run.attempts}`
+          : `the audit failed on attempt ${run.attempts}`,
+      );
       if (lost) return;
       if (run.attempts >= max) {
         await failRun(deps, run, ['running'], 'pipeline_failed');

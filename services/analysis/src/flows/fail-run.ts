@@ -14,14 +14,19 @@ export async function failRun(
   from: readonly string[],
   error: string,
   now = new Date(),
+  /** false: the run failed for the target's reasons (unreachable); nothing is given back. */
+  ours = true,
+  /** The sweeper's guard: only a run whose lease ended before this (no worker took it meanwhile). */
+  leaseBefore?: Date,
 ): Promise<RunRow | undefined> {
-  const failed = await moveRun(deps.db, run.id, from, {
-    status: 'failed',
-    error,
-    finished_at: now,
-    lease_until: null,
-    refund: run.payment === 'credit' ? 'pending' : run.payment === 'deposit' ? 'operator' : null,
-  });
+  const owed = run.payment === 'credit' ? 'pending' : run.payment === 'deposit' ? 'operator' : null;
+  const failed = await moveRun(
+    deps.db,
+    run.id,
+    from,
+    { status: 'failed', error, finished_at: now, lease_until: null, refund: ours ? owed : null },
+    leaseBefore,
+  );
   if (!failed) return undefined;
   deps.logger.warn({ run_id: run.id, error }, 'run failed');
   if (failed.refund === 'operator')

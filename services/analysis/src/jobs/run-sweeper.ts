@@ -13,8 +13,9 @@ export async function sweepRuns(deps: AnalysisDeps, now = new Date()): Promise<v
   const { RUN_ACK_WAIT_MS, RUN_MAX_ATTEMPTS, RUN_QUOTE_HOURS } = deps.config;
   // Past every redelivery the queue would still make (each after an ack wait, plus backoff).
   const graceMs = RUN_ACK_WAIT_MS * (RUN_MAX_ATTEMPTS + 4) + 60_000;
+  const before = new Date(now.getTime() - graceMs);
   for (const run of await abandonedRuns(deps.db, now, graceMs))
-    await failRun(deps, run, ['running'], 'worker_lost', now);
+    await failRun(deps, run, ['running'], 'worker_lost', now, true, before);
   for (const run of await pendingRefunds(deps.db)) await settleRefund(deps, run);
   const lapsed = await lapseQuotes(deps.db, new Date(now.getTime() - RUN_QUOTE_HOURS * 3_600_000), now);
   if (lapsed.length > 0) deps.logger.info({ runs: lapsed }, 'unpaid run quotes lapsed');

@@ -1,31 +1,32 @@
 import { Router } from 'express';
+import {
+  analysisCredentialBodySchema,
+  analysisCredentialIdQuerySchema,
+  analysisCredentialsQuerySchema,
+} from '@meridian/contracts';
 import { envelope, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
-import { z } from 'zod';
 import type { AnalysisDeps } from '../deps.js';
 import { addCredential, listCredentials, removeCredential } from '../flows/credentials.js';
 import { METHOD, valueOf } from './answer.js';
-import { credentialBodySchema, credentialIdSchema } from './schemas.js';
-
-const listQuery = z.object({ domain: z.string().min(1).max(300).optional() });
 
 /** GET, POST, DELETE /v1/analysis/credentials (portal 4.3): owner-gated; a secret never comes back. */
 export function credentialRoutes(deps: AnalysisDeps): Router {
   const router = Router();
   router.get('/v1/analysis/credentials', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseQuery(listQuery, req.query);
+    const query = parseQuery(analysisCredentialsQuerySchema, req.query);
     res.json(envelope(valueOf(await listCredentials(deps, accountId, query.domain)), {}, { method: METHOD }));
   });
   router.post('/v1/analysis/credentials', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const body = parseInput(credentialBodySchema, req.body);
+    const body = parseInput(analysisCredentialBodySchema, req.body);
     res
       .status(201)
       .json(envelope(valueOf(await addCredential(deps, accountId, body)), {}, { method: METHOD }));
   });
   router.delete('/v1/analysis/credentials', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const { id } = parseQuery(credentialIdSchema, req.query);
+    const { id } = parseQuery(analysisCredentialIdQuerySchema, req.query);
     valueOf(await removeCredential(deps, accountId, id));
     res.status(204).end();
   });

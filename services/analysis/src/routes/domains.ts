@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { analysisDomainBodySchema, analysisDomainQuerySchema } from '@meridian/contracts';
 import { envelope, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
 import type { AnalysisDeps } from '../deps.js';
 import {
@@ -10,7 +11,6 @@ import {
   ownDomain,
 } from '../flows/domains.js';
 import { METHOD, valueOf } from './answer.js';
-import { domainBodySchema, domainQuerySchema } from './schemas.js';
 
 /** GET, POST /v1/analysis/domains, GET /v1/analysis/verify and /v1/analysis/dns-provider (portal 4.3). */
 export function domainRoutes(deps: AnalysisDeps): Router {
@@ -21,13 +21,13 @@ export function domainRoutes(deps: AnalysisDeps): Router {
   });
   router.post('/v1/analysis/domains', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const body = parseInput(domainBodySchema, req.body);
+    const body = parseInput(analysisDomainBodySchema, req.body);
     const { row, created } = valueOf(await addDomain(deps, accountId, body.domain));
     res.status(created ? 201 : 200).json(envelope(domainView(row), {}, { method: METHOD }));
   });
   router.get('/v1/analysis/verify', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseQuery(domainQuerySchema, req.query);
+    const query = parseQuery(analysisDomainQuerySchema, req.query);
     const domain = valueOf(await ownDomain(deps, accountId, query.domain));
     const { row, found } = valueOf(await checkOwnership(deps, domain));
     res.json(
@@ -40,7 +40,7 @@ export function domainRoutes(deps: AnalysisDeps): Router {
   });
   router.get('/v1/analysis/dns-provider', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseQuery(domainQuerySchema, req.query);
+    const query = parseQuery(analysisDomainQuerySchema, req.query);
     const domain = valueOf(await ownDomain(deps, accountId, query.domain));
     res.json(
       envelope(

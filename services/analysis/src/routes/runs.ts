@@ -1,4 +1,5 @@
 import { Router, type Request, type Response } from 'express';
+import { analysisDomainQuerySchema, analysisRunBodySchema } from '@meridian/contracts';
 import { envelope, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
 import type { AnalysisDeps } from '../deps.js';
 import { commissionRun } from '../flows/commission-run.js';
@@ -6,7 +7,7 @@ import { readEntitlement } from '../flows/entitlement.js';
 import { TERMINAL, ownRun, runView, runsOf, traceAfter } from '../flows/read-runs.js';
 import { findRun } from '../db/repositories/runs.js';
 import { METHOD, valueOf } from './answer.js';
-import { domainQuerySchema, idempotencyKeySchema, runBodySchema, runIdSchema } from './schemas.js';
+import { idempotencyKeySchema, runIdSchema } from './schemas.js';
 
 const POLL_MS = 500;
 const KEEPALIVE_MS = 15_000;
@@ -26,7 +27,7 @@ export function runRoutes(deps: AnalysisDeps): Router {
   });
   router.post('/v1/analysis/run', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const body = parseInput(runBodySchema, req.body);
+    const body = parseInput(analysisRunBodySchema, req.body);
     const header = req.get('idempotency-key');
     const key =
       header === undefined ? undefined : parseInput(idempotencyKeySchema, header, 'header.Idempotency-Key');
@@ -36,7 +37,7 @@ export function runRoutes(deps: AnalysisDeps): Router {
   });
   router.get('/v1/analysis/reports', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    const query = parseQuery(domainQuerySchema, req.query);
+    const query = parseQuery(analysisDomainQuerySchema, req.query);
     res.json(envelope(valueOf(await runsOf(deps, accountId, query.domain)), {}, { method: METHOD }));
   });
   router.get('/v1/analysis/report/:id/trace', async (req, res) => {

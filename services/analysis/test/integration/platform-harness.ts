@@ -10,6 +10,7 @@ import { createLogger, createMetrics } from '@meridian/observability';
 import { runScript, startServiceProcess, type ServiceProcess } from '@meridian/test-peers';
 import type { AnalysisDeps } from '../../src/deps.js';
 import type { PipelineInput, RunPipeline } from '../../src/flows/pipeline-types.js';
+import { NothingReachable } from '../../src/flows/run-pipeline.js';
 import { start } from '../../src/main.js';
 import { startDnsZone, type DnsZoneServer } from './dns-zone.js';
 
@@ -21,6 +22,8 @@ export interface Behaviour {
   delayMs?: number;
   /** Throws on this many attempts, then succeeds. */
   failTimes?: number;
+  /** Throws the pipeline's NothingReachable (the target answers nothing). */
+  unreachable?: boolean;
   findings?: Report['findings'];
 }
 
@@ -32,6 +35,8 @@ export function standInPipeline(behaviours: Map<string, Behaviour>, seen: Pipeli
     const b = behaviours.get(input.domain) ?? {};
     await trace('dns', 'started', `resolving ${input.domain}`);
     if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
+    if (b.unreachable)
+      throw new NothingReachable(`${input.domain} has no public address the scanner may reach`);
     const failed = failures.get(input.run_id) ?? 0;
     if (failed < (b.failTimes ?? 0)) {
       failures.set(input.run_id, failed + 1);

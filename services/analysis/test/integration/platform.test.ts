@@ -21,7 +21,7 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
   };
 
   beforeAll(async () => {
-    h = await startPlatform('analysis_platform');
+    h = await startPlatform('analysis_platform', { RUN_TIMEOUT_MS: '2500' });
   }, 120_000);
   afterAll(async () => {
     await h?.close();
@@ -367,6 +367,35 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
       expect(await h.balance(account)).toBe(20_000_000 - RUN_PRICE.audit_base);
     });
 
+    it('fails a run whose target answers nothing at once, without a refund (not our failure)', async () => {
+      const account = randomUUID();
+      await h.grant(account, 20_000_000);
+      await h.verified(account, 'dark.example');
+      h.behaviours.set('dark.example', { unreachable: true });
+      const made = await post(account, '/v1/analysis/run', { domain: 'dark.example', tier: 'audit_base' });
+      const run = await settled(account, 'dark.example', made.body.data.id);
+      expect(run).toMatchObject({ status: 'failed', attempts: 1, error: 'target_unreachable', refund: null });
+      expect(await h.balance(account)).toBe(20_000_000 - RUN_PRICE.audit_base);
+      const trace = await get(account, `/v1/analysis/report/${made.body.data.id}/trace`);
+      expect(trace.body.data.at(-1)).toMatchObject({ stage: 'run', status: 'failed' });
+      expect(trace.body.data.at(-1).message).toContain('no public address');
+    });
+
+    it('counts an attempt that outlives RUN_TIMEOUT_MS as failed, so a hung audit ends failed and refunded', async () => {
+      const account = randomUUID();
+      await h.grant(account, 20_000_000);
+      await h.verified(account, 'hung.example');
+      h.behaviours.set('hung.example', { delayMs: 6000 });
+      const made = await post(account, '/v1/analysis/run', { domain: 'hung.example', tier: 'audit_base' });
+      const run = await settled(account, 'hung.example', made.body.data.id);
+      expect(run).toMatchObject({ status: 'failed', attempts: 3, error: 'pipeline_failed', refund: 'done' });
+      expect(await h.balance(account)).toBe(20_000_000);
+      const trace = await get(account, `/v1/analysis/report/${made.body.data.id}/trace`);
+      expect(
+        trace.body.data.filter((e: { message: string }) => e.message.includes('timed out')),
+      ).toHaveLength(3);
+    }, 60_000);
+
     it('shares the work between two workers', async () => {
       const account = randomUUID();
       await h.grant(account, 200_000_000);
@@ -561,6 +590,7 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
           .send({ domain: 'owned.example', enabled: true }),
       ]);
       expect(answers.map((r) => r.status)).toEqual(answers.map(() => 404));
+      expect((await get(owner, '/v1/analysis/report/not-a-run/trace')).status).toBe(404);
       expect((await get(stranger, '/v1/analysis/domains')).body.data).toEqual([]);
       expect((await get(stranger, '/v1/analysis/credentials')).body.data).toEqual([]);
       expect(await h.balance(stranger)).toBe(20_000_000);

@@ -4,6 +4,7 @@ import { CompiledQuery } from 'kysely';
 import request from 'supertest';
 import { waitFor } from '@meridian/bus/testing';
 import { startServiceProcess, type ServiceProcess } from '@meridian/test-peers';
+import { runPipeline } from '../../src/flows/run-pipeline.js';
 import { sweepRuns } from '../../src/jobs/run-sweeper.js';
 import { startPlatform, type Platform } from './platform-harness.js';
 
@@ -123,4 +124,30 @@ describe('a worker killed mid-run', () => {
     expect(await runRow(id)).toMatchObject({ status: 'failed', error: 'worker_lost', refund: 'done' });
     expect(await h.balance(account)).toBe(50_000_000);
   });
+
+  it('runs the real pipeline on a worker: a domain with no address fails at once, unrefunded', async () => {
+    const account = randomUUID();
+    await h.grant(account, 50_000_000);
+    await h.verified(account, 'no-address.example');
+    const id = await commission(account, 'no-address.example');
+    const real = await h.replica({ RUN_WORKER: 'true', SCANNER_TIMEOUT_MS: '2000' }, runPipeline);
+    try {
+      expect(await settled(id)).toMatchObject({
+        status: 'failed',
+        error: 'target_unreachable',
+        attempts: 1,
+        refund: null,
+      });
+      const trace = await query(
+        'select stage, status from analysis.trace_events where run_id = $1 order by seq',
+        [id],
+      );
+      expect(trace.map((e) => `${e.stage}:${e.status}`)).toEqual(
+        expect.arrayContaining(['run:started', 'dns:started', 'run:failed']),
+      );
+      expect(await h.balance(account)).toBe(50_000_000 - PRICE);
+    } finally {
+      await real.close();
+    }
+  }, 60_000);
 });

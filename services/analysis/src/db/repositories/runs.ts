@@ -107,14 +107,16 @@ export async function moveRun(
   id: string,
   from: readonly string[],
   set: Updateable<Database['runs']>,
+  /** Only while its lease ended before this instant (a run no worker holds). */
+  leaseBefore?: Date,
 ): Promise<RunRow | undefined> {
-  return db
+  let query = db
     .updateTable('runs')
     .set({ ...set, ...(set.report ? { report: JSON.stringify(set.report) } : {}) } as never)
     .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returning(COLUMNS)
-    .executeTakeFirst();
+    .where('status', 'in', [...from]);
+  if (leaseBefore) query = query.where('lease_until', '<', leaseBefore);
+  return query.returning(COLUMNS).executeTakeFirst();
 }
 
 export type Claim =
