@@ -117,11 +117,16 @@ async function localPayments(
   closers: Array<() => Promise<void>>,
 ): Promise<{ env: Record<string, string>; note: string }> {
   if (env.FACILITATOR_URL) return { env: {}, note: `Pay per call through ${env.FACILITATOR_URL}.` };
-  if (env.X402_LOCAL_CHAIN === 'off') return { env: {}, note: 'Pay per call: no facilitator (X402_LOCAL_CHAIN=off).' };
+  if (env.X402_LOCAL_CHAIN === 'off')
+    return { env: {}, note: 'Pay per call: no facilitator (X402_LOCAL_CHAIN=off).' };
   const facilitator = await startX402Facilitator({ port: 4020 }).catch(() => startX402Facilitator());
   closers.push(() => facilitator.close());
   return {
-    env: { FACILITATOR_URL: facilitator.url, X402_NETWORK: facilitator.network, X402_PAY_TO: facilitator.payTo },
+    env: {
+      FACILITATOR_URL: facilitator.url,
+      X402_NETWORK: facilitator.network,
+      X402_PAY_TO: facilitator.payTo,
+    },
     note:
       `Pay per call on a local chain (facilitator ${facilitator.url}): ` +
       `X402_FACILITATOR_URL=${facilitator.url} npx -y pnpm@10 x402:pay 'http://localhost:${env.PORT ?? '8080'}/v1/data/crypto/spot/reference_price?entity=BTC-USD'`,

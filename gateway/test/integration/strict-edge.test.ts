@@ -35,7 +35,7 @@ describe('the edge says what it means', () => {
         DATA_URL: data.url,
         IDENTITY_URL: closed.url,
         PUBLIC_BASE_URL: 'https://api.example',
-        // No facilitator here: the challenge names a pinned fee payer instead of asking x402 for one.
+        // No x402 service here: the challenge's fee payer is pinned instead of asked for.
         X402_FEE_PAYER: 'FeePayer1111111111111111111111111111111111',
       }),
       logger,
