@@ -96,7 +96,14 @@ export default tseslint.config(
   {
     // The edge, the shared packages, the black-box tests and the benchmark runner see services
     // only over the wire; scripts/start.ts, the all-in-one composition, imports their entry points.
-    files: ['gateway/**/*.ts', 'mcp/**/*.ts', 'packages/**/*.ts', 'tests-e2e/**/*.ts', 'bench/**/*.ts'],
+    files: [
+      'gateway/**/*.ts',
+      'portal/**/*.ts',
+      'mcp/**/*.ts',
+      'packages/**/*.ts',
+      'tests-e2e/**/*.ts',
+      'bench/**/*.ts',
+    ],
     rules: { 'no-restricted-imports': ['error', { patterns: serviceImports(SERVICES, SERVICE_SRC) }] },
   },
   {
@@ -115,6 +122,21 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [{ regex: `(^|/)services/(${either(SERVICES)})/src(/|$)`, message: SERVICE_SRC }] },
+      ],
+    },
+  },
+  {
+    // The portal's pages run in the browser: the public API over fetch, never a server package.
+    files: ['portal/src/pages/**/*.ts'],
+    languageOptions: { globals: { window: 'readonly', document: 'readonly', location: 'readonly' } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@meridian/*', 'node:*'], message: 'Browser code: the public API only.' }] },
+      ],
+      'no-restricted-globals': [
+        'error',
+        { name: 'localStorage', message: 'No secret or key in local storage.' },
       ],
     },
   },

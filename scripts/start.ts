@@ -16,6 +16,7 @@ import { start as startIdentity } from '@meridian/identity';
 import { start as startMcp } from '@meridian/mcp';
 import { start as startRequests } from '@meridian/requests';
 import { start as startX402 } from '@meridian/x402';
+import { start as startPortal } from '@meridian/portal';
 import type { SharedInfra } from '@meridian/runtime';
 import { startX402Facilitator } from '@meridian/test-peers';
 
@@ -26,6 +27,7 @@ const SERVICES = {
   data: startData,
   x402: startX402,
   requests: startRequests,
+  portal: (env: Record<string, string | undefined>) => startPortal(env),
 } as const;
 
 async function main(): Promise<void> {

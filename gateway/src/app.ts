@@ -50,6 +50,7 @@ export function serviceTargets(config: Config): Record<ServiceName, string> {
     x402: config.X402_URL,
     requests: config.REQUESTS_URL,
     mcp: config.MCP_URL,
+    portal: config.PORTAL_URL,
   };
 }
 

@@ -30,6 +30,8 @@ export const configSchema = baseConfigSchema
     REQUESTS_URL: url.default('http://127.0.0.1:8086'),
     /** The MCP edge (mcp/), proxied at `/mcp`. */
     MCP_URL: url.default('http://127.0.0.1:8087'),
+    /** The web portal (portal/), proxied at `/` and `/assets`. */
+    PORTAL_URL: url.default('http://127.0.0.1:8088'),
     /** How long the gateway waits for a service before answering 504. */
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     /** Set: rate-limit buckets live in Redis and every replica shares them. Unset: in memory. */

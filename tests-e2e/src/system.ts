@@ -35,7 +35,7 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
     ...(extraEnv.FACILITATOR_URL ? {} : { X402_FEE_PAYER: 'FeePayer1111111111111111111111111111111111' }),
     ...extraEnv,
   };
-  const processes = new Map<ServiceName | 'gateway', ServiceProcess>();
+  const processes = new Map<ServiceName | 'gateway' | 'portal', ServiceProcess>();
   const abort = async (err: unknown): Promise<never> => {
     await Promise.all([...processes.values()].map((p) => p.kill()));
     await database.drop();
@@ -54,6 +54,10 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
   ) as Record<ServiceName, string>;
   const urls = Object.fromEntries(SERVICE_NAMES.map((n) => [`${n.toUpperCase()}_URL`, serviceUrls[n]]));
   try {
+    // The web portal's edge: the pages the gateway serves at `/` (no data, no assertion).
+    const portal = await startServiceProcess('portal/src/main.ts', { ...env, LOG_LEVEL: 'info' });
+    processes.set('portal', portal);
+    urls.PORTAL_URL = portal.url;
     processes.set(
       'gateway',
       await startServiceProcess('gateway/src/main.ts', { ...env, ...urls, METRICS_PORT: '0' }),

@@ -1,7 +1,16 @@
 import { LEGACY_ROUTES } from './data-route.js';
 
-/** The services behind the gateway. */
-export const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests', 'mcp'] as const;
+/** The services behind the gateway, and the portal edge that serves the web pages. */
+export const SERVICES = [
+  'identity',
+  'billing',
+  'analysis',
+  'data',
+  'x402',
+  'requests',
+  'mcp',
+  'portal',
+] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export interface RouteOwner {
@@ -43,6 +52,9 @@ export const ROUTE_TABLE: readonly RouteOwner[] = [
   { prefix: '/v1/consulting', service: 'requests' },
   // data-api 4.6: the MCP edge (Streamable HTTP), which calls the data API back with the caller's key
   { prefix: '/mcp', service: 'mcp', exact: true },
+  // The web portal (issue 14): its page and its hashed script and style files.
+  { prefix: '/', service: 'portal', exact: true },
+  { prefix: '/assets', service: 'portal' },
   // data-api 4.1: legacy single-metric routes, when the catalogue names any
   ...Object.keys(LEGACY_ROUTES).map((prefix) => ({ prefix, service: 'data' as const, exact: true })),
 ];
@@ -70,10 +82,18 @@ export function routeOwner(path: string, table: readonly RouteOwner[] = ROUTE_TA
 export type Access = 'data' | 'public' | 'anonymous' | 'session_or_key' | 'session';
 
 /**
- * Public documents of the data API that services answer (the gateway answers the rest itself), and
- * the MCP endpoint: no session there, its tools send the caller's key back to the data path.
+ * Public documents of the data API that services answer (the gateway answers the rest itself), the
+ * MCP endpoint (no session there, its tools send the caller's key back to the data path), and the
+ * portal's page and assets.
  */
-export const PUBLIC_ROUTES: readonly string[] = ['/v1/demo', '/v1/catalog', '/v1/billing/prices', '/mcp'];
+export const PUBLIC_ROUTES: readonly string[] = [
+  '/v1/demo',
+  '/v1/catalog',
+  '/v1/billing/prices',
+  '/mcp',
+  '/',
+  '/assets/{id}',
+];
 
 /**
  * The portal routes that need no session (audit-portal-interface 4.1, 4.3). Matched on the path

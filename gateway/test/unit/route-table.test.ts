@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { routeOwner } from '../../src/domain/route-table.js';
+import { accessOf, routeOwner } from '../../src/domain/route-table.js';
 import { revokedKeyId } from '../../src/edge/key-revocation.js';
 
 describe('route table', () => {
@@ -22,16 +22,33 @@ describe('route table', () => {
     ['/v1/catalog', 'data'],
     ['/v1/requests', 'requests'],
     ['/v1/consulting/slots', 'requests'],
+    ['/mcp', 'mcp'],
+    ['/', 'portal'],
+    ['/assets/app-3F2A9C.js', 'portal'],
+    ['/assets/style-77B1E0.css', 'portal'],
   ])('%s belongs to %s', (path, service) => {
     expect(routeOwner(path)?.service).toBe(service);
   });
 
-  it.each(['/v1/accounts', '/v1/account/other', '/v1/keysmith', '/nowhere', '/v1'])(
-    '%s has no owner',
-    (path) => {
-      expect(routeOwner(path)).toBeUndefined();
-    },
-  );
+  it.each([
+    '/v1/accounts',
+    '/v1/account/other',
+    '/v1/keysmith',
+    '/nowhere',
+    '/v1',
+    '/index.html',
+    '/assetsx/a.js',
+  ])('%s has no owner', (path) => {
+    expect(routeOwner(path)).toBeUndefined();
+  });
+});
+
+describe('the web portal at the edge', () => {
+  it('serves its page and its flat hashed files to anyone, and nothing deeper without a session', () => {
+    expect(accessOf('/')).toBe('public');
+    expect(accessOf('/assets/app-3F2A9C.js')).toBe('public');
+    expect(accessOf('/assets/nested/app.js')).toBe('session');
+  });
 });
 
 describe('the key a revocation names', () => {

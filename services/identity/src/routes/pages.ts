@@ -33,7 +33,10 @@ export function confirmEmailPage(token: string, refusal?: string): string {
 }
 
 export function emailConfirmedPage(): string {
-  return page('Email address confirmed', '<p>Your email address is confirmed; you can sign in now.</p>');
+  return page(
+    'Email address confirmed',
+    '<p>Your email address is confirmed; you can <a href="/#/signin">sign in</a> now.</p>',
+  );
 }
 
 /** GET /auth/password/reset?token=: changes nothing; its form posts the token and the new password. */
@@ -53,7 +56,7 @@ export function resetPasswordPage(token: string, refusal?: string): string {
 export function passwordResetPage(): string {
   return page(
     'Password changed',
-    '<p>Your new password is set and every session was signed out; sign in with the new password.</p>',
+    '<p>Your new password is set and every session was signed out; <a href="/#/signin">sign in</a> with the new password.</p>',
   );
 }
 

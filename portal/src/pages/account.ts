@@ -1,0 +1,255 @@
+import { ApiError, data, get, post } from './api.js';
+import { copyButton, h, local, replace } from './dom.js';
+import { action, form, problemBox } from './forms.js';
+import type { Page } from './main.js';
+import { session, type Account } from './session.js';
+
+interface TwoFactor {
+  state: 'off' | 'pending' | 'active';
+  recovery_codes_left?: number;
+}
+
+function codesBox(codes: string[]): HTMLElement {
+  return h(
+    'div',
+    { class: 'card', role: 'status' },
+    h('h3', {}, 'Your recovery codes'),
+    h('p', {}, 'Shown once. Keep them somewhere safe: each signs you in once without your device.'),
+    h('pre', { 'data-testid': 'recovery-codes' }, codes.join('\n')),
+    copyButton(() => codes.join('\n'), 'Copy the codes'),
+  );
+}
+
+async function twoFactorSection(box: HTMLElement): Promise<void> {
+  const status = await get<TwoFactor>('/v1/account/2fa');
+  const out = h('div');
+  const refresh = () => twoFactorSection(box);
+  if (status.state === 'active') {
+    replace(
+      box,
+      h('h2', {}, 'Two-factor sign-in'),
+      h(
+        'p',
+        { 'data-testid': 'totp-state' },
+        `On. Recovery codes left: ${status.recovery_codes_left ?? '—'}.`,
+      ),
+      form(
+        [
+          {
+            name: 'code',
+            label: 'Code to turn it off',
+            required: true,
+            autocomplete: 'one-time-code',
+            inputmode: 'numeric',
+          },
+        ],
+        'Turn off two-factor',
+        async (v) => {
+          await post('/v1/account/2fa/disable', { code: v.code });
+          await refresh();
+        },
+      ),
+      form(
+        [
+          {
+            name: 'code',
+            label: 'Code to get new recovery codes',
+            required: true,
+            autocomplete: 'one-time-code',
+            inputmode: 'numeric',
+          },
+        ],
+        'New recovery codes',
+        async (v) => {
+          const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/recovery-codes', {
+            code: v.code,
+          });
+          replace(out, codesBox(answer.recovery_codes));
+        },
+      ),
+      out,
+    );
+    return;
+  }
+  replace(
+    box,
+    h('h2', {}, 'Two-factor sign-in'),
+    h('p', { 'data-testid': 'totp-state' }, 'Off.'),
+    action(
+      'Set up an authenticator app',
+      async () => {
+        const enrol = await post<{ secret: string; otpauth_uri: string; qr_data_url: string }>(
+          '/v1/account/2fa/enrol',
+        );
+        replace(
+          out,
+          h('p', {}, 'Scan this code with your authenticator app, or type the key.'),
+          h('img', { class: 'qr', src: enrol.qr_data_url, alt: 'QR code of your authenticator key' }),
+          h('p', {}, 'Key: ', h('code', { 'data-testid': 'totp-secret' }, enrol.secret)),
+          form(
+            [
+              {
+                name: 'code',
+                label: 'First code from the app',
+                required: true,
+                autocomplete: 'one-time-code',
+                inputmode: 'numeric',
+              },
+            ],
+            'Turn on two-factor',
+            async (v) => {
+              const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/activate', {
+                code: v.code,
+              });
+              await twoFactorSection(box);
+              box.append(codesBox(answer.recovery_codes));
+            },
+          ),
+        );
+      },
+      '',
+    ),
+    out,
+  );
+}
+
+function keysSection(account: Account, box: HTMLElement): void {
+  const created = h('div', { 'aria-live': 'polite' });
+  const live = account.keys.filter((k) => !k.revoked_at);
+  replace(
+    box,
+    h('h2', {}, 'API keys'),
+    form([], 'Create a key', async () => {
+      const key = await data<{ id: string; key: string; prefix: string }>('POST', '/v1/keys', {});
+      session.clear();
+      await keysSection((await session.load())!, box);
+      box.append(
+        h(
+          'div',
+          { class: 'card', role: 'status' },
+          h('p', {}, h('strong', {}, 'Your new key, shown once: '), 'copy it now, it is not stored here.'),
+          h('p', {}, h('code', { class: 'secret', 'data-testid': 'new-key' }, key.key)),
+          copyButton(() => key.key, 'Copy key'),
+        ),
+      );
+    }),
+    created,
+    live.length === 0
+      ? h('p', { class: 'muted' }, 'No live key.')
+      : h(
+          'table',
+          {},
+          h('caption', { class: 'muted' }, 'Live keys'),
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              h('th', {}, 'Prefix'),
+              h('th', {}, 'Created'),
+              h('th', {}, 'Last used'),
+              h('th', {}, ''),
+            ),
+          ),
+          h(
+            'tbody',
+            {},
+            ...live.map((k) =>
+              h(
+                'tr',
+                {},
+                h('td', {}, h('code', {}, k.prefix)),
+                h('td', {}, local(k.created_at)),
+                h('td', {}, local(k.last_used_at)),
+                h(
+                  'td',
+                  {},
+                  action(`Revoke ${k.prefix}`, async () => {
+                    await post(`/v1/keys/${encodeURIComponent(k.id)}/revoke`);
+                    session.clear();
+                    keysSection((await session.load())!, box);
+                  }),
+                ),
+              ),
+            ),
+          ),
+        ),
+  );
+}
+
+async function planSection(account: Account, box: HTMLElement): Promise<void> {
+  const current = await get<{ plan: string; expires_at: string | null; active: boolean }>(
+    '/v1/billing/plan',
+  ).catch((e: unknown) => {
+    if (e instanceof ApiError && e.status === 404) return null;
+    throw e;
+  });
+  replace(
+    box,
+    h('h2', {}, 'Data plan'),
+    h('p', {}, `Plan: ${account.plan}`, current?.active ? ` (paid until ${local(current.expires_at)})` : ''),
+    form(
+      [
+        {
+          name: 'plan',
+          label: 'Buy a month of',
+          options: [
+            ['basic', 'basic'],
+            ['pro', 'pro'],
+            ['ultra', 'ultra'],
+          ],
+        },
+      ],
+      'Buy from credit',
+      async (v) => {
+        await post('/v1/billing/plan', { plan: v.plan });
+        session.clear();
+        await planSection((await session.load())!, box);
+      },
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      'Prices: ',
+      h('a', { href: '/v1/billing/prices' }, 'price list'),
+      '. Credit: ',
+      h('a', { href: '#/credit' }, 'top up'),
+    ),
+  );
+}
+
+export const accountPage: Page = async (main) => {
+  session.clear();
+  const account = (await session.load())!;
+  const twoFactor = h('section', { 'aria-label': 'Two-factor sign-in' });
+  const keys = h('section', { 'aria-label': 'API keys' });
+  const plan = h('section', { 'aria-label': 'Data plan' });
+  replace(
+    main,
+    h('h1', {}, 'Account'),
+    h('p', {}, `Signed in as ${account.email}.`),
+    h('h2', {}, 'Nickname'),
+    form(
+      [{ name: 'nickname', label: 'Public nickname', value: account.nickname ?? '' }],
+      'Save nickname',
+      async (v) => {
+        await data('PUT', '/v1/account/nickname', { nickname: v.nickname });
+      },
+    ),
+    twoFactor,
+    keys,
+    plan,
+    h('h2', {}, 'Sessions'),
+    h(
+      'p',
+      { class: 'muted' },
+      'The API lists no sessions; signing out ends this one, and a password reset ends them all.',
+    ),
+  );
+  keysSection(account, keys);
+  await Promise.all([
+    twoFactorSection(twoFactor).catch((e: unknown) => twoFactor.append(problemBox(e))),
+    planSection(account, plan).catch((e: unknown) => plan.append(problemBox(e))),
+  ]);
+};

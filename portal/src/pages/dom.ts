@@ -1,0 +1,67 @@
+/** A tiny element builder: no framework, no inline script or style (the page's CSP forbids both). */
+export type Child = Node | string | number | null | undefined | false | Child[];
+type Attrs = Record<string, string | number | boolean | null | undefined | ((e: Event) => void)>;
+
+export function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLElement {
+  const el = document.createElement(tag);
+  // Tables scroll sideways on a phone: focusable, so the keyboard can scroll them too.
+  if (tag === 'table') el.setAttribute('tabindex', '0');
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (typeof value === 'function') el.addEventListener(name.replace(/^on/, ''), value);
+    else if (value === true) el.setAttribute(name, '');
+    else el.setAttribute(name, String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+export function append(el: Node, children: Child[]): void {
+  for (const child of children.flat(4 as 1) as Child[]) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.appendChild(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  }
+}
+
+export function replace(el: Element, ...children: Child[]): void {
+  el.replaceChildren();
+  append(el, children);
+}
+
+let ids = 0;
+export const uid = (prefix: string) => `${prefix}-${++ids}`;
+
+/** Money in atomic units (1 USD = 1 000 000), shown as dollars without floating arithmetic. */
+export function usd(atomic: number | null | undefined): string {
+  if (atomic === null || atomic === undefined) return '—';
+  const sign = atomic < 0 ? '-' : '';
+  const abs = Math.abs(atomic);
+  const cents = Math.round(abs / 10_000);
+  return `${sign}$${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+}
+
+/** A date-time in the person's own time zone. */
+export const local = (iso: string | null | undefined) =>
+  iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—';
+
+export function copyButton(text: () => string, label = 'Copy'): HTMLElement {
+  const status = h('span', { role: 'status', class: 'muted' });
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: async () => {
+        try {
+          await navigator.clipboard.writeText(text());
+          status.textContent = 'Copied.';
+        } catch {
+          status.textContent = 'Copy failed: select the text and copy it yourself.';
+        }
+      },
+    },
+    label,
+  );
+  return h('span', { class: 'row' }, button, status);
+}

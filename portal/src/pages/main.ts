@@ -1,0 +1,84 @@
+import { ApiError, get } from './api.js';
+import { h, replace } from './dom.js';
+import { problemBox } from './forms.js';
+import { accountPage } from './account.js';
+import { authPages } from './auth.js';
+import { consultingPage } from './consulting.js';
+import { creditPage } from './credit.js';
+import { dataPage } from './data.js';
+import { domainPage, domainsPage } from './domains.js';
+import { reportPage, runPage } from './report.js';
+import { session, type Account } from './session.js';
+
+export type Page = (main: HTMLElement, params: URLSearchParams, arg: string) => Promise<void> | void;
+
+interface Route {
+  page: Page;
+  title: string;
+  signedIn: boolean;
+}
+
+const routes: Record<string, Route> = {
+  ...authPages,
+  account: { page: accountPage, title: 'Account', signedIn: true },
+  domains: { page: domainsPage, title: 'Domains', signedIn: true },
+  domain: { page: domainPage, title: 'Domain', signedIn: true },
+  run: { page: runPage, title: 'Run', signedIn: true },
+  report: { page: reportPage, title: 'Report', signedIn: true },
+  credit: { page: creditPage, title: 'Credit', signedIn: true },
+  consulting: { page: consultingPage, title: 'Consulting', signedIn: true },
+  data: { page: dataPage, title: 'Data', signedIn: false },
+};
+
+function nav(account: Account | null): void {
+  const link = (href: string, label: string) => h('a', { href }, label);
+  replace(
+    document.getElementById('nav')!,
+    h('strong', {}, 'Meridian'),
+    account
+      ? [
+          link('#/domains', 'Domains'),
+          link('#/credit', 'Credit'),
+          link('#/consulting', 'Consulting'),
+          link('#/data', 'Data'),
+          link('#/account', 'Account'),
+          link('#/signout', 'Sign out'),
+        ]
+      : [link('#/signin', 'Sign in'), link('#/signup', 'Sign up'), link('#/data', 'Data')],
+  );
+}
+
+async function render(): Promise<void> {
+  const main = document.getElementById('main')!;
+  // Identity's provider sign-in comes back to `/?two_factor=required` when TOTP is on.
+  if (new URLSearchParams(location.search).get('two_factor') === 'required') {
+    history.replaceState(null, '', '/#/2fa');
+  }
+  const hash = location.hash.replace(/^#\/?/, '');
+  const [path = '', query = ''] = hash.split('?');
+  const [name = '', ...rest] = path.split('/');
+  const account = await session.load();
+  nav(account);
+  const route = routes[name] ?? (account ? routes.domains! : routes.signin!);
+  if (route.signedIn && !account) {
+    location.hash = '#/signin';
+    return;
+  }
+  document.title = `${route.title} · Meridian`;
+  replace(main, h('p', { role: 'status' }, 'Loading…'));
+  try {
+    await route.page(main, new URLSearchParams(query), decodeURIComponent(rest.join('/')));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      session.clear();
+      location.hash = '#/signin';
+      return;
+    }
+    replace(main, h('h1', {}, route.title), problemBox(err));
+  }
+  main.focus();
+}
+
+window.addEventListener('hashchange', () => void render());
+void get; // the API client is shared by every page
+void render();

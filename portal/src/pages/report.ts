@@ -1,0 +1,249 @@
+import { call, data, get } from './api.js';
+import { copyButton, h, local, replace } from './dom.js';
+import { action, form } from './forms.js';
+import type { Page } from './main.js';
+
+interface Finding {
+  id: string;
+  category: string;
+  title: string;
+  severity: 'critical' | 'high' | 'medium' | 'low' | 'info';
+  passed: boolean;
+  evidence: string;
+  remediation: string;
+  score_modifier: number;
+}
+
+interface Report {
+  run_id: string;
+  domain: string;
+  tier: string;
+  finished_at: string | null;
+  score: number | null;
+  grade: string | null;
+  summary: string;
+  findings: Finding[];
+  changes: { previous_run_id: string; new: string[]; resolved: string[] } | null;
+  review: { status: string; note: string | null } | null;
+}
+
+interface TraceEvent {
+  seq: number;
+  at: string;
+  stage: string;
+  status: string;
+  message: string;
+}
+
+const SEVERITIES = ['critical', 'high', 'medium', 'low', 'info'] as const;
+
+/** The live trace: server-sent events of the run until its `end`, then a link to the report. */
+export const runPage: Page = async (main, _params, id) => {
+  const first = await call<{ data: TraceEvent[]; meta: { run_status: string } }>(
+    'GET',
+    `/v1/analysis/report/${encodeURIComponent(id)}/trace`,
+  );
+  const list = h('ol', {
+    class: 'trace',
+    'aria-live': 'polite',
+    'aria-label': 'Trace events',
+    tabindex: 0,
+    'data-testid': 'trace',
+  });
+  const status = h('p', { role: 'status', 'data-testid': 'run-status' }, `Status: ${first.meta.run_status}`);
+  const progress = h('progress', { 'aria-label': 'Run progress' });
+  const seen = new Set<number>();
+  const add = (e: TraceEvent) => {
+    if (seen.has(e.seq)) return;
+    seen.add(e.seq);
+    list.append(h('li', {}, `${new Date(e.at).toLocaleTimeString()} ${e.stage} ${e.status}: ${e.message}`));
+  };
+  first.data.forEach(add);
+  replace(
+    main,
+    h('h1', {}, 'Run'),
+    h('p', {}, h('code', {}, id)),
+    status,
+    progress,
+    h('h2', {}, 'Trace'),
+    list,
+  );
+  const finish = (final: string) => {
+    progress.remove();
+    replace(status, `Status: ${final}`);
+    if (final === 'succeeded')
+      status.append(' — ', h('a', { href: `#/report/${encodeURIComponent(id)}` }, 'Open the report'));
+  };
+  if (['succeeded', 'failed'].includes(first.meta.run_status)) return finish(first.meta.run_status);
+  if (first.meta.run_status === 'awaiting_payment')
+    status.append(
+      ' — waiting for the on-chain payment quoted when the run was commissioned (see the domain page).',
+    );
+  const source = new EventSource(`/v1/analysis/report/${encodeURIComponent(id)}/trace`);
+  source.addEventListener('trace', (event) =>
+    add(JSON.parse((event as MessageEvent<string>).data) as TraceEvent),
+  );
+  source.addEventListener('end', (event) => {
+    source.close();
+    finish((JSON.parse((event as MessageEvent<string>).data) as { status: string }).status);
+  });
+  source.addEventListener('error', () => {
+    if (source.readyState === EventSource.CLOSED)
+      replace(status, 'The trace stream closed; reload to follow it again.');
+  });
+  window.addEventListener('hashchange', () => source.close(), { once: true });
+};
+
+function findingItem(f: Finding): HTMLElement {
+  return h(
+    'li',
+    { class: 'card' },
+    h(
+      'h4',
+      {},
+      f.title,
+      ' ',
+      h('span', { class: 'muted' }, `(${f.id}, ${f.score_modifier >= 0 ? '+' : ''}${f.score_modifier})`),
+    ),
+    h('p', {}, h('strong', {}, 'Evidence: '), h('code', {}, f.evidence || '—')),
+    f.remediation ? h('p', {}, h('strong', {}, 'Remediation: '), f.remediation) : null,
+  );
+}
+
+/** The report body: grade, summary, findings by severity, changes; shared by the owner's page. */
+export function reportBody(report: Report): HTMLElement[] {
+  const problems = report.findings.filter((f) => !f.passed);
+  const passed = report.findings.filter((f) => f.passed);
+  const titleOf = (id: string) => report.findings.find((f) => f.id === id)?.title ?? id;
+  return [
+    h(
+      'p',
+      {},
+      h('span', { class: 'grade', 'data-testid': 'grade' }, report.grade ?? '—'),
+      ` score ${report.score ?? '—'} · ${report.tier} · ${local(report.finished_at)}`,
+    ),
+    h('p', { 'data-testid': 'summary' }, report.summary),
+    h('h2', {}, 'Changes since the last run'),
+    report.changes
+      ? h(
+          'div',
+          {},
+          h(
+            'p',
+            {},
+            `New problems: ${report.changes.new.length}, resolved: ${report.changes.resolved.length}.`,
+          ),
+          h(
+            'ul',
+            {},
+            ...report.changes.new.map((id) => h('li', {}, 'New: ', titleOf(id))),
+            ...report.changes.resolved.map((id) => h('li', {}, 'Resolved: ', id)),
+          ),
+        )
+      : h('p', { class: 'muted' }, 'This is the first finished run of this domain.'),
+    h('h2', {}, 'Findings'),
+    ...SEVERITIES.map((sev) => {
+      const of = problems.filter((f) => f.severity === sev);
+      if (of.length === 0) return h('span');
+      return h(
+        'section',
+        { 'aria-label': sev },
+        h('h3', { class: `sev-${sev}` }, `${sev[0]!.toUpperCase()}${sev.slice(1)} (${of.length})`),
+        h('ul', { class: 'plain' }, ...of.map(findingItem)),
+      );
+    }),
+    h(
+      'details',
+      {},
+      h('summary', {}, `Passed checks (${passed.length})`),
+      h('ul', {}, ...passed.map((f) => h('li', {}, f.title))),
+    ),
+  ];
+}
+
+export const reportPage: Page = async (main, _params, id) => {
+  const report = await get<Report>(`/v1/analysis/report/${encodeURIComponent(id)}`);
+  const share = h('section', { 'aria-label': 'Share' });
+  const shareForm = () =>
+    replace(
+      share,
+      h('h2', {}, 'Share'),
+      form(
+        [
+          {
+            name: 'audience',
+            label: 'Who may read it',
+            options: [
+              ['anyone', 'anyone with the link'],
+              ['signed_in', 'signed-in accounts'],
+              ['emails', 'named people'],
+            ],
+          },
+          {
+            name: 'emails',
+            label: 'Emails (named people; comma-separated)',
+            type: 'text',
+            autocomplete: 'off',
+          },
+          { name: 'days', label: 'Expires after (days; empty: never)', type: 'number', min: '1', value: '7' },
+        ],
+        'Create share link',
+        async (v) => {
+          const days = Number(v.days);
+          const emails = v
+            .emails!.split(',')
+            .map((e) => e.trim())
+            .filter(Boolean);
+          const link = await data<{ url: string; expires_at: string | null; audience: string }>(
+            'POST',
+            `/v1/analysis/report/${encodeURIComponent(id)}/share`,
+            {
+              audience: v.audience,
+              ...(v.audience === 'emails' ? { emails } : {}),
+              ...(days > 0 ? { expires_at: new Date(Date.now() + days * 86_400_000).toISOString() } : {}),
+            },
+          );
+          // The link names the configured public address; on this page it opens on this origin.
+          const url = `${location.origin}${new URL(link.url).pathname}`;
+          replace(
+            share,
+            h('h2', {}, 'Share'),
+            h(
+              'p',
+              {},
+              `Link for ${link.audience}, expires ${link.expires_at ? local(link.expires_at) : 'never'}:`,
+            ),
+            h('p', {}, h('a', { href: url, 'data-testid': 'share-url' }, url)),
+            copyButton(() => url, 'Copy link'),
+            action('Revoke the link', async () => {
+              await call('DELETE', `/v1/analysis/report/${encodeURIComponent(id)}/share`);
+              shareForm();
+              share.append(h('p', { role: 'status', class: 'ok' }, 'The link was revoked.'));
+            }),
+          );
+        },
+      ),
+      action('Revoke the live link', async () => {
+        await call('DELETE', `/v1/analysis/report/${encodeURIComponent(id)}/share`);
+        share.append(h('p', { role: 'status', class: 'ok' }, 'The link was revoked.'));
+      }),
+    );
+  shareForm();
+  replace(
+    main,
+    h('h1', {}, `Report: ${report.domain}`),
+    h(
+      'p',
+      {},
+      h(
+        'a',
+        { href: `/v1/analysis/report/${encodeURIComponent(id)}/pdf`, download: `audit-${report.domain}.pdf` },
+        'Download PDF',
+      ),
+      ' · ',
+      h('a', { href: `#/domain/${encodeURIComponent(report.domain)}` }, 'Domain'),
+    ),
+    ...reportBody(report),
+    share,
+  );
+};

@@ -1,0 +1,302 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { rememberSecret } from '@meridian/observability/testing';
+import { linkIn, runScript, startSmtp } from '@meridian/test-peers';
+import { startDnsZone } from './src/dns-zone.js';
+import { startSystem, type System } from './src/system.js';
+import { totpCode } from './src/totp.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = 'artifacts/screenshots';
+const hasBrowser = existsSync(CHROMIUM);
+if (!hasBrowser)
+  console.error(`portal browser tests skipped: no browser at ${CHROMIUM} (apt-get install chromium)`);
+const describeWithBrowser = hasBrowser ? describe : describe.skip;
+
+const PASSWORD = rememberSecret('lantern-orchard-basalt-74');
+const DOMAIN = 'shop.portal-e2e.example';
+
+/** The site the audit looks at: a small page on loopback. */
+async function startSite(): Promise<{ port: number; close(): Promise<void> }> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' });
+    res.end(
+      '<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Shop</h1></body></html>',
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+describeWithBrowser('the web portal in a real browser', () => {
+  let system: System;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let dns: Awaited<ReturnType<typeof startDnsZone>>;
+  let site: Awaited<ReturnType<typeof startSite>>;
+  let browser: Browser;
+  let base: string;
+  const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+  beforeAll(async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    smtp = await startSmtp();
+    dns = await startDnsZone();
+    site = await startSite();
+    dns.a.set(DOMAIN, ['127.0.0.1']);
+    system = await startSystem('e2e_portal', {
+      SMTP_URL: smtp.url,
+      PUBLIC_BASE_URL: 'http://localhost:8080',
+      TRUST_PROXY: 'loopback',
+      DNS_SERVERS: dns.address,
+      SCANNER_ALLOW_LOOPBACK: 'true',
+      SCANNER_HTTP_PORT: String(site.port),
+      SCANNER_HTTPS_PORT: '9',
+      SCANNER_TIMEOUT_MS: '2000',
+      CONSULTING_HOURS: 'mon-sun 00:00-24:00',
+      CONSULTING_NOTICE_HOURS: '1',
+    });
+    const port = new URL(system.gatewayUrl).port;
+    base = `http://localhost:${port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+        '--host-resolver-rules=MAP localhost 127.0.0.1',
+      ],
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await system?.stop();
+    await smtp?.close();
+    await dns?.close();
+    await site?.close();
+  });
+
+  /** Checks the page with axe-core (no serious or critical violation) and saves a screenshot. */
+  async function check(page: Page, name: string): Promise<void> {
+    await page.evaluate(await axeSource);
+    const violations = await page.evaluate(async () => {
+      const axe = (
+        globalThis as unknown as {
+          axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
+        }
+      ).axe;
+      const result = await axe.run();
+      return result.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.nodes.length})`);
+    });
+    await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+    expect({ page: name, violations }).toEqual({ page: name, violations: [] });
+  }
+
+  const waitForMail = async (to: string, count = 1) => {
+    const deadline = Date.now() + 15_000;
+    while (smtp.mails.filter((m) => m.to === to).length < count && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
+    const mails = smtp.mails.filter((m) => m.to === to);
+    if (mails.length < count) throw new Error(`no mail for ${to}`);
+    return mails[mails.length - 1]!;
+  };
+
+  it('serves the page with a CSP that allows no inline script, and a first page under 150 KB of script', async () => {
+    const res = await fetch(`${base}/`);
+    expect(res.status).toBe(200);
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const html = await res.text();
+    const script = html.match(/src="(\/assets\/app-[^"]+\.js)"/)![1]!;
+    const js = await fetch(`${base}${script}`);
+    expect(js.status).toBe(200);
+    expect((await js.arrayBuffer()).byteLength).toBeLessThan(150 * 1024 * 3);
+  });
+
+  it('a person signs up, confirms, turns on TOTP, creates a key, verifies a domain, runs an audit, shares the report, books consulting, files a request, explores the data, signs out and back in with TOTP', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    const page = await context.newPage();
+    const email = `portal.${Date.now()}@example.com`;
+
+    // Sign up.
+    await page.goto(`${base}/#/signup`);
+    await page.getByRole('heading', { name: 'Create an account' }).waitFor();
+    await check(page, '01-signup');
+    await page.getByLabel('Email').first().fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.getByText('Check your mail').waitFor();
+
+    // Confirm by the mailed link (identity's page), which links back to the portal's sign-in.
+    const link = linkIn(await waitForMail(email));
+    await page.goto(`${base}${link.pathname}${link.search}`);
+    await page.getByLabel(/password/i).fill(PASSWORD);
+    await page.getByRole('button', { name: /Confirm/ }).click();
+    await page.getByRole('link', { name: 'sign in' }).click();
+
+    // Sign in.
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await check(page, '02-signin');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === 'meridian_session')).toMatchObject({ httpOnly: true });
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+
+    // TOTP on, with recovery codes.
+    await page.goto(`${base}/#/account`);
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    const secret = (await page.getByTestId('totp-secret').textContent())!;
+    await page.getByLabel('First code from the app').fill(totpCode(secret));
+    await page.getByRole('button', { name: 'Turn on two-factor' }).click();
+    await page.getByTestId('recovery-codes').waitFor();
+    await expect(page.getByTestId('totp-state').textContent()).resolves.toContain('On');
+
+    // A key, shown once.
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    const key = (await page.getByTestId('new-key').textContent())!;
+    rememberSecret(key);
+    expect(key).toMatch(/^mk_live_/);
+    await check(page, '03-account');
+
+    // Credit for the run and the booking (the operator's command).
+    const whoami = (
+      await page.evaluate(
+        async () => (await (await fetch('/v1/agent/whoami')).json()) as { data: { account_id: string } },
+      )
+    ).data;
+    const granted = await runScript(
+      'services/billing/scripts/admin.ts',
+      [
+        'grant',
+        '--operator',
+        'e2e',
+        '--account',
+        whoami.account_id,
+        '--amount',
+        '200000000',
+        '--note',
+        'portal e2e',
+      ],
+      {
+        DATABASE_URL: system.env.DATABASE_URL!,
+      },
+    );
+    expect(granted).toMatchObject({ code: 0 });
+    await page.goto(`${base}/#/credit`);
+    await page.getByTestId('balance').waitFor();
+    await expect(page.getByTestId('balance').textContent()).resolves.toBe('$200.00');
+    await check(page, '04-credit');
+
+    // A domain, verified against the local DNS server.
+    await page.goto(`${base}/#/domains`);
+    await page.getByLabel('Add a domain').fill(DOMAIN);
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    const value = (await page.getByTestId('txt-value').textContent())!;
+    dns.txt.set(`_meridian-verify.${DOMAIN}`, [value]);
+    await page.getByRole('button', { name: 'Verify now' }).click();
+    await page.getByTestId('verified').waitFor();
+    await check(page, '05-domain');
+
+    // A run on the local site, its live trace, then the report.
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await page.getByTestId('trace').waitFor();
+    await check(page, '06-run');
+    await page.getByRole('link', { name: 'Open the report' }).waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('trace').locator('li').count()).toBeGreaterThan(3);
+    await page.getByRole('link', { name: 'Open the report' }).click();
+    await page.getByTestId('grade').waitFor();
+    await check(page, '07-report');
+
+    // Share it; the link opens signed out; then revoke it.
+    await page.getByRole('button', { name: 'Create share link' }).click();
+    const shareUrl = (await page.getByTestId('share-url').textContent())!;
+    const stranger = await browser.newContext();
+    const outside = await stranger.newPage();
+    const shown = await outside.goto(shareUrl);
+    expect(shown?.status()).toBe(200);
+    await outside.getByText(DOMAIN).first().waitFor();
+    await outside.screenshot({ path: `${SCREENSHOTS}/08-shared.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Revoke the link' }).click();
+    await page.getByText('The link was revoked.').waitFor();
+    expect((await outside.goto(shareUrl))?.status()).toBe(410);
+    await stranger.close();
+
+    // Consulting: a slot in the person's own time zone, booked from credit; a service request counted.
+    await page.goto(`${base}/#/consulting`);
+    // The first slots may start within the booking notice (an hour here): take one further on.
+    const slot = page.getByLabel('Slot');
+    await slot.selectOption({ index: 3 });
+    await page.getByRole('button', { name: 'Book' }).click();
+    await page.getByTestId('booking').waitFor();
+    await expect(page.getByTestId('booking').textContent()).resolves.toMatch(/confirmed.*paid from credit/);
+    await expect(page.getByTestId('bookings').textContent()).resolves.toMatch(
+      /confirmed \(\$[\d.]+, from credit\)/,
+    );
+    await page.getByLabel('Kind').selectOption('consultancy');
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await expect(page.getByTestId('request-count').textContent()).resolves.toContain('this 1 time.');
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await page.getByText('this 2 times.').waitFor();
+    await check(page, '09-consulting');
+    // Paid from credit: the balance went down.
+    await page.goto(`${base}/#/credit`);
+    await page.getByTestId('balance').waitFor();
+    await expect(page.getByTestId('balance').textContent()).resolves.not.toBe('$200.00');
+
+    // The data explorer: the catalogue's categories, the demo without a key, then a series chart
+    // read with the person's key.
+    await page.goto(`${base}/#/data`);
+    await page.getByTestId('categories').waitFor();
+    await expect(page.getByTestId('categories').textContent()).resolves.toContain('crypto');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.locator('pre').waitFor();
+    await page.getByLabel(/Your API key/).fill(key);
+    await page.getByRole('combobox', { name: /^Metric/ }).selectOption('/v1/data/crypto/spot/ohlcv');
+    await page.getByLabel('Ask for a series').check();
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page
+      .getByRole('img', { name: /Chart of \/v1\/data\/crypto\/spot\/ohlcv\?entity=BTC-USD&series=true/ })
+      .waitFor();
+    await check(page, '10-data');
+
+    // Sign out; signing in again asks for the TOTP code.
+    await page.goto(`${base}/#/signout`);
+    await page.getByRole('heading', { name: 'Signed out' }).waitFor();
+    await check(page, '11-signed-out');
+    expect((await context.cookies()).find((c) => c.name === 'meridian_session')).toBeUndefined();
+    await page.goto(`${base}/#/signin`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Two-factor check' }).waitFor();
+    await check(page, '12-totp-challenge');
+    await page.getByLabel('Code', { exact: true }).fill(totpCode(secret, Date.now() + 30_000));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    await page.getByText(DOMAIN).first().waitFor();
+    await check(page, '13-domains');
+    await context.close();
+  }, 240_000);
+});
