@@ -3,3 +3,4 @@ export * from './main.js';
 export * from './periodic.js';
 export * from './probes.js';
 export * from './service.js';
+export { open, parseKey, seal } from './secret-box.js';

@@ -10,7 +10,7 @@ import { parseConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE, type AnalysisDeps } from './deps.js';
-import { parseKey } from './domain/secret-box.js';
+import { parseKey } from '@meridian/runtime';
 import { orderPaidConsumers } from './events/order-paid.js';
 import { runWorkers } from './events/run-worker.js';
 import { runPipeline } from './flows/run-pipeline.js';
@@ -22,14 +22,14 @@ import { startRunSweeper } from './jobs/run-sweeper.js';
  * DATA_DIR/analysis-credentials.key (mode 0600); replicas must share CREDENTIALS_KEY.
  */
 export function credentialsKeyOf(config: Config): Buffer {
-  if (config.CREDENTIALS_KEY) return parseKey(config.CREDENTIALS_KEY);
+  if (config.CREDENTIALS_KEY) return parseKey(config.CREDENTIALS_KEY, 'CREDENTIALS_KEY');
   const file = join(config.DATA_DIR, 'analysis-credentials.key');
   if (!existsSync(file)) {
     mkdirSync(config.DATA_DIR, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
     chmodSync(file, 0o600);
   }
-  return parseKey(readFileSync(file, 'utf8').trim());
+  return parseKey(readFileSync(file, 'utf8').trim(), file);
 }
 
 type Parts = Omit<AnalysisDeps, keyof ServiceDeps<Database, Config>>;

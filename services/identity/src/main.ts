@@ -8,7 +8,7 @@ import { oidcProviders, parseConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE, type IdentityDeps } from './deps.js';
-import { parseKey } from './domain/secret-box.js';
+import { parseKey } from '@meridian/runtime';
 import { bookingConsumers } from './events/booking-confirmed.js';
 import { consumers } from './events/plan-changed.js';
 import { Semaphore } from './flows/passwords.js';
@@ -24,14 +24,14 @@ import { rpcHandlers } from './rpc/verify.js';
  * not open the secrets; replicas must share TOTP_ENCRYPTION_KEY.
  */
 export function totpKeyOf(config: Config): Buffer {
-  if (config.TOTP_ENCRYPTION_KEY) return parseKey(config.TOTP_ENCRYPTION_KEY);
+  if (config.TOTP_ENCRYPTION_KEY) return parseKey(config.TOTP_ENCRYPTION_KEY, 'TOTP_ENCRYPTION_KEY');
   const file = join(config.DATA_DIR, 'identity-totp.key');
   if (!existsSync(file)) {
     mkdirSync(config.DATA_DIR, { recursive: true });
     writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
     chmodSync(file, 0o600);
   }
-  return parseKey(readFileSync(file, 'utf8').trim());
+  return parseKey(readFileSync(file, 'utf8').trim(), file);
 }
 
 /** Identity's own parts, added to the chassis' deps. */

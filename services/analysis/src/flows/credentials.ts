@@ -7,7 +7,7 @@ import {
   insertCredential,
   type CredentialRow,
 } from '../db/repositories/credentials.js';
-import { seal } from '../domain/secret-box.js';
+import { seal } from '@meridian/runtime';
 import type { AnalysisDeps } from '../deps.js';
 import { ownDomain } from './domains.js';
 

@@ -6,7 +6,7 @@ import { domainById } from '../db/repositories/domains.js';
 import { claimRun, moveRun, previousReport, renewLease, type RunRow } from '../db/repositories/runs.js';
 import { appendTrace } from '../db/repositories/trace-events.js';
 import { changesSince } from '../domain/changes.js';
-import { open } from '../domain/secret-box.js';
+import { open } from '@meridian/runtime';
 import type { AnalysisDeps } from '../deps.js';
 import { checkOwnership } from './domains.js';
 import { enqueueRun } from './events.js';

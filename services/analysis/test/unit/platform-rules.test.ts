@@ -6,7 +6,7 @@ import { detectProvider } from '../../src/domain/dns-providers.js';
 import { covers, entitlements } from '../../src/domain/entitlement.js';
 import { normalizeHostname } from '../../src/domain/hostname.js';
 import { WEEK_MS, nextDue, rescanWeek } from '../../src/domain/rescan.js';
-import { open, parseKey, seal } from '../../src/domain/secret-box.js';
+import { open, parseKey, seal } from '@meridian/runtime';
 import { proves, verificationRecord } from '../../src/domain/verification.js';
 
 const NOW = new Date('2026-11-25T12:00:00Z');
@@ -155,7 +155,7 @@ describe('credential sealing', () => {
     expect(open(key, a, 'acct:cred')).toBe('secret');
     expect(() => open(key, a, 'other:cred')).toThrow();
     expect(() => open(randomBytes(32), a, 'acct:cred')).toThrow();
-    expect(parseKey(key.toString('hex'))).toEqual(key);
-    expect(() => parseKey('short')).toThrow(/32 bytes/);
+    expect(parseKey(key.toString('hex'), 'CREDENTIALS_KEY')).toEqual(key);
+    expect(() => parseKey('short', 'CREDENTIALS_KEY')).toThrow(/CREDENTIALS_KEY must be 32 bytes/);
   });
 });

@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import { ok, refuse } from '@meridian/contracts';
 import { setTwoFactor } from '../db/repositories/two-factor.js';
-import { seal } from '../domain/secret-box.js';
+import { seal } from '@meridian/runtime';
 import { newTotpSecret, otpauthUri, TOTP } from '../domain/totp.js';
 import type { IdentityDeps } from '../deps.js';
 import { accountOf, noAccount, sealContext } from './second-factor.js';

@@ -9,7 +9,7 @@ import {
   useRecoveryCode,
 } from '../db/repositories/two-factor.js';
 import { hashToken, newToken } from '../domain/secrets.js';
-import { open } from '../domain/secret-box.js';
+import { open } from '@meridian/runtime';
 import { acceptedStep, newRecoveryCodes, normaliseRecoveryCode } from '../domain/totp.js';
 import type { IdentityDeps } from '../deps.js';
 import { mustWait, type Wait } from './outcome.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { generate } from 'otplib';
 import { entitlementsOf, planChangeApplies } from '../../src/domain/account.js';
-import { open, seal } from '../../src/domain/secret-box.js';
+import { open, seal } from '@meridian/runtime';
 import { lastSeenIsStale, sessionIsLive } from '../../src/domain/session.js';
 import {
   acceptedStep,

@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * AES-256-GCM for TOTP secrets at rest: `v1.<iv>.<tag>.<ciphertext>` in base64url. The account
- * id is bound as associated data, so a ciphertext moved to another account's row fails to open.
+ * AES-256-GCM for secrets at rest (TOTP secrets, audit credentials): `v1.<iv>.<tag>.<ciphertext>`
+ * in base64url, a fresh 96-bit IV each time. `context` (the owning row's ids) is bound as
+ * associated data, so a ciphertext copied to another row fails to open.
  */
 export function seal(key: Buffer, plaintext: string, context: string): string {
   const iv = randomBytes(12);
@@ -23,9 +24,9 @@ export function open(key: Buffer, sealed: string, context: string): string {
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
 }
 
-/** A 32-byte key written as 64 hex characters or base64 / base64url. */
-export function parseKey(text: string): Buffer {
+/** A 32-byte key written as 64 hex characters or base64 / base64url; `setting` names it in the error. */
+export function parseKey(text: string, setting: string): Buffer {
   const bytes = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : Buffer.from(text, 'base64');
-  if (bytes.length !== 32) throw new Error('TOTP_ENCRYPTION_KEY must be 32 bytes (64 hex or base64)');
+  if (bytes.length !== 32) throw new Error(`${setting} must be 32 bytes (64 hex or base64)`);
   return bytes;
 }
