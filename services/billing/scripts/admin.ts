@@ -14,12 +14,11 @@
  * posts once. Exit code 0, or 2 with the reason on stderr when refused.
  */
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { migrateToLatest, openDatabase, openPGlite, type DatabaseTarget } from '@meridian/db';
+import { withServiceDatabase } from '@meridian/db';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { unmatchedDeposits } from '../src/db/repositories/deposits.js';
@@ -153,21 +152,16 @@ export async function main(argv: string[], io: AdminIo = processIo): Promise<num
     io.stderr(`billing:admin: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
   }
-  const target: DatabaseTarget = io.env.DATABASE_URL
-    ? { kind: 'pg', url: io.env.DATABASE_URL }
-    : { kind: 'pglite', pglite: await openPGlite(join(io.env.DATA_DIR ?? '.data', 'pglite')) };
-  const database = openDatabase<Database>(target, 'billing');
   try {
-    await migrateToLatest(database.db, 'billing', migrations);
-    io.stdout(`${await run(database.db, parsed.command, parsed.args)}\n`);
+    const text = await withServiceDatabase<Database, string>(io.env, 'billing', migrations, (db) =>
+      run(db, parsed.command, parsed.args),
+    );
+    io.stdout(`${text}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof Refused)) throw err;
     io.stderr(`billing:admin: ${err.message}\n`);
     return 2;
-  } finally {
-    await database.close();
-    if (target.kind === 'pglite') await target.pglite.close();
   }
 }
 

@@ -10,12 +10,11 @@
  * embedded PGlite under DATA_DIR (.data) that `pnpm start` uses. Exit code 0, or 2 with the reason on stderr.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { ingestBatchSchema, type IngestSummary } from '@meridian/contracts';
-import { migrateToLatest, openDatabase, openPGlite, type DatabaseTarget } from '@meridian/db';
+import { withServiceDatabase } from '@meridian/db';
 import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
@@ -129,13 +128,10 @@ export async function main(argv: string[], io: ImportIo = processIo): Promise<nu
     io.stderr(`data:import: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
   }
-  const target: DatabaseTarget = io.env.DATABASE_URL
-    ? { kind: 'pg', url: io.env.DATABASE_URL }
-    : { kind: 'pglite', pglite: await openPGlite(join(io.env.DATA_DIR ?? '.data', 'pglite')) };
-  const database = openDatabase<Database>(target, 'data');
   try {
-    await migrateToLatest(database.db, 'data', migrations);
-    const total = await importFile(database.db, options, progressBar(io.stderr));
+    const total = await withServiceDatabase<Database, IngestSummary>(io.env, 'data', migrations, (db) =>
+      importFile(db, options, progressBar(io.stderr)),
+    );
     const seconds = (performance.now() - started) / 1000;
     const { kind, source, symbol, file } = options;
     io.stderr('\n');
@@ -151,9 +147,6 @@ export async function main(argv: string[], io: ImportIo = processIo): Promise<nu
       return 2;
     }
     throw err;
-  } finally {
-    await database.close();
-    if (target.kind === 'pglite') await target.pglite.close();
   }
 }
 

@@ -8,12 +8,11 @@
  * It works through DATABASE_URL (or the embedded PGlite under DATA_DIR): whoever runs it is
  * authenticated by the database, and a mark names its operator. Exit code 0, or 2 with the reason.
  */
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { migrateToLatest, openDatabase, openPGlite, type DatabaseTarget } from '@meridian/db';
+import { withServiceDatabase } from '@meridian/db';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { listRequests, markRequest } from '../src/db/repositories/service-requests.js';
@@ -89,21 +88,16 @@ const processIo: AdminIo = {
 
 /** The command line: opens the database, runs; the exit code. */
 export async function main(argv: string[], io: AdminIo = processIo): Promise<number> {
-  const target: DatabaseTarget = io.env.DATABASE_URL
-    ? { kind: 'pg', url: io.env.DATABASE_URL }
-    : { kind: 'pglite', pglite: await openPGlite(join(io.env.DATA_DIR ?? '.data', 'pglite')) };
-  const database = openDatabase<Database>(target, 'requests');
   try {
-    await migrateToLatest(database.db, 'requests', migrations);
-    io.stdout(`${await run(database.db, argv)}\n`);
+    const text = await withServiceDatabase<Database, string>(io.env, 'requests', migrations, (db) =>
+      run(db, argv),
+    );
+    io.stdout(`${text}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof Refused) && !(err instanceof TypeError)) throw err;
     io.stderr(`requests:admin: ${err.message}\n`);
     return 2;
-  } finally {
-    await database.close();
-    if (target.kind === 'pglite') await target.pglite.close();
   }
 }
 
