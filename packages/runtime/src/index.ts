@@ -4,3 +4,4 @@ export * from './periodic.js';
 export * from './probes.js';
 export * from './service.js';
 export { open, parseKey, seal } from './secret-box.js';
+export { resultHandler } from './rpc.js';

@@ -8,10 +8,8 @@ import {
   priceReadRequestSchema,
   subscriptionReadRequestSchema,
   type Result,
-  type RpcReply,
 } from '@meridian/contracts';
-import { problem } from '@meridian/http-kit';
-import type { RpcRegistration } from '@meridian/runtime';
+import { resultHandler, type RpcRegistration } from '@meridian/runtime';
 import { readBalance } from '../db/repositories/ledger.js';
 import { allPrices } from '../db/repositories/prices.js';
 import type { BillingDeps } from '../deps.js';
@@ -21,22 +19,8 @@ import { registerOrder } from '../flows/register-order.js';
 import { spendForOrder } from '../flows/spend-for-order.js';
 import { problemOf } from '../routes/answer.js';
 
-/** Parses a request, runs it, and answers the reply of the house: {ok, data} or {ok: false, problem}. */
-function handler<S extends z.ZodType, T>(schema: S, run: (input: z.infer<S>) => Promise<Result<T>>) {
-  return async (input: unknown): Promise<RpcReply<T>> => {
-    const parsed = schema.safeParse(input);
-    if (!parsed.success)
-      return {
-        ok: false,
-        problem: problem(
-          'validation_failed',
-          parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-        ),
-      };
-    const result = await run(parsed.data);
-    return result.ok ? { ok: true, data: result.value } : { ok: false, problem: problemOf(result).body };
-  };
-}
+const handler = <S extends z.ZodType, T>(schema: S, run: (input: z.infer<S>) => Promise<Result<T>>) =>
+  resultHandler(schema, run, (refusal) => problemOf(refusal).body);
 
 /** Request/reply of billing for analysis and requests: pay, refund and quote orders; read balance, subscription and prices. */
 export function rpcHandlers(deps: BillingDeps): RpcRegistration[] {

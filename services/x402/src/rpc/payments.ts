@@ -5,10 +5,9 @@ import {
   supportedReadRequestSchema,
   type Problem,
   type Result,
-  type RpcReply,
 } from '@meridian/contracts';
 import { problem } from '@meridian/http-kit';
-import type { RpcRegistration } from '@meridian/runtime';
+import { resultHandler, type RpcRegistration } from '@meridian/runtime';
 import type { X402Deps } from '../deps.js';
 import { settlePayment } from '../flows/settle-payment.js';
 import { verifyPayment } from '../flows/verify-payment.js';
@@ -30,23 +29,8 @@ export function problemOf(code: string, detail: string): Problem {
   }
 }
 
-function handler<S extends z.ZodType, T>(schema: S, run: (input: z.infer<S>) => Promise<Result<T>>) {
-  return async (input: unknown): Promise<RpcReply<T>> => {
-    const parsed = schema.safeParse(input);
-    if (!parsed.success)
-      return {
-        ok: false,
-        problem: problemOf(
-          'validation_failed',
-          parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
-        ),
-      };
-    const result = await run(parsed.data);
-    return result.ok
-      ? { ok: true, data: result.value }
-      : { ok: false, problem: problemOf(result.code, result.detail) };
-  };
-}
+const handler = <S extends z.ZodType, T>(schema: S, run: (input: z.infer<S>) => Promise<Result<T>>) =>
+  resultHandler(schema, run, (refusal) => problemOf(refusal.code, refusal.detail));
 
 /** The gateway's subjects: the fee payer for the challenge, verification, settlement. */
 export function rpcHandlers(deps: X402Deps): RpcRegistration[] {

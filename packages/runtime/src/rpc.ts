@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+import type { Problem, Refusal, Result, RpcReply } from '@meridian/contracts';
+import { problem } from '@meridian/http-kit';
+
+/**
+ * A request/reply handler of the house: the request parsed with `schema` (a 400 problem naming
+ * each bad field otherwise), the flow run, and its Result answered as `{ok: true, data}` or
+ * `{ok: false, problem}` through the service's own `problemOf`.
+ */
+export function resultHandler<S extends z.ZodType, T>(
+  schema: S,
+  run: (input: z.infer<S>) => Promise<Result<T>>,
+  problemOf: (refusal: Refusal) => Problem,
+) {
+  return async (input: unknown): Promise<RpcReply<T>> => {
+    const parsed = schema.safeParse(input);
+    if (!parsed.success)
+      return {
+        ok: false,
+        problem: problem(
+          'validation_failed',
+          parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+        ),
+      };
+    const result = await run(parsed.data);
+    return result.ok ? { ok: true, data: result.value } : { ok: false, problem: problemOf(result) };
+  };
+}
