@@ -21,7 +21,7 @@ export const configSchema = baseConfigSchema
 export type Config = z.infer<typeof configSchema>;
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(configSchema, { PORT: '8087', ...env });
+  return loadConfig(configSchema, env, { PORT: '8087' });
 }
 
 /** The stdio command: `meridian-mcp [mcp] --key <key> [--api-url <url>]`. */

@@ -25,12 +25,20 @@ export const baseConfigSchema = z.object({
 
 export type BaseConfig = z.infer<typeof baseConfigSchema>;
 
-/** Parses the environment once at start; every bad key is named, then the process stops. */
+/**
+ * Parses the environment once at start; every bad key is named, then the process stops. An empty
+ * variable means unset (docker-compose passes `DATABASE_URL=` for a key it lists without a value),
+ * so it takes the default; `defaults` fill what the environment leaves unset (a service's port).
+ */
 export function loadConfig<S extends z.ZodType>(
   schema: S,
   env: Record<string, string | undefined>,
+  defaults: Record<string, string> = {},
 ): z.infer<S> {
-  const parsed = schema.safeParse(env);
+  const set = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = schema.safeParse({ ...defaults, ...set });
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
   throw new Error(`invalid configuration:\n${lines.join('\n')}`);

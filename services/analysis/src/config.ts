@@ -43,5 +43,5 @@ export const configSchema = baseConfigSchema.extend({
 export type Config = z.infer<typeof configSchema>;
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(configSchema, { PORT: '8083', ...env });
+  return loadConfig(configSchema, env, { PORT: '8083' });
 }

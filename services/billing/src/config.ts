@@ -80,5 +80,5 @@ export const configSchema = baseConfigSchema
 export type Config = z.infer<typeof configSchema>;
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(configSchema, { PORT: '8082', ...env });
+  return loadConfig(configSchema, env, { PORT: '8082' });
 }

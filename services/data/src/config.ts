@@ -28,5 +28,5 @@ export const configSchema = baseConfigSchema
 export type Config = z.infer<typeof configSchema>;
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(configSchema, { PORT: '8084', ...env });
+  return loadConfig(configSchema, env, { PORT: '8084' });
 }

@@ -83,7 +83,7 @@ export const configSchema = baseConfigSchema
 export type Config = z.infer<typeof configSchema>;
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(configSchema, { PORT: '8081', ...env });
+  return loadConfig(configSchema, env, { PORT: '8081' });
 }
 
 /** Every configured provider: OIDC_PROVIDERS, plus the single OIDC_ISSUER one. */

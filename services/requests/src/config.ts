@@ -34,5 +34,5 @@ export const configSchema = baseConfigSchema
 export type Config = z.infer<typeof configSchema>;
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(configSchema, { PORT: '8086', ...env });
+  return loadConfig(configSchema, env, { PORT: '8086' });
 }

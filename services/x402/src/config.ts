@@ -13,5 +13,5 @@ export const configSchema = baseConfigSchema.extend({
 export type Config = z.infer<typeof configSchema>;
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(configSchema, { PORT: '8085', ...env });
+  return loadConfig(configSchema, env, { PORT: '8085' });
 }
