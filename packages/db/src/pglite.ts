@@ -1,14 +1,74 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import { parseInt8 } from './database.js';
 
 /**
  * The embedded database of the all-in-one mode: real Postgres compiled to WebAssembly, persisted
  * under `dataDir` so that a second start reuses what the first stored. Omit `dataDir` for memory.
+ *
+ * One process at a time: two writers on one directory corrupt it beyond repair, so the directory
+ * is held by a lock file naming the holder's pid (`<dataDir>.lock`), taken before opening and
+ * given back on close; a lock whose process is gone is taken over.
  */
 export async function openPGlite(dataDir?: string): Promise<PGlite> {
-  if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const pglite = new PGlite(dataDir, { parsers: { [types.INT8]: parseInt8 } });
+  if (!dataDir) return ready(new PGlite(undefined, { parsers: { [types.INT8]: parseInt8 } }));
+  mkdirSync(dataDir, { recursive: true });
+  const release = holdDirectory(dataDir);
+  try {
+    const pglite = await ready(new PGlite(dataDir, { parsers: { [types.INT8]: parseInt8 } }));
+    const close = pglite.close.bind(pglite);
+    pglite.close = async () => {
+      try {
+        await close();
+      } finally {
+        release();
+      }
+    };
+    return pglite;
+  } catch (err) {
+    release();
+    throw new Error(
+      `The embedded database in ${dataDir} could not be opened (${err instanceof Error ? err.message : String(err)}). ` +
+        `If a run was killed while writing, move ${dataDir} aside and start again (it is created afresh), ` +
+        `or point DATABASE_URL at a PostgreSQL server.`,
+    );
+  }
+}
+
+async function ready(pglite: PGlite): Promise<PGlite> {
   await pglite.waitReady;
   return pglite;
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Takes `<dir>.lock` for this process, or throws naming the live process that holds it. */
+function holdDirectory(dir: string): () => void {
+  const lock = join(dirname(dir), `${dir.split(/[\\/]/).pop()}.lock`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lock, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return () => rmSync(lock, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(readFileSync(lock, 'utf8').trim());
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder))
+        throw new Error(
+          `The embedded database in ${dir} is in use by process ${holder} (${lock}); stop that process, ` +
+            'or give this one another DATA_DIR or a DATABASE_URL.',
+        );
+      rmSync(lock, { force: true });
+    }
+  }
+  throw new Error(`The embedded database in ${dir} could not be locked (${lock}).`);
 }
