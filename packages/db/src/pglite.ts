@@ -32,6 +32,7 @@ export async function openPGlite(dataDir?: string): Promise<PGlite> {
       `The embedded database in ${dataDir} could not be opened (${err instanceof Error ? err.message : String(err)}). ` +
         `If a run was killed while writing, move ${dataDir} aside and start again (it is created afresh), ` +
         `or point DATABASE_URL at a PostgreSQL server.`,
+      { cause: err },
     );
   }
 }
@@ -66,6 +67,7 @@ function holdDirectory(dir: string): () => void {
         throw new Error(
           `The embedded database in ${dir} is in use by process ${holder} (${lock}); stop that process, ` +
             'or give this one another DATA_DIR or a DATABASE_URL.',
+          { cause: err },
         );
       rmSync(lock, { force: true });
     }
