@@ -28,6 +28,7 @@ export async function readCredits(
       rows: await entriesPage(trx, accountId, page.limit + 1, page.before),
     }));
   const entries = rows.slice(0, page.limit);
+  const target = depositTarget(deps.config);
   return {
     balance_atomic: balance,
     balance_usd: balance / ATOMIC_PER_USD,
@@ -41,6 +42,11 @@ export async function readCredits(
       actor: e.actor,
     })),
     next_before: rows.length > page.limit ? entries[entries.length - 1]!.id : null,
-    topup: { ...depositTarget(deps.config), memo: topupMemo(accountId) },
+    topup: {
+      deposit_address: target.deposit_address,
+      memo: topupMemo(accountId),
+      asset: target.asset,
+      network: target.network,
+    },
   };
 }
