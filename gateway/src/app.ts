@@ -114,6 +114,7 @@ function createDataEdge(deps: EdgeDeps) {
     target: config.DATA_URL,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     keys: deps.caches.keys,
+    sessions: deps.caches.sessions,
     limiter: deps.limiter,
     plans: deps.plans,
     signer: deps.signer,

@@ -1,12 +1,14 @@
 import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import {
   INTERNAL_ASSERTION_HEADER,
+  SESSION_COOKIE,
   X402_HEADERS,
   type Caller,
   type KeyVerifyReply,
   type PaymentCallRequest,
   type Plan,
   type Problem,
+  type SessionVerifyReply,
 } from '@meridian/contracts';
 import { methodNotAllowed, problem, requestTrace, writeProblem } from '@meridian/http-kit';
 import proxyaddr from 'proxy-addr';
@@ -16,7 +18,7 @@ import type { X402Client } from '../adapters/x402.js';
 import type { VerifiedCache, Verification } from '../adapters/verified-cache.js';
 import { trustedProxies } from '../domain/client-address.js';
 import { corsHeaders, isPreflight, type CorsPolicy } from '../domain/cors.js';
-import { bearerChallenge, presentedKey } from '../domain/credentials.js';
+import { bearerChallenge, cookieValue, presentedKey } from '../domain/credentials.js';
 import {
   challengedUrl,
   dataTargets,
@@ -48,6 +50,8 @@ export interface DataEdgeOptions {
   target: string;
   timeoutMs: number;
   keys: VerifiedCache<KeyVerifyReply>;
+  /** A signed-in person's session reads data at its account's plan, as a key does (no x402). */
+  sessions: VerifiedCache<SessionVerifyReply>;
   limiter: RateLimiter;
   /** The bucket of each plan (data-api-interface 8, or RATE_LIMITS). */
   plans: Record<Plan, BucketPolicy>;
@@ -216,15 +220,9 @@ class DataEdge {
   private admit(call: DataCall): void {
     const presented = presentedKey(call.req.headers);
     if (presented.kind === 'none') {
-      if (!isPriced(call.target)) return this.sign(call, ANONYMOUS);
-      // A query the data service would refuse is refused before any payment is asked for or taken.
-      const refused = checkDataQuery(call.target.hit, new URLSearchParams(call.query));
-      if (refused) return this.refuse(call, refused);
-      const payment = paymentHeaderOf(call.req.headers);
-      if (payment === undefined) return this.challenge(call, call.target);
-      return this.withTerms(call, (terms) =>
-        this.paidCalls.verify(call, this.paymentRequest(call, call.target as PricedTarget, terms, payment)),
-      );
+      const session = cookieValue(call.req.headers.cookie, SESSION_COOKIE);
+      if (session) return this.withSession(call, session);
+      return this.keyless(call);
     }
     if (presented.kind === 'malformed') return this.refuseKey(call, false);
     if (!this.options.keyFormatValid(presented.key)) return this.refuseKey(call, true);
@@ -235,6 +233,50 @@ class DataEdge {
         (err) => this.fail(call, err),
       );
     else this.verified(call, result);
+  }
+
+  /**
+   * A signed-in session: identity vouches for it, then the account's plan gates and limits it as a
+   * key would (its bucket is the account's session bucket). A session identity refuses (expired,
+   * revoked) counts as no credential: the caller may still pay per call.
+   */
+  private withSession(call: DataCall, token: string): void {
+    const settle = (result: Verification<SessionVerifyReply>) => {
+      if (!result.ok)
+        return result.problem.status === 401 ? this.keyless(call) : this.refuse(call, result.problem);
+      const session = result.value;
+      const decision = this.options.limiter.take(
+        `session:${session.account_id}`,
+        this.options.plans[session.plan],
+        retiredKeysBucket(session.account_id),
+      );
+      const go = (d: RateDecision) =>
+        this.admitted(call, session.plan, d, {
+          account_id: session.account_id,
+          plan: session.plan,
+          auth: 'session',
+          key_id: null,
+          session_id: session.session_id,
+        });
+      if (decision instanceof Promise) decision.then(go, (err) => this.fail(call, err));
+      else go(decision);
+    };
+    const result = this.options.sessions.verify(token, () => call.client);
+    if (result instanceof Promise) result.then(settle, (err) => this.fail(call, err));
+    else settle(result);
+  }
+
+  /** No credential: the x402 challenge (or a paid call) on a priced route, else anonymous. */
+  private keyless(call: DataCall): void {
+    if (!isPriced(call.target)) return this.sign(call, ANONYMOUS);
+    // A query the data service would refuse is refused before any payment is asked for or taken.
+    const refused = checkDataQuery(call.target.hit, new URLSearchParams(call.query));
+    if (refused) return this.refuse(call, refused);
+    const payment = paymentHeaderOf(call.req.headers);
+    if (payment === undefined) return this.challenge(call, call.target);
+    return this.withTerms(call, (terms) =>
+      this.paidCalls.verify(call, this.paymentRequest(call, call.target as PricedTarget, terms, payment)),
+    );
   }
 
   /** The challenge's terms: our settings and the facilitator's fee payer (503 when it cannot be known). */
@@ -314,21 +356,26 @@ class DataEdge {
 
   /** Rate-limit fields on every answer to a valid key; a spent budget is 429, a gate below the plan 403. */
   private limited(call: DataCall, key: KeyVerifyReply, decision: RateDecision): void {
-    addFields(call.fields, rateLimitHeaders(decision));
-    if (!decision.allowed) {
-      const wait = decision.retryAfterS;
-      const detail = `This key's plan allows ${decision.limit} requests per minute; retry in ${wait} s.`;
-      return this.refuse(call, problem('rate_limit', detail, { retryAfter: wait }));
-    }
-    const refusal = gateRefusal(key.plan, call.target);
-    if (refusal) return this.refuse(call, problem('tier_forbidden', refusal));
-    this.sign(call, {
+    this.admitted(call, key.plan, decision, {
       account_id: key.account_id,
       plan: key.plan,
       auth: 'api_key',
       key_id: key.key_id,
       session_id: null,
     });
+  }
+
+  /** A vouched-for caller within its rate limit and its plan's gate goes on to the data service. */
+  private admitted(call: DataCall, plan: Plan, decision: RateDecision, caller: Caller): void {
+    addFields(call.fields, rateLimitHeaders(decision));
+    if (!decision.allowed) {
+      const wait = decision.retryAfterS;
+      const detail = `This plan allows ${decision.limit} requests per minute; retry in ${wait} s.`;
+      return this.refuse(call, problem('rate_limit', detail, { retryAfter: wait }));
+    }
+    const refusal = gateRefusal(plan, call.target);
+    if (refusal) return this.refuse(call, problem('tier_forbidden', refusal));
+    this.sign(call, caller);
   }
 
   /** The caller's signed assertion, from the signer's cache when it holds one. */

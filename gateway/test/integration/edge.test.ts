@@ -384,6 +384,24 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
       expect(body.detail).toContain('pro');
     });
 
+    it("reads data by a signed-in session at its account's plan, without x402; a stale session may still pay", async () => {
+      const free = await fetch(`${a.url}/v1/data/crypto/spot/reference_price?entity=BTC-USD`, {
+        headers: { cookie },
+      });
+      expect(free.status).toBe(200);
+      expect(free.headers.get('payment-required')).toBeNull();
+      const body = (await free.json()) as { meta: { caller: Record<string, unknown> } };
+      expect(body.meta.caller).toMatchObject({ auth: 'session', plan: 'free', key_id: null });
+      expect(free.headers.get('ratelimit-limit')).toBe('10');
+      const gated = await fetch(`${a.url}/v1/data/crypto/options/chain`, { headers: { cookie } });
+      expect(gated.status).toBe(403);
+      expect(((await gated.json()) as { error_category: string }).error_category).toBe('tier_forbidden');
+      const stale = await fetch(`${a.url}/v1/data/crypto/spot/reference_price?entity=BTC-USD`, {
+        headers: { cookie: 'meridian_session=forged-token-0123456789' },
+      });
+      expect(stale.status).toBe(402);
+    });
+
     it('takes the key path when a valid key comes with a payment header: plan gating, nothing verified or settled', async () => {
       // An x402 service on the bus for this test only, counting every payment it is asked about.
       const bus = await createNatsBus({
