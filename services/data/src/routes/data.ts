@@ -117,6 +117,8 @@ async function answerMetric(
     ...(entity !== undefined ? { entity } : {}),
     ...(query.source !== undefined ? { source: query.source } : {}),
     ...(interval !== undefined ? { interval } : {}),
+    ...(query.option_type !== undefined ? { option_type: query.option_type } : {}),
+    ...(query.expiry !== undefined ? { expiry: query.expiry } : {}),
     ...(query.cursor !== undefined ? { cursor: openCursor(query.cursor, cursorKey, binding) } : {}),
   };
   const result = await resolver(deps, metricQuery, hit);
