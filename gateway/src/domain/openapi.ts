@@ -1,11 +1,13 @@
 import type { z } from 'zod';
 import {
   DEFAULT_INTERVAL,
+  FILTER_PARAMETERS,
   SESSION_COOKIE,
   paymentRequiredSchema,
   pricesSchema,
   problemSchema,
   type CatalogHit,
+  type FilterParameter,
 } from '@meridian/contracts';
 import { dataQuerySchema, envelopeSchema, jsonSchemaOf, SERIES_PARAMETERS } from './data-schemas.js';
 import { accessOf } from './route-table.js';
@@ -111,6 +113,8 @@ interface Parameter {
   schema: Record<string, unknown>;
 }
 
+const FILTERS: ReadonlySet<string> = new Set(FILTER_PARAMETERS);
+
 /** One query parameter per property of a zod object, with its bounds, default and description. */
 function queryParameters(schema: z.ZodObject): Parameter[] {
   const json = jsonSchemaOf(schema, 'input') as {
@@ -130,7 +134,8 @@ function queryParameters(schema: z.ZodObject): Parameter[] {
  * The query parameters one metric takes, with exactly the values the data service accepts: the
  * entities it answers (the empty one where the product has none), its product's venues, interval
  * for OHLCV only, `series` with the values that have an answer, and the series-shaping parameters
- * only where a series answer exists.
+ * only where a series answer exists, and the row filters (option_type, expiry) where the catalogue
+ * lists them for the metric.
  */
 function metricParameters(hit: CatalogHit): Parameter[] {
   const { sources } = hit.product;
@@ -143,6 +148,7 @@ function metricParameters(hit: CatalogHit): Parameter[] {
     if (p.name === 'interval') return metric.metric === 'ohlcv' ? [withDefault(p, DEFAULT_INTERVAL)] : [];
     if (p.name === 'series') return [{ ...p, schema: { type: 'string', enum: seriesValues(hit) } }];
     if (SERIES_PARAMETERS.has(p.name)) return metric.series ? [p] : [];
+    if (FILTERS.has(p.name)) return metric.filters?.includes(p.name as FilterParameter) ? [p] : [];
     return [p];
   });
 }

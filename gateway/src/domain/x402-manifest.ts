@@ -1,4 +1,10 @@
-import { SOLANA_MAINNET, USDC_MINT, X402_MAX_TIMEOUT_S, X402_VERSION } from '@meridian/contracts';
+import {
+  FILTER_PARAMETERS,
+  SOLANA_MAINNET,
+  USDC_MINT,
+  X402_MAX_TIMEOUT_S,
+  X402_VERSION,
+} from '@meridian/contracts';
 import { SERIES_PARAMETERS, dataQuerySchema, envelopeSchema, jsonSchemaOf } from './data-schemas.js';
 import { priceOf, type X402Settings } from './payment-required.js';
 import { baseOf, pricedPaths } from './catalog-facts.js';
@@ -38,7 +44,11 @@ export function x402Manifest(settings: X402Settings, publicBaseUrl?: string) {
         ...(hit.metric.series ? { series: String(priceOf(true)) } : {}),
       },
       scheme: 'exact',
-      inputSchema: hit.metric.series ? input : withoutSeries,
+      // The row filters (option_type, expiry) only where the catalogue lists them for the metric.
+      inputSchema: withoutProperties(
+        hit.metric.series ? input : withoutSeries,
+        new Set(FILTER_PARAMETERS.filter((f) => !hit.metric.filters?.includes(f))),
+      ),
       outputSchema: output,
     })),
   };

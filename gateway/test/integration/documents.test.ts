@@ -65,6 +65,11 @@ describe('public documents', () => {
       expect(schemaOf('source')).toEqual({ type: 'string', enum: hit.product.sources });
       expect(params.some((p) => p.name === 'interval')).toBe(hit.metric.metric === 'ohlcv');
       expect(params.some((p) => p.name === 'cursor')).toBe(hit.metric.series);
+      // The row filters only where the catalogue lists them (the options chain).
+      const isChain = path === '/v1/data/crypto/options/chain';
+      expect(params.some((p) => p.name === 'option_type')).toBe(isChain);
+      expect(params.some((p) => p.name === 'expiry')).toBe(isChain);
+      if (isChain) expect(schemaOf('option_type')).toEqual({ type: 'string', enum: ['call', 'put'] });
       const series =
         hit.metric.value_shape === 'series' ? ['true'] : hit.metric.series ? ['true', 'false'] : ['false'];
       expect(schemaOf('series')).toEqual({ type: 'string', enum: series });
@@ -184,6 +189,9 @@ describe('public documents', () => {
     expect(inputOf('crypto/spot/reference_price')).not.toHaveProperty('series');
     expect(inputOf('crypto/spot/reference_price')).not.toHaveProperty('cursor');
     expect(inputOf('crypto/spot/trades')).toHaveProperty('cursor');
+    expect(inputOf('crypto/options/chain')).toHaveProperty('option_type');
+    expect(inputOf('crypto/options/chain')).toHaveProperty('expiry');
+    expect(inputOf('crypto/options/open_interest')).not.toHaveProperty('option_type');
     expect(priceOf('crypto/spot/trades')).toEqual({ read: '20000', series: '20000' });
     expect(priceOf('weather/observations/temperature')).toEqual({ read: '10000', series: '20000' });
   });

@@ -73,4 +73,16 @@ describe('a keyless call asking for what the metric does not answer', () => {
     expect(check('/v1/reference_price', 'interval=1h')).toBe('query.interval');
     expect(check('/v1/ohlcv', 'interval=1h&series=true')).toBeUndefined();
   });
+
+  it("checks the options chain's filters as the data service does: the chain only, call|put, a YYYY-MM-DD day", () => {
+    const check = (path: string, query: string) =>
+      checkDataQuery(dataTarget(path)!.hit!, new URLSearchParams(query))?.errors?.[0]?.path;
+    expect(check('/v1/data/crypto/options/chain', 'option_type=put&expiry=2026-06-26')).toBeUndefined();
+    expect(check('/v1/chain', 'option_type=call')).toBeUndefined();
+    expect(check('/v1/data/crypto/options/chain', 'option_type=C')).toBe('query.option_type');
+    expect(check('/v1/data/crypto/options/chain', 'expiry=2026-06-26T08:00:00Z')).toBe('query.expiry');
+    expect(check('/v1/data/crypto/options/chain', 'expiry=2026-02-30')).toBe('query.expiry');
+    expect(check('/v1/data/crypto/options/open_interest', 'option_type=call')).toBe('query.option_type');
+    expect(check('/v1/reference_price', 'expiry=2026-06-26')).toBe('query.expiry');
+  });
 });

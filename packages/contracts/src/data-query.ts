@@ -9,6 +9,25 @@ export const DEFAULT_INTERVAL: DataInterval = '1m';
 /** Bounds of max_response_tokens (the spec leaves them to us: data service README). */
 export const MAX_RESPONSE_TOKENS = { min: 200, max: 100_000 } as const;
 
+/** The option types of crypto/options/chain's `option_type` filter, as the chain rows spell them. */
+export const OPTION_TYPES = ['call', 'put'] as const;
+
+/**
+ * Filters of a metric's rows: a metric takes those its catalogue entry lists in `filters` (the
+ * options chain: option_type and expiry); any other metric refuses them.
+ */
+export const FILTER_PARAMETERS = ['option_type', 'expiry'] as const;
+export type FilterParameter = (typeof FILTER_PARAMETERS)[number];
+
+const EXPIRY_FORMAT =
+  "a date YYYY-MM-DD: the UTC day of the options' expiry (the day of the chain rows' expiry)";
+
+/** A real calendar date written YYYY-MM-DD (2026-02-30 is not one). */
+const isCalendarDate = (d: string) => {
+  const t = Date.parse(`${d}T00:00:00Z`);
+  return Number.isFinite(t) && new Date(t).toISOString().slice(0, 10) === d;
+};
+
 /** The parameters only a series answer takes; `series` itself asks for one. */
 export const SERIES_SHAPING_PARAMETERS = ['fields', 'format', 'cursor', 'max_response_tokens'] as const;
 
@@ -55,6 +74,18 @@ export const dataQuerySchema = z.object({
     .enum(['table', 'json'], { message: 'table or json' })
     .optional()
     .describe('Series only: table answers columnar {columns, rows}; json (default) an array of objects'),
+  option_type: z
+    .enum(OPTION_TYPES, { message: 'call or put' })
+    .optional()
+    .describe('crypto/options/chain only: keep the calls or the puts (call or put)'),
+  expiry: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, EXPIRY_FORMAT)
+    .refine(isCalendarDate, EXPIRY_FORMAT)
+    .optional()
+    .describe(
+      "crypto/options/chain only: keep the options expiring on this UTC day, a date YYYY-MM-DD (the day of the rows' expiry)",
+    ),
   cursor: z.string().min(1).max(2048).optional().describe('Series only: opaque cursor from meta.next_cursor'),
   max_response_tokens: z.coerce
     .number()
@@ -189,14 +220,20 @@ export function resolveEntity(
 
 /**
  * Parameters the metric has no answer for: `series=true` where it has no history, `series=false`
- * on a series-only metric, `interval` anywhere but OHLCV. Refused rather than silently answered as
+ * on a series-only metric, `interval` anywhere but OHLCV, a filter the metric does not list. Refused rather than silently answered as
  * something else than what was asked.
  */
 export function parameterRefusal(
   hit: CatalogHit,
-  query: Pick<DataQueryInput, 'series' | 'interval'>,
+  query: Pick<DataQueryInput, 'series' | 'interval'> & Partial<Pick<DataQueryInput, FilterParameter>>,
 ): QueryRefusal | undefined {
   const key = `${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
+  for (const name of FILTER_PARAMETERS)
+    if (query[name] !== undefined && !(hit.metric.filters ?? []).includes(name))
+      return {
+        path: `query.${name}`,
+        message: `${key} takes no ${name} filter; ${name} filters crypto/options/chain (GET /v1/catalog lists each metric's filters)`,
+      };
   if (query.series === true && !hit.metric.series)
     return {
       path: 'query.series',

@@ -79,6 +79,8 @@ export interface ServiceDefinition<DB, C extends BaseConfig> {
   prepare?(deps: ServiceDeps<DB, C>): Promise<void>;
   rpc?(deps: ServiceDeps<DB, C>): RpcRegistration[];
   consumers?(deps: ServiceDeps<DB, C>): ConsumerSpec<never>[];
+  /** More for `/ready` to wait for beyond the database and the bus (e.g. a first load); throws while not ready. */
+  ready?(deps: ServiceDeps<DB, C>): Promise<void>;
   /** Background work (pollers, schedulers); each returns its stop function. */
   background?(deps: ServiceDeps<DB, C>): Array<() => Promise<void>>;
 }
@@ -94,10 +96,14 @@ export interface RunningService {
 
 /** The assembled app without listening: the lean routes, then probes, metrics and the service's routes. */
 export function buildServiceApp<DB, C extends BaseConfig>(
-  def: Pick<ServiceDefinition<DB, C>, 'name' | 'routes' | 'leanRoutes' | 'formPaths'>,
+  def: Pick<ServiceDefinition<DB, C>, 'name' | 'routes' | 'leanRoutes' | 'formPaths' | 'ready'>,
   deps: ServiceDeps<DB, C>,
-  ready: () => Promise<void>,
+  infraReady: () => Promise<void>,
 ): RequestListener {
+  const ready = async () => {
+    await infraReady();
+    await def.ready?.(deps);
+  };
   const app = createHttpApp({
     logger: deps.logger,
     metrics: deps.metrics,

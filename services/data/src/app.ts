@@ -20,7 +20,12 @@ export function leanRoutes(deps: DataDeps) {
   return dataLeanRoutes(deps);
 }
 
+/** `/ready` beyond the database and bus: the replay's first load has run (main.ts passes the same). */
+export function dataReady(deps: DataDeps): Promise<void> {
+  return deps.firstLoad.ready();
+}
+
 /** The whole app without listen(), for supertest. */
 export function createApp(deps: DataDeps, ready: () => Promise<void> = async () => {}) {
-  return buildServiceApp({ name: SERVICE, routes, leanRoutes }, deps, ready);
+  return buildServiceApp({ name: SERVICE, routes, leanRoutes, ready: dataReady }, deps, ready);
 }

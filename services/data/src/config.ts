@@ -10,8 +10,6 @@ export const configSchema = baseConfigSchema
     DATA_REPLAY: z.enum(['on', 'off']).default('on'),
     /** Longest life of a cached reference price in ms (an ingest clears it sooner); 0 disables the cache. */
     DATA_PRICE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
-    /** Base URL of the live upstream connectors; unused while unset (every feed replays its recording). */
-    DATA_CONNECTOR_URL: z.string().url().optional(),
     /** Hours of 1s bars kept; older ones are purged every 10 minutes. */
     DATA_RETENTION_1S_HOURS: z.coerce.number().int().min(1).max(87_600).default(48),
     /** Days of trades kept; older ones are purged every 10 minutes. */

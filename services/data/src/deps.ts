@@ -5,6 +5,7 @@ import type { ReplayNote } from './domain/envelope.js';
 import type { MetricAnswer } from './domain/metric-resolver.js';
 import type { Ingestor } from './flows/ingestor.js';
 import type { PriceCache } from './flows/resolve/reference-price.js';
+import type { FirstLoad } from './jobs/first-load.js';
 
 /** What every part of this service gets: the chassis' deps and data's own. */
 export interface DataDeps extends ServiceDeps<Database, Config> {
@@ -12,6 +13,8 @@ export interface DataDeps extends ServiceDeps<Database, Config> {
   ingestor: Ingestor;
   /** Reference prices computed lately, dropped by any candle batch this process ingests. */
   prices: PriceCache;
+  /** The replay's first load after start: while it runs, a metric without data answers 503, `/ready` waits. */
+  firstLoad: FirstLoad;
   /** Says so when an answer rests on replayed recordings (DATA_REPLAY=on). */
   replayNote(answer: MetricAnswer): ReplayNote | undefined;
 }

@@ -1,6 +1,6 @@
 import { STREAMS } from '@meridian/contracts';
 import { isEntrypoint, runMain, startService, type ServiceDeps, type SharedInfra } from '@meridian/runtime';
-import { leanRoutes, routes } from './app.js';
+import { dataReady, leanRoutes, routes } from './app.js';
 import { parseConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
@@ -10,6 +10,7 @@ import { startCombinedBackfill } from './jobs/combined-backfill.js';
 import { marketReplayNote, replayedSpotAt, startMarketReplay } from './jobs/market-replay.js';
 import { loadRecordedFeeds, startFeedRefresh } from './jobs/recorded-feeds.js';
 import { startRetentionPurge } from './jobs/retention-purge.js';
+import { createFirstLoad } from './jobs/first-load.js';
 import { createPriceCache } from './flows/resolve/reference-price.js';
 import { ingestRpc } from './rpc/ingest.js';
 
@@ -20,6 +21,7 @@ export function dataDeps(deps: ServiceDeps<Database, Config>): DataDeps {
     ...deps,
     ingestor,
     prices: createPriceCache(ingestor),
+    firstLoad: createFirstLoad(deps.config.DATA_REPLAY === 'on'),
     replayNote: deps.config.DATA_REPLAY === 'on' ? marketReplayNote : () => undefined,
   };
 }
@@ -39,6 +41,11 @@ function background(deps: DataDeps): Array<() => Promise<void>> {
   const feeds = loadRecordedFeeds(deps, new Date(), spotAt)
     .then(() => void (refresh = startFeedRefresh(deps, spotAt)))
     .catch((err: unknown) => deps.logger.error({ err }, 'recorded feeds could not be replayed'));
+  // The first 48 h of bars and every recording played once: from then on no data is no data (404).
+  void Promise.all([replay.settled(), feeds]).then(() => {
+    deps.firstLoad.settle();
+    deps.logger.info('replay first load done');
+  });
   const stopFeeds = async () => {
     await feeds;
     await refresh?.stop();
@@ -63,6 +70,7 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       routes: (deps) => routes(full(deps)),
       leanRoutes: (deps) => leanRoutes(full(deps)),
       rpc: (deps) => [ingestRpc(full(deps).ingestor)],
+      ready: (deps) => dataReady(full(deps)),
       background: (deps) => background(full(deps)),
     },
     shared,

@@ -12,6 +12,8 @@ interface MetricOptions {
   combined_entities?: string[];
   /** MetricEntry.entities. */
   entities?: string[];
+  /** MetricEntry.filters. */
+  filters?: MetricEntry['filters'];
 }
 
 /** What a product says of its entities beyond the list (ProductEntry). */
@@ -57,6 +59,7 @@ export function product(
       series: shape === 'series' || options.series === true,
       ...(options.combined_entities ? { combined_entities: options.combined_entities } : {}),
       ...(options.entities ? { entities: options.entities } : {}),
+      ...(options.filters ? { filters: options.filters } : {}),
       description,
     });
   return {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Plan } from '../caller.js';
+import type { FilterParameter } from '../data-query.js';
 
 /** The shape of a catalogue entry (data-api-interface 2.3, 4.2). */
 export const valueShapeSchema = z.enum(['scalar', 'object', 'series']);
@@ -36,6 +37,11 @@ export interface MetricEntry {
   combined_entities?: string[];
   /** The only entities the metric answers at all, when fewer than the product's (with a source or not). */
   entities?: string[];
+  /**
+   * The row filters the metric takes (FILTER_PARAMETERS of the data query: `option_type`, `expiry`);
+   * absent where it takes none, and then the data service refuses them (400).
+   */
+  filters?: FilterParameter[];
   description: string;
 }
 

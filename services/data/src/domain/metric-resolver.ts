@@ -9,6 +9,10 @@ export interface MetricQuery {
   source?: string;
   series: boolean;
   interval?: string;
+  /** Row filters (crypto/options/chain only; the route refuses them on other metrics). */
+  option_type?: 'call' | 'put';
+  /** A UTC day YYYY-MM-DD: the options expiring on it. */
+  expiry?: string;
   /** Cursor already verified and decoded by the route; the resolver never sees the opaque string. */
   cursor?: Record<string, unknown>;
   /** Now, as the resolver must see it (tests pin it). */

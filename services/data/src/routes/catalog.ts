@@ -34,6 +34,7 @@ export function catalogDocument(servedFrom: ServedFrom = 'stored') {
           series: m.series,
           ...(m.entities ? { entities: m.entities } : {}),
           ...(m.combined_entities ? { combined_entities: m.combined_entities } : {}),
+          ...(m.filters ? { filters: m.filters } : {}),
           status: m.status,
           ...(m.status === 'live' ? { served_from: servedFrom } : {}),
           min_tier: higherPlan(p.min_tier, m.min_tier),

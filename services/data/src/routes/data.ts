@@ -19,6 +19,7 @@ import {
   type ProblemCode,
 } from '@meridian/http-kit';
 import type { DataDeps } from '../deps.js';
+import { FIRST_LOAD_RETRY_AFTER_S } from '../jobs/first-load.js';
 import { metricEnvelope, type SeriesMeta } from '../domain/envelope.js';
 import type { MetricAnswer, MetricQuery } from '../domain/metric-resolver.js';
 import { fitAnswer, PAGE_SIZE, selectFields, toTable } from '../domain/series/shape.js';
@@ -117,9 +118,17 @@ async function answerMetric(
     ...(entity !== undefined ? { entity } : {}),
     ...(query.source !== undefined ? { source: query.source } : {}),
     ...(interval !== undefined ? { interval } : {}),
+    ...(query.option_type !== undefined ? { option_type: query.option_type } : {}),
+    ...(query.expiry !== undefined ? { expiry: query.expiry } : {}),
     ...(query.cursor !== undefined ? { cursor: openCursor(query.cursor, cursorKey, binding) } : {}),
   };
   const result = await resolver(deps, metricQuery, hit);
+  if (!result.ok && result.code === 'not_found' && deps.firstLoad.loading())
+    throw httpProblem(
+      'service_unavailable',
+      `${key}: the recorded data is still loading after a start; retry in ${FIRST_LOAD_RETRY_AFTER_S} s`,
+      { retryAfter: FIRST_LOAD_RETRY_AFTER_S },
+    );
   if (!result.ok) refusal(result.code, result.detail);
   const answer = result.value;
   const replay = deps.replayNote(answer);

@@ -158,6 +158,67 @@ describe('feed metrics over HTTP', () => {
       expect(body.provenance.method).toMatch(/VIX-style/);
     });
 
+    it("chain filters: option_type (call|put) and expiry (the UTC day YYYY-MM-DD of the rows' expiry)", async () => {
+      const clock = optionsClock();
+      const whole = await ok200('/v1/data/crypto/options/chain?entity=BTC');
+      type Row = { option_type: string; expiry: string };
+      const rows = whole.data.options as Row[];
+      const puts = await ok200('/v1/data/crypto/options/chain?option_type=put');
+      expect(puts.data.options).toEqual(rows.filter((o) => o.option_type === 'put'));
+      expect(puts.data.underlying_px).toBe(whole.data.underlying_px);
+      expect(puts.provenance.method).toMatch(/Filtered: option_type put/);
+      const jun26 = clock(Date.UTC(2020, 5, 26, 8));
+      const day = jun26.slice(0, 10);
+      const calls = await ok200(`/v1/data/crypto/options/chain?option_type=call&expiry=${day}`);
+      const expected = rows.filter((o) => o.option_type === 'call' && o.expiry === jun26);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(calls.data.options).toEqual(expected);
+      // The legacy route takes them too.
+      const legacy = await get(`/v1/chain?option_type=call&expiry=${day}`);
+      expect(legacy.body.data.options).toEqual(expected);
+
+      for (const [query, path, detail] of [
+        ['option_type=C', 'query.option_type', /call or put/],
+        [`expiry=${jun26}`, 'query.expiry', /YYYY-MM-DD/],
+        ['expiry=26JUN20', 'query.expiry', /YYYY-MM-DD/],
+        ['expiry=2026-02-30', 'query.expiry', /YYYY-MM-DD/],
+      ] as const) {
+        const res = await get(`/v1/data/crypto/options/chain?${query}`);
+        expect({ query, status: res.status, path: res.body.errors?.[0]?.path }).toEqual({
+          query,
+          status: 400,
+          path,
+        });
+        expect(res.body.detail).toMatch(detail);
+      }
+      // Only the chain takes them.
+      const oi = await get('/v1/data/crypto/options/open_interest?option_type=call');
+      expect(oi.status).toBe(400);
+      expect(oi.body.errors[0].path).toBe('query.option_type');
+      expect(oi.body.detail).toMatch(/crypto\/options\/chain/);
+      // A well-formed day without an expiry: 404 naming the days that have one.
+      const none = await get('/v1/data/crypto/options/chain?expiry=1999-01-01');
+      expect(none.status).toBe(404);
+      expect(none.body.detail).toContain(day);
+      // The catalogue lists them, for the chain only.
+      const catalog = await get('/v1/catalog');
+      type Entry = { metric: string; filters?: string[] };
+      const options = (
+        catalog.body.data.categories as Array<{
+          category: string;
+          products: Array<{ product: string; metrics: Entry[] }>;
+        }>
+      )
+        .find((c) => c.category === 'crypto')!
+        .products.find((p) => p.product === 'options')!.metrics;
+      expect(options.map((m) => [m.metric, m.filters])).toEqual([
+        ['chain', ['option_type', 'expiry']],
+        ['implied_vol_index', undefined],
+        ['put_call_oi_ratio', undefined],
+        ['open_interest', undefined],
+      ]);
+    });
+
     it('refuses an entity the catalogue does not list, naming the allowed ones', async () => {
       const res = await get('/v1/data/crypto/options/chain?entity=DOGE');
       expect(res.status).toBe(400);

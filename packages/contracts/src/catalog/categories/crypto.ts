@@ -86,7 +86,13 @@ export const CRYPTO: readonly ProductEntry[] = [
     ['deribit'],
     ['BTC'],
     [
-      ['chain', 'object', 'USD', 'Options chain with marks, implied volatility, greeks and open interest'],
+      [
+        'chain',
+        'object',
+        'USD',
+        'Options chain with marks, implied volatility, greeks and open interest',
+        { filters: ['option_type', 'expiry'] },
+      ],
       ['implied_vol_index', 'object', 'percent', '30-day implied volatility index from the chain'],
       ['put_call_oi_ratio', 'object', 'ratio', 'Put open interest over call open interest'],
       [

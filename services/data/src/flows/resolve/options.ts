@@ -1,9 +1,10 @@
-import { findMetric, ok, refuse } from '@meridian/contracts';
+import { findMetric, ok, refuse, type Result } from '@meridian/contracts';
 import { latestChainMarks } from '../../db/repositories/feeds-derivatives.js';
 import type { DataDeps } from '../../deps.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
+import type { MetricQuery, MetricResolver } from '../../domain/metric-resolver.js';
 import {
   buildChain,
+  chainUnderlyingPx,
   impliedVolIndex,
   openInterest,
   putCallOiRatio,
@@ -25,9 +26,41 @@ export async function chainSnapshot(deps: DataDeps, underlying: string, now: Dat
   return { marks, asOf };
 }
 
+/** The UTC day (YYYY-MM-DD) of an option's expiry: what the chain's `expiry` filter names. */
+const expiryDay = (m: OptionMark) => m.expiry.toISOString().slice(0, 10);
+
+/**
+ * The chain's `option_type` and `expiry` filters (the route refuses them on the other options
+ * metrics). A day on which no option of the snapshot expires is a 404 naming the days that do.
+ */
+function filterChain(marks: OptionMark[], query: MetricQuery, underlying: string): Result<OptionMark[]> {
+  let kept = marks;
+  if (query.expiry !== undefined) {
+    kept = kept.filter((m) => expiryDay(m) === query.expiry);
+    if (kept.length === 0) {
+      const days = [...new Set(marks.map(expiryDay))].sort();
+      return refuse(
+        'not_found',
+        `no ${underlying} option of the newest chain expires on ${query.expiry}; expiry days (UTC): ${days.join(', ')}`,
+      );
+    }
+  }
+  if (query.option_type !== undefined) kept = kept.filter((m) => m.option_type === query.option_type);
+  return ok(kept);
+}
+
+function filterNote(query: MetricQuery): string {
+  const parts = [
+    ...(query.option_type !== undefined ? [`option_type ${query.option_type}`] : []),
+    ...(query.expiry !== undefined ? [`expiring on ${query.expiry} (UTC day)`] : []),
+  ];
+  return parts.length ? ` Filtered: ${parts.join(', ')}.` : '';
+}
+
 function optionsResolver(
   method: string,
-  compute: (marks: OptionMark[], asOf: Date, underlying: string) => unknown,
+  compute: (marks: OptionMark[], asOf: Date, underlying: string, snapshot: OptionMark[]) => unknown,
+  filtered = false,
 ): MetricResolver<DataDeps> {
   return async (deps, query, hit) => {
     const entity = entityOf(query, hit, 'BTC');
@@ -37,7 +70,9 @@ function optionsResolver(
     const underlying = entity.value!;
     const snap = await chainSnapshot(deps, underlying, query.now);
     if (!snap) return noData(`${underlying} options`);
-    const data = compute(snap.marks, snap.asOf, underlying);
+    const marks = filtered ? filterChain(snap.marks, query, underlying) : ok(snap.marks);
+    if (!marks.ok) return marks;
+    const data = compute(marks.value, snap.asOf, underlying, snap.marks);
     if (data === undefined)
       return refuse(
         'not_found',
@@ -49,7 +84,7 @@ function optionsResolver(
         now: query.now,
         asOf: snap.asOf,
         sources: [{ venue: 'deribit', ts: iso(snap.asOf), symbol: `${underlying} options` }],
-        method: `${method} Snapshot: the newest mark of each of ${snap.marks.length} live instruments within ${CHAIN_SNAPSHOT_SPAN_MS / 1000} s (three polls) of the newest.`,
+        method: `${method} Snapshot: the newest mark of each of ${snap.marks.length} live instruments within ${CHAIN_SNAPSHOT_SPAN_MS / 1000} s (three polls) of the newest.${filtered ? filterNote(query) : ''}`,
         hit,
         replay: { source: 'deribit', file: OPTIONS_FILE },
       }),
@@ -59,8 +94,13 @@ function optionsResolver(
 
 export const optionsResolvers: Record<string, MetricResolver<DataDeps>> = {
   'crypto/options/chain': optionsResolver(
-    'Deribit option marks: mark_price_usd = mark price in the underlying x the expiry forward (underlying_price); mark_iv as a fraction; greeks as Deribit computes them (delta per underlying unit, gamma per USD, vega and theta in USD per contract). underlying_px is the forward of the nearest expiry.',
-    (marks, _asOf, underlying) => buildChain(underlying, marks),
+    'Deribit option marks (option_type= keeps calls or puts, expiry=YYYY-MM-DD the options expiring on that UTC day): mark_price_usd = mark price in the underlying x the expiry forward (underlying_price); mark_iv as a fraction; greeks as Deribit computes them (delta per underlying unit, gamma per USD, vega and theta in USD per contract). underlying_px is the forward of the nearest expiry.',
+    // underlying_px stays the whole chain's (the nearest expiry's forward) whatever the filters keep.
+    (marks, _asOf, underlying, snapshot) => ({
+      ...buildChain(underlying, marks),
+      underlying_px: chainUnderlyingPx(snapshot),
+    }),
+    true,
   ),
   'crypto/options/implied_vol_index': optionsResolver(
     'VIX-style 30-day implied volatility: for the two expiries bracketing 30 days, the CBOE model-free variance 2/T x sum(dK/K^2 x Q(K)) - 1/T x (F/K0 - 1)^2 over out-of-the-money mark prices in USD (F the expiry forward, K0 the strike at or below F, rate 0); the two variances interpolated linearly in total variance to 30 days, annualised, square root, in percent. Inputs per expiry are in the answer.',
