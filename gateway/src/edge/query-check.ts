@@ -2,6 +2,7 @@ import {
   dataQuerySchema,
   parameterRefusal,
   problem,
+  queryParametersOf,
   resolveEntity,
   type CatalogHit,
   type Problem,
@@ -21,7 +22,7 @@ export function checkDataQuery(hit: CatalogHit, query: URLSearchParams): Problem
     fields[name] = values.length === 1 ? values[0]! : values;
   }
   try {
-    const parsed = parseQuery(dataQuerySchema, fields);
+    const parsed = parseQuery(dataQuerySchema, fields, 'query', queryParametersOf(hit));
     // A venue the catalogue does not name may still be stored (data service README): the data
     // service, which can look, decides.
     if (parsed.source !== undefined && !hit.product.sources.includes(parsed.source)) return undefined;

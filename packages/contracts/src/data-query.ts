@@ -245,3 +245,12 @@ export function parameterRefusal(
     return { path: 'query.interval', message: 'interval applies to OHLCV only' };
   return undefined;
 }
+
+/** The query parameters a metric takes: every one of the data query but the row filters its entry does not list. */
+export function queryParametersOf(hit: CatalogHit): string[] {
+  return Object.keys(dataQuerySchema.shape).filter(
+    (name) =>
+      !(FILTER_PARAMETERS as readonly string[]).includes(name) ||
+      hit.metric.filters?.includes(name as FilterParameter),
+  );
+}

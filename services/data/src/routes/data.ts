@@ -5,6 +5,7 @@ import {
   metricPathOf,
   parameterRefusal,
   planReaches,
+  queryParametersOf,
   resolveEntity,
   type CatalogHit,
   type Caller,
@@ -94,7 +95,8 @@ async function answerMetric(
       `${key} is planned: the path is right, the data is not collected yet`,
     );
   checkCaller(caller, hit, key);
-  const query = parseQuery(dataQuerySchema, rawQuery);
+  // A row filter on a metric that takes none is refused below, saying which metric takes it.
+  const query = parseQuery(dataQuerySchema, rawQuery, 'query', queryParametersOf(hit));
   const now = new Date();
   const stored =
     query.source !== undefined && !hit.product.sources.includes(query.source)
