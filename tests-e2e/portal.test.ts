@@ -1,21 +1,27 @@
-import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { rememberSecret } from '@meridian/observability/testing';
-import { linkIn, runScript, startSmtp } from '@meridian/test-peers';
-import { startDnsZone } from './src/dns-zone.js';
+import {
+  CHROMIUM_PATH,
+  hasChromium,
+  launchChromium,
+  linkIn,
+  runScript,
+  startDnsPeer,
+  startSmtp,
+  type DnsPeer,
+} from '@meridian/test-peers';
 import { startSystem, type System } from './src/system.js';
 import { totpCode } from './src/totp.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = 'artifacts/screenshots';
-const hasBrowser = existsSync(CHROMIUM);
+const hasBrowser = hasChromium();
 if (!hasBrowser)
-  console.error(`portal browser tests skipped: no browser at ${CHROMIUM} (apt-get install chromium)`);
+  console.error(`portal browser tests skipped: no browser at ${CHROMIUM_PATH} (apt-get install chromium)`);
 const describeWithBrowser = hasBrowser ? describe : describe.skip;
 
 const PASSWORD = rememberSecret('lantern-orchard-basalt-74');
@@ -43,7 +49,7 @@ async function startSite(): Promise<{ port: number; close(): Promise<void> }> {
 describeWithBrowser('the web portal in a real browser', () => {
   let system: System;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let dns: Awaited<ReturnType<typeof startDnsZone>>;
+  let dns: DnsPeer;
   let site: Awaited<ReturnType<typeof startSite>>;
   let browser: Browser;
   let base: string;
@@ -52,9 +58,9 @@ describeWithBrowser('the web portal in a real browser', () => {
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
     smtp = await startSmtp();
-    dns = await startDnsZone();
+    dns = await startDnsPeer();
     site = await startSite();
-    dns.a.set(DOMAIN, ['127.0.0.1']);
+    dns.zone.A.set(DOMAIN, ['127.0.0.1']);
     system = await startSystem('e2e_portal', {
       SMTP_URL: smtp.url,
       PUBLIC_BASE_URL: 'http://localhost:8080',
@@ -69,18 +75,7 @@ describeWithBrowser('the web portal in a real browser', () => {
     });
     const port = new URL(system.gatewayUrl).port;
     base = `http://localhost:${port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-        '--host-resolver-rules=MAP localhost 127.0.0.1',
-      ],
-    });
+    browser = await launchChromium(['--host-resolver-rules=MAP localhost 127.0.0.1']);
   }, 180_000);
 
   afterAll(async () => {
@@ -214,7 +209,7 @@ describeWithBrowser('the web portal in a real browser', () => {
     await page.getByLabel('Add a domain').fill(DOMAIN);
     await page.getByRole('button', { name: 'Add domain' }).click();
     const value = (await page.getByTestId('txt-value').textContent())!;
-    dns.txt.set(`_meridian-verify.${DOMAIN}`, [value]);
+    dns.zone.TXT.set(`_meridian-verify.${DOMAIN}`, [value]);
     await page.getByRole('button', { name: 'Verify now' }).click();
     await page.getByTestId('verified').waitFor();
     await check(page, '05-domain');

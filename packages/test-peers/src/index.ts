@@ -2,6 +2,8 @@
 // and the services themselves as their own processes, for tests that see them only over the wire.
 export { linkIn, startSmtp, type ReceivedMail } from './smtp.js';
 export { OIDC_CLIENT, startOidcPeer, type OidcPeer, type Person } from './oidc-peer.js';
+export { CHROMIUM_PATH, hasChromium, launchChromium } from './chromium.js';
+export { startDnsPeer, type DnsEntry, type DnsPeer, type DnsZone } from './dns-peer.js';
 export { freePort, runScript, startServiceProcess, type ServiceProcess } from './service-process.js';
 export {
   DEVNET_GENESIS_HASH,

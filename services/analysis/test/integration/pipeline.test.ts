@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rootCertificates } from 'node:tls';
+import { startDnsPeer, type DnsEntry, type DnsPeer } from '@meridian/test-peers';
 import type { Finding, Report } from '@meridian/contracts';
 import { reportSchema } from '@meridian/contracts';
 import { guardedFetch, ScanRefused, type ScannerOptions } from '../../src/adapters/scanner/http.js';
 import { createScannerResolver } from '../../src/adapters/scanner/resolver.js';
 import { parseConfig } from '../../src/config.js';
 import { NothingReachable, runPipeline, type PipelineInput } from '../../src/flows/run-pipeline.js';
-import { startDns, type TestDns } from './dns-server.js';
 import {
   badSite,
   goodSite,
@@ -18,7 +18,7 @@ import {
   type Site,
 } from './sites.js';
 
-let dns: TestDns;
+let dns: DnsPeer;
 let good: Site;
 let bad: Site;
 let old: Site;
@@ -26,7 +26,7 @@ let meta: Site;
 let ca: string[];
 
 const includes = Array.from({ length: 11 }, (_, i) => `include:i${i}.bad.test`).join(' ');
-const zone = {
+const zone: Record<string, DnsEntry> = {
   'good.test': {
     A: ['127.0.0.1'],
     TXT: ['v=spf1 ip4:127.0.0.1 -all', 'google-site-verification=abc'],
@@ -48,7 +48,7 @@ const zone = {
 beforeAll(async () => {
   const authority = await makeCa();
   ca = [...rootCertificates, authority.cert];
-  dns = await startDns(zone);
+  dns = await startDnsPeer(zone);
   [good, bad, old, meta] = await Promise.all([
     authority.leaf('good.test').then((pem) => startSite(pem, goodSite)),
     selfSigned('wrong.test').then((pem) => startSite(pem, badSite)),
@@ -72,7 +72,7 @@ function depsFor(site: Site, env: Record<string, string> = {}) {
   return {
     config: parseConfig({
       INTERNAL_AUTH_SECRET: 'x'.repeat(32),
-      DNS_SERVERS: dns.server,
+      DNS_SERVERS: dns.address,
       SCANNER_ALLOW_LOOPBACK: 'true',
       SCANNER_HTTP_PORT: String(site.httpPort),
       SCANNER_HTTPS_PORT: String(site.httpsPort),
@@ -315,7 +315,7 @@ async function closedPort(): Promise<number> {
 
 describe('the SSRF guard', () => {
   const options = (allowLoopback: boolean, site: Site): ScannerOptions => ({
-    resolver: createScannerResolver({ servers: [dns.server], timeoutMs: 3000 }),
+    resolver: createScannerResolver({ servers: [dns.address], timeoutMs: 3000 }),
     policy: { allowLoopback },
     timeoutMs: 3000,
     maxBodyBytes: 10_000,

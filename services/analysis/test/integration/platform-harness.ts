@@ -7,12 +7,17 @@ import { RPC, type BalanceReply, type Report } from '@meridian/contracts';
 import { createTestDatabase } from '@meridian/db/testing';
 import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
-import { runScript, startServiceProcess, type ServiceProcess } from '@meridian/test-peers';
+import {
+  runScript,
+  startDnsPeer,
+  startServiceProcess,
+  type DnsPeer,
+  type ServiceProcess,
+} from '@meridian/test-peers';
 import type { AnalysisDeps } from '../../src/deps.js';
 import type { PipelineInput, RunPipeline } from '../../src/flows/pipeline-types.js';
 import { NothingReachable } from '../../src/flows/run-pipeline.js';
 import { start } from '../../src/main.js';
-import { startDnsZone, type DnsZoneServer } from './dns-zone.js';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const CREDENTIALS_KEY = randomBytes(32).toString('hex');
@@ -68,7 +73,7 @@ export interface Analysis {
 
 export interface Platform {
   env: Record<string, string>;
-  dns: DnsZoneServer;
+  dns: DnsPeer;
   client: Bus;
   databaseUrl: string;
   behaviours: Map<string, Behaviour>;
@@ -93,7 +98,7 @@ export interface Platform {
 export async function startPlatform(prefix: string, env: Record<string, string> = {}): Promise<Platform> {
   const database = await createTestDatabase(prefix);
   const namespace = `t${randomBytes(4).toString('hex')}`;
-  const dns = await startDnsZone();
+  const dns = await startDnsPeer();
   const common = {
     DATABASE_URL: database.url,
     NATS_URL,
@@ -188,7 +193,7 @@ export async function startPlatform(prefix: string, env: Record<string, string> 
         .send({ domain });
       if (added.status !== 201 && added.status !== 200) throw new Error(JSON.stringify(added.body));
       const { name, value } = added.body.data.verification;
-      dns.zone.txt.set(name, [...(dns.zone.txt.get(name) ?? []), value]);
+      dns.zone.TXT.set(name, [...(dns.zone.TXT.get(name) ?? []), value]);
       const checked = await request(a.app)
         .get(`/v1/analysis/verify?domain=${domain}`)
         .set(await as(accountId));

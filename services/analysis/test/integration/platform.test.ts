@@ -73,12 +73,12 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
       const before = await get(account, '/v1/analysis/verify?domain=xn--bcher-kva.example');
       expect(before.status).toBe(200);
       expect(before.body.data).toMatchObject({ verified: false, found: false });
-      h.dns.zone.txt.set(domain.verification.name, ['v=spf1 -all', domain.verification.value]);
+      h.dns.zone.TXT.set(domain.verification.name, ['v=spf1 -all', domain.verification.value]);
       const after = await get(account, '/v1/analysis/verify?domain=bücher.example');
       expect(after.body.data).toMatchObject({ verified: true, status: 'verified', found: true });
       expect((await get(account, '/v1/analysis/domains')).body.data).toHaveLength(1);
 
-      h.dns.zone.txt.delete(domain.verification.name);
+      h.dns.zone.TXT.delete(domain.verification.name);
       expect(
         (await get(account, '/v1/analysis/verify?domain=xn--bcher-kva.example')).body.data.verified,
       ).toBe(false);
@@ -111,7 +111,7 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
       const account = randomUUID();
       await post(account, '/v1/analysis/domains', { domain: 'www.cf-site.example' });
       await post(account, '/v1/analysis/domains', { domain: 'plain.example' });
-      h.dns.zone.ns.set('cf-site.example', ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com']);
+      h.dns.zone.NS.set('cf-site.example', ['ada.ns.cloudflare.com', 'bob.ns.cloudflare.com']);
       const cf = await get(account, '/v1/analysis/dns-provider?domain=www.cf-site.example');
       expect(cf.status).toBe(200);
       expect(cf.body.data).toMatchObject({
@@ -119,11 +119,11 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
         provider: { id: 'cloudflare', name: 'Cloudflare' },
       });
       expect(cf.body.data.help).toContain('TXT');
-      h.dns.zone.ns.set('plain.example', ['ns-1.awsdns-01.org', 'ns-2.awsdns-02.co.uk']);
+      h.dns.zone.NS.set('plain.example', ['ns-1.awsdns-01.org', 'ns-2.awsdns-02.co.uk']);
       expect(
         (await get(account, '/v1/analysis/dns-provider?domain=plain.example')).body.data.provider.id,
       ).toBe('route53');
-      h.dns.zone.ns.set('plain.example', ['ns1.some-host.example']);
+      h.dns.zone.NS.set('plain.example', ['ns1.some-host.example']);
       const other = await get(account, '/v1/analysis/dns-provider?domain=plain.example');
       expect(other.body.data.provider).toBeNull();
       expect(other.body.data.help).toContain('_meridian-verify');
@@ -319,7 +319,7 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
           })
         ).status,
       ).toBe(201);
-      h.dns.zone.txt.delete('_meridian-verify.active.example');
+      h.dns.zone.TXT.delete('_meridian-verify.active.example');
       const gone = await post(account, '/v1/analysis/run', {
         domain: 'active.example',
         tier: 'audit_secure',

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chromium, type Browser } from 'playwright-core';
 import request from 'supertest';
 import { reportSchema } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
+import { CHROMIUM_PATH, hasChromium, launchChromium } from '@meridian/test-peers';
 import { sampleReport } from '../report-fixture.js';
 import { startAnalysis, type Analysis } from './harness.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('reports, PDFs and share links', () => {
   let h: Analysis;
@@ -124,22 +121,12 @@ describe('reports, PDFs and share links', () => {
 
   it('opens in a browser as a page with the grade and findings, and a revoked link as a plain page', async () => {
     // A browser test: Debian's chromium through playwright-core.
-    if (!existsSync(CHROMIUM)) {
-      console.error(`skipped: no browser at ${CHROMIUM} (apt-get install -y chromium)`);
+    if (!hasChromium()) {
+      console.error(`skipped: no browser at ${CHROMIUM_PATH} (apt-get install -y chromium)`);
       return;
     }
     const { token } = (await share({})).body.data;
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--no-first-run',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
       // The gateway's anonymous caller assertion, as it adds to a signed-out visitor's request.

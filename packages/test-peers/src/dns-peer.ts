@@ -1,0 +1,92 @@
+import dns2 from 'dns2';
+
+const { Packet } = dns2;
+
+/** The records of one name a test declares. */
+export interface DnsEntry {
+  A?: string[];
+  TXT?: string[];
+  NS?: string[];
+  MX?: { exchange: string; priority: number }[];
+  CAA?: { tag: string; value: string }[];
+  /** A signed zone: DNSKEY answered and the AD flag set, as a validating resolver would. */
+  signed?: boolean;
+}
+
+/** The records the server answers, by type; tests change them while it runs. */
+export interface DnsZone {
+  A: Map<string, string[]>;
+  TXT: Map<string, string[]>;
+  NS: Map<string, string[]>;
+  MX: Map<string, { exchange: string; priority: number }[]>;
+  CAA: Map<string, { tag: string; value: string }[]>;
+  signed: Set<string>;
+}
+
+export interface DnsPeer {
+  /** `127.0.0.1:<port>`, for DNS_SERVERS. */
+  address: string;
+  zone: DnsZone;
+  close(): Promise<void>;
+}
+
+const DNSKEY = { flags: 257, protocol: 3, algorithm: 13, key: Buffer.alloc(64, 7).toString('base64') };
+
+/**
+ * A real DNS server on loopback (dns2 over UDP) answering the records of `zone`, which starts as
+ * `entries`; a name it has no record of is NXDOMAIN, a known name without the asked type is empty,
+ * as an authoritative server answers.
+ */
+export async function startDnsPeer(entries: Record<string, DnsEntry> = {}): Promise<DnsPeer> {
+  const zone: DnsZone = {
+    A: new Map(),
+    TXT: new Map(),
+    NS: new Map(),
+    MX: new Map(),
+    CAA: new Map(),
+    signed: new Set(),
+  };
+  for (const [name, entry] of Object.entries(entries)) {
+    for (const type of ['A', 'TXT', 'NS', 'MX', 'CAA'] as const)
+      if (entry[type]) (zone[type] as Map<string, unknown>).set(name, entry[type]);
+    if (entry.signed) zone.signed.add(name);
+  }
+  const server = dns2.createServer({
+    udp: true,
+    handle: (request, send) => {
+      const response = Packet.createResponseFromRequest(request);
+      const [question] = request.questions;
+      const name = (question?.name ?? '').toLowerCase().replace(/\.$/, '');
+      const known =
+        zone.signed.has(name) || (['A', 'TXT', 'NS', 'MX', 'CAA'] as const).some((t) => zone[t].has(name));
+      if (!question || !known) {
+        response.header.rcode = Packet.RCODE.NXDOMAIN;
+        void send(response);
+        return;
+      }
+      const base = { name: question.name, class: Packet.CLASS.IN, ttl: 1 };
+      const answers: object[] = [];
+      if (question.type === Packet.TYPE.A)
+        for (const address of zone.A.get(name) ?? []) answers.push({ ...base, type: Packet.TYPE.A, address });
+      if (question.type === Packet.TYPE.TXT)
+        for (const data of zone.TXT.get(name) ?? []) answers.push({ ...base, type: Packet.TYPE.TXT, data });
+      if (question.type === Packet.TYPE.NS)
+        for (const ns of zone.NS.get(name) ?? []) answers.push({ ...base, type: Packet.TYPE.NS, ns });
+      if (question.type === Packet.TYPE.MX)
+        for (const mx of zone.MX.get(name) ?? []) answers.push({ ...base, type: Packet.TYPE.MX, ...mx });
+      if (question.type === Packet.TYPE.CAA)
+        for (const caa of zone.CAA.get(name) ?? [])
+          answers.push({ ...base, type: Packet.TYPE.CAA, flags: 0, ...caa });
+      if (question.type === Packet.TYPE.DNSKEY && zone.signed.has(name))
+        answers.push({ ...base, type: Packet.TYPE.DNSKEY, ...DNSKEY });
+      // The AD bit (RFC 4035 3.2.3), which dns2's Header type leaves out but its encoder writes.
+      if (zone.signed.has(name)) (response.header as unknown as { ad: number }).ad = 1;
+      response.answers.push(...(answers as never[]));
+      void send(response);
+    },
+  });
+  await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
+  const port = server.addresses().udp?.port;
+  if (!port) throw new Error('the DNS peer did not bind');
+  return { address: `127.0.0.1:${port}`, zone, close: () => server.close() };
+}
