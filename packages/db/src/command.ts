@@ -27,3 +27,37 @@ export async function withServiceDatabase<DB, T>(
     if (target.kind === 'pglite') await target.pglite.close();
   }
 }
+
+/** A refusal the person at the command line can act on: printed as is, exit code 2. */
+export class CommandRefused extends Error {}
+
+/** Where a command reads its settings and writes its answer (tests pass their own). */
+export interface CommandIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+export const processIo: CommandIo = {
+  env: process.env,
+  stdout: (s) => process.stdout.write(s),
+  stderr: (s) => process.stderr.write(s),
+};
+
+const isArgumentError = (err: unknown): boolean =>
+  String((err as NodeJS.ErrnoException).code ?? '').startsWith('ERR_PARSE_ARGS');
+
+/**
+ * Runs a command line's work and prints its answer: exit code 0; a refusal (CommandRefused, or an
+ * argument node's parseArgs does not know) is printed under `label`, exit code 2.
+ */
+export async function runCommand(label: string, io: CommandIo, work: () => Promise<string>): Promise<number> {
+  try {
+    io.stdout(`${await work()}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof CommandRefused) && !isArgumentError(err)) throw err;
+    io.stderr(`${label}: ${(err as Error).message}\n`);
+    return 2;
+  }
+}

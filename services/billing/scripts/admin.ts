@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { withServiceDatabase } from '@meridian/db';
+import { CommandRefused, processIo, runCommand, withServiceDatabase, type CommandIo } from '@meridian/db';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { unmatchedDeposits } from '../src/db/repositories/deposits.js';
@@ -45,11 +45,8 @@ const argsSchema = z.object({
 });
 type Args = z.infer<typeof argsSchema>;
 
-/** A refusal the operator can act on: printed as is, exit code 2. */
-class Refused extends Error {}
-
 function need<T>(value: T | undefined, flag: string): T {
-  if (value === undefined) throw new Refused(`--${flag} is required`);
+  if (value === undefined) throw new CommandRefused(`--${flag} is required`);
   return value;
 }
 
@@ -60,10 +57,12 @@ function parse(argv: string[]): { command: Command; args: Args } {
     options: Object.fromEntries(FLAGS.map((flag) => [flag, { type: 'string' as const }])),
   });
   const command = positionals[0] as Command;
-  if (!COMMANDS.includes(command)) throw new Refused(`the command is one of ${COMMANDS.join(', ')}`);
+  if (!COMMANDS.includes(command)) throw new CommandRefused(`the command is one of ${COMMANDS.join(', ')}`);
   const parsed = argsSchema.safeParse(values);
   if (!parsed.success)
-    throw new Refused(parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '));
+    throw new CommandRefused(
+      parsed.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '),
+    );
   return { command, args: parsed.data };
 }
 
@@ -83,7 +82,7 @@ async function refund(db: Kysely<Database>, args: Args): Promise<string> {
       ...(args.amount ? { amount_atomic: args.amount } : {}),
     },
   );
-  if (!refunded.ok) throw new Refused(refunded.detail);
+  if (!refunded.ok) throw new CommandRefused(refunded.detail);
   const { replayed, amount_atomic, balance_atomic } = refunded.value;
   return `${replayed ? 'already refunded' : 'refunded'} ${amount_atomic}; balance ${balance_atomic}`;
 }
@@ -107,7 +106,7 @@ async function postByOperator(
       idempotency_key: args.key ?? keyOf([command, account, amount, note]),
     },
   );
-  if (!posted.ok) throw new Refused(posted.detail);
+  if (!posted.ok) throw new CommandRefused(posted.detail);
   const { entry, balance_atomic, replayed } = posted.value;
   return `${replayed ? 'already posted' : 'posted'} entry ${entry.id} (${entry.reason} ${entry.delta_atomic}); balance ${balance_atomic}`;
 }
@@ -131,38 +130,14 @@ export async function run(db: Kysely<Database>, command: Command, args: Args): P
   }
 }
 
-export interface AdminIo {
-  env: NodeJS.ProcessEnv;
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-}
-
-const processIo: AdminIo = {
-  env: process.env,
-  stdout: (s) => process.stdout.write(s),
-  stderr: (s) => process.stderr.write(s),
-};
-
 /** The command line: parses, opens the database, runs; the exit code. */
-export async function main(argv: string[], io: AdminIo = processIo): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
-  try {
-    parsed = parse(argv);
-  } catch (err) {
-    io.stderr(`billing:admin: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 2;
-  }
-  try {
-    const text = await withServiceDatabase<Database, string>(io.env, 'billing', migrations, (db) =>
-      run(db, parsed.command, parsed.args),
+export async function main(argv: string[], io: CommandIo = processIo): Promise<number> {
+  return runCommand('billing:admin', io, async () => {
+    const { command, args } = parse(argv);
+    return withServiceDatabase<Database, string>(io.env, 'billing', migrations, (db) =>
+      run(db, command, args),
     );
-    io.stdout(`${text}\n`);
-    return 0;
-  } catch (err) {
-    if (!(err instanceof Refused)) throw err;
-    io.stderr(`billing:admin: ${err.message}\n`);
-    return 2;
-  }
+  });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)

@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { ingestBatchSchema, type IngestSummary } from '@meridian/contracts';
-import { withServiceDatabase } from '@meridian/db';
+import { processIo, withServiceDatabase, type CommandIo } from '@meridian/db';
 import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
@@ -106,20 +106,8 @@ export async function importFile(
   return total;
 }
 
-export interface ImportIo {
-  env: NodeJS.ProcessEnv;
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-}
-
-const processIo: ImportIo = {
-  env: process.env,
-  stdout: (s) => process.stdout.write(s),
-  stderr: (s) => process.stderr.write(s),
-};
-
 /** The command: parses the arguments, opens the database, imports, prints the summary; the exit code. */
-export async function main(argv: string[], io: ImportIo = processIo): Promise<number> {
+export async function main(argv: string[], io: CommandIo = processIo): Promise<number> {
   const started = performance.now();
   let options: ImportOptions;
   try {

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { withServiceDatabase } from '@meridian/db';
+import { CommandRefused, processIo, runCommand, withServiceDatabase, type CommandIo } from '@meridian/db';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { listRequests, markRequest } from '../src/db/repositories/service-requests.js';
@@ -30,13 +30,12 @@ const markSchema = z.object({
   note: z.string().min(1).max(2000).optional(),
 });
 
-/** A refusal the operator can act on: printed as is, exit code 2. */
-class Refused extends Error {}
-
 function parsed<S extends z.ZodType>(schema: S, values: unknown): z.infer<S> {
   const result = schema.safeParse(values);
   if (!result.success)
-    throw new Refused(result.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '));
+    throw new CommandRefused(
+      result.error.issues.map((i) => `--${i.path.join('.')}: ${i.message}`).join('; '),
+    );
   return result.data;
 }
 
@@ -68,37 +67,17 @@ export async function run(db: Kysely<Database>, argv: string[]): Promise<string>
         new Date(),
       ))
     )
-      throw new Refused(`no request #${id}`);
+      throw new CommandRefused(`no request #${id}`);
     return `#${id} marked ${status}`;
   }
-  throw new Refused('the command is list or mark');
+  throw new CommandRefused('the command is list or mark');
 }
-
-export interface AdminIo {
-  env: NodeJS.ProcessEnv;
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-}
-
-const processIo: AdminIo = {
-  env: process.env,
-  stdout: (s) => process.stdout.write(s),
-  stderr: (s) => process.stderr.write(s),
-};
 
 /** The command line: opens the database, runs; the exit code. */
-export async function main(argv: string[], io: AdminIo = processIo): Promise<number> {
-  try {
-    const text = await withServiceDatabase<Database, string>(io.env, 'requests', migrations, (db) =>
-      run(db, argv),
-    );
-    io.stdout(`${text}\n`);
-    return 0;
-  } catch (err) {
-    if (!(err instanceof Refused) && !(err instanceof TypeError)) throw err;
-    io.stderr(`requests:admin: ${err.message}\n`);
-    return 2;
-  }
+export async function main(argv: string[], io: CommandIo = processIo): Promise<number> {
+  return runCommand('requests:admin', io, () =>
+    withServiceDatabase<Database, string>(io.env, 'requests', migrations, (db) => run(db, argv)),
+  );
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
