@@ -34,11 +34,13 @@ export function loadConfig<S extends z.ZodType>(
   schema: S,
   env: Record<string, string | undefined>,
   defaults: Record<string, string> = {},
+  /** Settings the caller gathered itself from several variables (e.g. one per connector). */
+  gathered: Record<string, unknown> = {},
 ): z.infer<S> {
   const set = Object.fromEntries(
     Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
   );
-  const parsed = schema.safeParse({ ...defaults, ...set });
+  const parsed = schema.safeParse({ ...defaults, ...set, ...gathered });
   if (parsed.success) return parsed.data;
   const lines = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(root)'}: ${i.message}`);
   throw new Error(`invalid configuration:\n${lines.join('\n')}`);

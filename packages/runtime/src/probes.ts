@@ -2,6 +2,9 @@ import type { RequestListener } from 'node:http';
 import { Router } from 'express';
 import type { Metrics } from '@meridian/observability';
 
+/** What a service adds to its `/ready` answer (e.g. the state of each live upstream); never a secret. */
+export type ReadyDetails = Record<string, unknown>;
+
 /**
  * `/health` (the process answers), `/ready` (its database and bus answer) and, unless `serveMetrics` is false (the public edge serves its metrics on a
  * listener of their own: `metricsListener`), `/metrics`.
@@ -9,7 +12,7 @@ import type { Metrics } from '@meridian/observability';
 export function probeRouter(
   service: string,
   metrics: Metrics,
-  ready: () => Promise<void>,
+  ready: () => Promise<ReadyDetails | void>,
   { serveMetrics = true }: { serveMetrics?: boolean } = {},
 ): Router {
   const router = Router();
@@ -18,8 +21,8 @@ export function probeRouter(
   });
   router.get('/ready', async (_req, res) => {
     try {
-      await ready();
-      res.json({ status: 'ready', service });
+      const details = await ready();
+      res.json({ status: 'ready', service, ...(details ? { details } : {}) });
     } catch {
       res.status(503).json({ status: 'not_ready', service });
     }

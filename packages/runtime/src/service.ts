@@ -31,7 +31,7 @@ import {
 } from '@meridian/http-kit';
 import { createLogger, createMetrics, type Logger, type Metrics } from '@meridian/observability';
 import type { BaseConfig } from './config.js';
-import { probeRouter } from './probes.js';
+import { probeRouter, type ReadyDetails } from './probes.js';
 
 /** What the all-in-one process shares between its services: one PGlite, one bus. */
 export interface SharedInfra {
@@ -80,7 +80,7 @@ export interface ServiceDefinition<DB, C extends BaseConfig> {
   rpc?(deps: ServiceDeps<DB, C>): RpcRegistration[];
   consumers?(deps: ServiceDeps<DB, C>): ConsumerSpec<never>[];
   /** More for `/ready` to wait for beyond the database and the bus (e.g. a first load); throws while not ready. */
-  ready?(deps: ServiceDeps<DB, C>): Promise<void>;
+  ready?(deps: ServiceDeps<DB, C>): Promise<ReadyDetails | void>;
   /** Background work (pollers, schedulers); each returns its stop function. */
   background?(deps: ServiceDeps<DB, C>): Array<() => Promise<void>>;
 }
@@ -102,7 +102,7 @@ export function buildServiceApp<DB, C extends BaseConfig>(
 ): RequestListener {
   const ready = async () => {
     await infraReady();
-    await def.ready?.(deps);
+    return def.ready?.(deps);
   };
   const app = createHttpApp({
     logger: deps.logger,

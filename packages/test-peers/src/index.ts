@@ -3,6 +3,7 @@
 export { linkIn, startSmtp, type ReceivedMail } from './smtp.js';
 export { OIDC_CLIENT, startOidcPeer, type OidcPeer, type Person } from './oidc-peer.js';
 export { CHROMIUM_PATH, hasChromium, launchChromium } from './chromium.js';
+export { startUpstreamPeer, type UpstreamAnswer, type UpstreamPeer } from './upstream-peer.js';
 export { startDnsPeer, type DnsEntry, type DnsPeer, type DnsZone } from './dns-peer.js';
 export { freePort, runScript, startServiceProcess, type ServiceProcess } from './service-process.js';
 export {

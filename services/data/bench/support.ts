@@ -33,7 +33,7 @@ export function benchDeps(db: BenchDb, env: Record<string, string> = {}): DataDe
     config: parseConfig({
       INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
       DATABASE_URL: db.test.url,
-      DATA_REPLAY: 'off',
+      INGEST_MODE: 'off',
       ...env,
     }),
     db: db.db,

@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { buildServiceApp } from '@meridian/runtime';
+import { buildServiceApp, type ReadyDetails } from '@meridian/runtime';
 import { SERVICE, type DataDeps } from './deps.js';
-import { catalogRoutes } from './routes/catalog.js';
+import { catalogRoutes, servedFrom } from './routes/catalog.js';
 import { dataLeanRoutes } from './routes/data.js';
 import { demoRoutes } from './routes/demo.js';
 
@@ -11,7 +11,7 @@ export type Deps = DataDeps;
 /** The routes of this service, behind the gateway's caller assertion. */
 export function routes(deps: DataDeps): Router {
   const router = Router();
-  router.use(catalogRoutes(deps.config.DATA_REPLAY === 'on' ? 'replay' : 'stored'), demoRoutes(deps));
+  router.use(catalogRoutes(servedFrom(deps.config.INGEST_MODE)), demoRoutes(deps));
   return router;
 }
 
@@ -20,9 +20,14 @@ export function leanRoutes(deps: DataDeps) {
   return dataLeanRoutes(deps);
 }
 
-/** `/ready` beyond the database and bus: the replay's first load has run (main.ts passes the same). */
-export function dataReady(deps: DataDeps): Promise<void> {
-  return deps.firstLoad.ready();
+/**
+ * `/ready` beyond the database and bus: the first load (replay) or the first polls (live) have run.
+ * A failing upstream does not make the service unready (the others still serve); its state is in
+ * the details.
+ */
+export async function dataReady(deps: DataDeps): Promise<ReadyDetails> {
+  await deps.firstLoad.ready();
+  return { ingest_mode: deps.config.INGEST_MODE, ...(deps.live ? { connectors: deps.live.report() } : {}) };
 }
 
 /** The whole app without listen(), for supertest. */

@@ -6,8 +6,32 @@ export const configSchema = baseConfigSchema
   .extend({
     /** HMAC key of the opaque series cursors; unset: derived from INTERNAL_AUTH_SECRET. */
     DATA_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-    /** `on` (default): play the recorded market data shifted to the present; `off`: store only what is ingested. */
-    DATA_REPLAY: z.enum(['on', 'off']).default('on'),
+    /**
+     * `replay` (default): play the recorded data shifted to the present (offline); `live`: poll the
+     * real upstreams (src/adapters/connectors/); `off`: store only what is ingested or imported.
+     */
+    INGEST_MODE: z.enum(['live', 'replay', 'off']).default('replay'),
+    /** INGEST_MODE=live: only these connectors (comma-separated names); unset: all. */
+    INGEST_CONNECTORS: z.string().optional(),
+    /** Longest wait for one upstream answer. */
+    INGEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+    /** Longest pause of a failing connector before it tries again (a Retry-After may ask for longer). */
+    INGEST_MAX_BACKOFF_MS: z.coerce
+      .number()
+      .int()
+      .min(1000)
+      .max(86_400_000)
+      .default(15 * 60_000),
+    /** Said in the connectors' User-Agent (and NCBI's `email`): who runs this deployment. */
+    INGEST_CONTACT: z.string().max(200).optional(),
+    /** FRED series (macro) need a key: https://fred.stlouisfed.org/docs/api/api_key.html. */
+    FRED_API_KEY: z.string().min(1).optional(),
+    /** Optional: NCBI E-utilities allow 10 requests/s with a key instead of 3. */
+    NCBI_API_KEY: z.string().min(1).optional(),
+    /** INGEST_URL_<CONNECTOR>: replaces a connector's upstream base URL (read by parseConfig). */
+    connectorUrls: z.record(z.string(), z.string().url()).default({}),
+    /** INGEST_EVERY_<CONNECTOR>: replaces a connector's polling period in ms (read by parseConfig). */
+    connectorEveryMs: z.record(z.string(), z.coerce.number().int().min(1000).max(86_400_000)).default({}),
     /** Longest life of a cached reference price in ms (an ingest clears it sooner); 0 disables the cache. */
     DATA_PRICE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
     /** Hours of 1s bars kept; older ones are purged every 10 minutes. */
@@ -17,6 +41,17 @@ export const configSchema = baseConfigSchema
   })
   .transform((c) => ({
     ...c,
+    liveIngest: {
+      urls: c.connectorUrls,
+      everyMs: c.connectorEveryMs,
+      only: (c.INGEST_CONNECTORS ?? '')
+        .split(',')
+        .map((n) => n.trim())
+        .filter(Boolean),
+      keys: { FRED_API_KEY: c.FRED_API_KEY, NCBI_API_KEY: c.NCBI_API_KEY, INGEST_CONTACT: c.INGEST_CONTACT },
+      timeoutMs: c.INGEST_TIMEOUT_MS,
+      maxBackoffMs: c.INGEST_MAX_BACKOFF_MS,
+    },
     retention: { candles1sHours: c.DATA_RETENTION_1S_HOURS, tradesDays: c.DATA_RETENTION_TRADES_DAYS },
     cursorKey:
       c.DATA_CURSOR_SECRET ??
@@ -25,6 +60,23 @@ export const configSchema = baseConfigSchema
 
 export type Config = z.infer<typeof configSchema>;
 
+/** The settings named after a connector (INGEST_URL_BINANCE_SPOT=...), keyed by its name (binance_spot). */
+function perConnector(env: Record<string, string | undefined>, prefix: string): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env)
+      .filter(([k, v]) => k.startsWith(prefix) && v)
+      .map(([k, v]) => [k.slice(prefix.length).toLowerCase(), v!]),
+  );
+}
+
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(configSchema, env, { PORT: '8084' });
+  return loadConfig(
+    configSchema,
+    env,
+    { PORT: '8084' },
+    {
+      connectorUrls: perConnector(env, 'INGEST_URL_'),
+      connectorEveryMs: perConnector(env, 'INGEST_EVERY_'),
+    },
+  );
 }

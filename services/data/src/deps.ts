@@ -6,6 +6,7 @@ import type { MetricAnswer } from './domain/metric-resolver.js';
 import type { Ingestor } from './flows/ingestor.js';
 import type { PriceCache } from './flows/resolve/reference-price.js';
 import type { FirstLoad } from './jobs/first-load.js';
+import type { LiveIngest } from './jobs/live-ingest.js';
 
 /** What every part of this service gets: the chassis' deps and data's own. */
 export interface DataDeps extends ServiceDeps<Database, Config> {
@@ -15,8 +16,10 @@ export interface DataDeps extends ServiceDeps<Database, Config> {
   prices: PriceCache;
   /** The replay's first load after start: while it runs, a metric without data answers 503, `/ready` waits. */
   firstLoad: FirstLoad;
-  /** Says so when an answer rests on replayed recordings (DATA_REPLAY=on). */
+  /** Says so when an answer rests on replayed recordings (INGEST_MODE=replay). */
   replayNote(answer: MetricAnswer): ReplayNote | undefined;
+  /** The live connectors (INGEST_MODE=live), started by main.ts; their state is in `/ready` details. */
+  live: LiveIngest | undefined;
 }
 
 export const SERVICE = 'data';

@@ -10,6 +10,8 @@ import { startCombinedBackfill } from './jobs/combined-backfill.js';
 import { marketReplayNote, replayedSpotAt, startMarketReplay } from './jobs/market-replay.js';
 import { loadRecordedFeeds, startFeedRefresh } from './jobs/recorded-feeds.js';
 import { startRetentionPurge } from './jobs/retention-purge.js';
+import { createLiveIngest, type LiveIngest } from './jobs/live-ingest.js';
+import { CONNECTORS } from './adapters/connectors/index.js';
 import { createFirstLoad } from './jobs/first-load.js';
 import { createPriceCache } from './flows/resolve/reference-price.js';
 import { ingestRpc } from './rpc/ingest.js';
@@ -17,23 +19,29 @@ import { ingestRpc } from './rpc/ingest.js';
 /** Data's own parts over the chassis' deps: the ingestor, the price cache it clears, the replay note. */
 export function dataDeps(deps: ServiceDeps<Database, Config>): DataDeps {
   const ingestor = createIngestor(deps.db);
+  const mode = deps.config.INGEST_MODE;
   return {
     ...deps,
     ingestor,
     prices: createPriceCache(ingestor),
-    firstLoad: createFirstLoad(deps.config.DATA_REPLAY === 'on'),
-    replayNote: deps.config.DATA_REPLAY === 'on' ? marketReplayNote : () => undefined,
+    firstLoad: createFirstLoad(mode !== 'off'),
+    replayNote: mode === 'replay' ? marketReplayNote : () => undefined,
+    live:
+      mode === 'live'
+        ? createLiveIngest({ ...deps, ingestor }, CONNECTORS, deps.config.liveIngest)
+        : undefined,
   };
 }
 
-/** The background tasks: retention purge, combined roll-up backfill and, unless DATA_REPLAY=off, the replays. */
+/** The background tasks: retention purge, combined roll-up backfill and the replays or the live connectors. */
 function background(deps: DataDeps): Array<() => Promise<void>> {
   const purge = startRetentionPurge(deps.db, deps.logger, deps.config.retention);
   // Without DATABASE_URL the service runs on PGlite (see databaseTarget in @meridian/runtime).
   const backfill = startCombinedBackfill(deps.db, deps.logger, {
     singleConnection: !deps.config.DATABASE_URL,
   });
-  if (deps.config.DATA_REPLAY === 'off') return [purge.stop, backfill.stop];
+  if (deps.live) return [purge.stop, backfill.stop, startLive(deps, deps.live)];
+  if (deps.config.INGEST_MODE === 'off') return [purge.stop, backfill.stop];
   const replay = startMarketReplay(deps.ingestor, deps.logger);
   const spotAt = replayedSpotAt();
   let refresh: { stop(): Promise<void> } | undefined;
@@ -51,6 +59,16 @@ function background(deps: DataDeps): Array<() => Promise<void>> {
     await refresh?.stop();
   };
   return [purge.stop, backfill.stop, replay.stop, stopFeeds];
+}
+
+/** The live connectors: from the first poll of each (whatever came of it), no data is no data (404). */
+function startLive(deps: DataDeps, live: LiveIngest): () => Promise<void> {
+  live.start();
+  void live.firstPolls().then(() => {
+    deps.firstLoad.settle();
+    deps.logger.info('live first polls done');
+  });
+  return live.stop;
 }
 
 /** Composition root: the only place that reads the environment. */

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { ok, refuse, type IngestBatch, type IngestSummary, type Refusal } from '@meridian/contracts';
 import type { Database } from '../db/database.js';
 import { refreshCombinedRollups } from '../db/repositories/combined-rollups.js';
@@ -18,19 +18,47 @@ export type IngestResult = { ok: true; value: IngestSummary } | IngestRefusal;
  * catalogue does not list is refused (see catalogueRefusal): it could be stored but never served.
  */
 export async function ingest(db: Kysely<Database>, batch: IngestBatch): Promise<IngestResult> {
-  const refusal = catalogueRefusal(batch);
-  if (refusal)
-    return { ...refuse('validation_failed', `${refusal.path}: ${refusal.message}`), errors: [refusal] };
-  const summary = await db.transaction().execute(async (trx) => {
-    if (batch.kind === 'candles') await lockMarketRollups(trx, batch.source, batch.symbol);
-    const { inserted, updated } = await upsertBatch(trx, batch);
-    if (batch.kind === 'candles' && batch.interval === '1m' && inserted + updated > 0) {
-      const times = batch.rows.map((r) => Date.parse(r.ts));
-      await refreshRollups(trx, batch.source, batch.symbol, times);
-      await refreshCombinedRollups(trx, baseOf(batch.symbol), times);
-    }
-    const received = batch.rows.length;
-    return { kind: batch.kind, received, inserted, updated, unchanged: received - inserted - updated };
+  const all = await ingestAll(db, [batch]);
+  return all.ok ? ok(all.value[0]!) : all;
+}
+
+export type IngestAllResult = { ok: true; value: IngestSummary[] } | IngestRefusal;
+
+/**
+ * Several batches of one upstream answer (a live connector's poll) in one transaction: all are
+ * written or, when one is refused or fails, none is, so a poll never leaves half an answer stored.
+ * Candle batches take their market locks in one order (source, symbol), so two writers of the same
+ * markets (two replicas polling one venue) wait for each other instead of deadlocking.
+ */
+export async function ingestAll(db: Kysely<Database>, batches: IngestBatch[]): Promise<IngestAllResult> {
+  for (const batch of batches) {
+    const refusal = catalogueRefusal(batch);
+    if (refusal)
+      return { ...refuse('validation_failed', `${refusal.path}: ${refusal.message}`), errors: [refusal] };
+  }
+  const order = batches.map((batch, i) => ({ batch, i })).sort((a, b) => lockOrder(a.batch, b.batch));
+  const summaries = await db.transaction().execute(async (trx) => {
+    const out: IngestSummary[] = [];
+    for (const { batch, i } of order) out[i] = await applyBatch(trx, batch);
+    return out;
   });
-  return ok(summary);
+  return ok(summaries);
+}
+
+function lockOrder(a: IngestBatch, b: IngestBatch): number {
+  const key = (x: IngestBatch) =>
+    x.kind === 'candles' ? `0:${x.source}:${x.symbol}:${x.interval}` : `1:${x.kind}`;
+  return key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0;
+}
+
+async function applyBatch(trx: Transaction<Database>, batch: IngestBatch): Promise<IngestSummary> {
+  if (batch.kind === 'candles') await lockMarketRollups(trx, batch.source, batch.symbol);
+  const { inserted, updated } = await upsertBatch(trx, batch);
+  if (batch.kind === 'candles' && batch.interval === '1m' && inserted + updated > 0) {
+    const times = batch.rows.map((r) => Date.parse(r.ts));
+    await refreshRollups(trx, batch.source, batch.symbol, times);
+    await refreshCombinedRollups(trx, baseOf(batch.symbol), times);
+  }
+  const received = batch.rows.length;
+  return { kind: batch.kind, received, inserted, updated, unchanged: received - inserted - updated };
 }

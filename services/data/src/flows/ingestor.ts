@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { IngestBatch, IngestSummary } from '@meridian/contracts';
 import type { Database } from '../db/database.js';
-import { ingest, type IngestResult } from './ingest.js';
+import { ingest, ingestAll, type IngestAllResult, type IngestResult } from './ingest.js';
 
 export type IngestListener = (batch: IngestBatch, summary: IngestSummary) => void;
 
@@ -11,16 +11,25 @@ export type IngestListener = (batch: IngestBatch, summary: IngestSummary) => voi
  */
 export interface Ingestor {
   ingest(batch: IngestBatch): Promise<IngestResult>;
+  /** The batches of one upstream answer, all or none (flows/ingest.ts, ingestAll). */
+  ingestAll(batches: IngestBatch[]): Promise<IngestAllResult>;
   onChange(listener: IngestListener): void;
 }
 
 export function createIngestor(db: Kysely<Database>): Ingestor {
   const listeners: IngestListener[] = [];
+  const tell = (batch: IngestBatch, summary: IngestSummary) => {
+    if (summary.inserted + summary.updated > 0) for (const l of listeners) l(batch, summary);
+  };
   return {
     async ingest(batch) {
       const result = await ingest(db, batch);
-      if (result.ok && result.value.inserted + result.value.updated > 0)
-        for (const l of listeners) l(batch, result.value);
+      if (result.ok) tell(batch, result.value);
+      return result;
+    },
+    async ingestAll(batches) {
+      const result = await ingestAll(db, batches);
+      if (result.ok) batches.forEach((b, i) => tell(b, result.value[i]!));
       return result;
     },
     onChange(listener) {

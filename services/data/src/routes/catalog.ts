@@ -4,10 +4,15 @@ import { NO_PARAMETERS, envelope, parseQuery } from '@meridian/http-kit';
 
 /**
  * Where the data of a live metric comes from: `replay` while the service plays its recordings
- * (DATA_REPLAY=on, the offline default: no live venue print, as every answer's method also says),
- * `stored` when it answers what was ingested or imported only.
+ * (INGEST_MODE=replay, the offline default: no live venue print, as every answer's method also says),
+ * `live` while the connectors poll the real upstreams, `stored` when it answers what was ingested or
+ * imported only.
  */
-export type ServedFrom = 'replay' | 'stored';
+export type ServedFrom = 'replay' | 'live' | 'stored';
+
+export function servedFrom(mode: 'live' | 'replay' | 'off'): ServedFrom {
+  return mode === 'off' ? 'stored' : mode;
+}
 
 /** The catalogue as served: every category, product and metric, live or planned, with its path and gate. */
 export function catalogDocument(servedFrom: ServedFrom = 'stored') {

@@ -28,7 +28,7 @@ describe('feed metrics over HTTP', () => {
     const config = parseConfig({
       INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
       DATABASE_URL: db.url,
-      DATA_REPLAY: 'off',
+      INGEST_MODE: 'off',
     });
     const deps: Deps = dataDeps({
       config,

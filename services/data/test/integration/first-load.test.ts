@@ -21,7 +21,7 @@ describe('first load after a start', () => {
   afterAll(() => db.drop());
 
   it('answers 503 with Retry-After and retryable true while loading, /ready waits; 404 once loaded', async () => {
-    const deps = testDeps(db, { DATA_REPLAY: 'on' });
+    const deps = testDeps(db, { INGEST_MODE: 'replay' });
     const app = testApp(deps);
     const chain = await request(app).get('/v1/data/crypto/options/chain').set(headers);
     expect(chain.status).toBe(503);

@@ -67,7 +67,7 @@ describe('replayed data agrees with itself', () => {
   });
 
   it('marks every live metric of the catalogue as replayed while the replay plays', async () => {
-    const replaying = testApp(testDeps(db, { DATA_REPLAY: 'on' }));
+    const replaying = testApp(testDeps(db, { INGEST_MODE: 'replay' }));
     const res = await request(replaying).get('/v1/catalog').set(headers);
     const metrics = res.body.data.categories.flatMap(
       (c: { products: { metrics: Record<string, unknown>[] }[] }) => c.products.flatMap((p) => p.metrics),

@@ -13,7 +13,7 @@ export function testDeps(db: MigratedDatabase, env: Record<string, string> = {})
     config: parseConfig({
       INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
       DATABASE_URL: db.url,
-      DATA_REPLAY: 'off',
+      INGEST_MODE: 'off',
       ...env,
     }),
     db: db.db,

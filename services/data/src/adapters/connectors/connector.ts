@@ -1,0 +1,38 @@
+import type { IngestBatchInput } from '@meridian/contracts';
+import type { UpstreamHttp } from './upstream-http.js';
+
+/** Keys some upstreams ask for; a connector that needs one is not started without it. */
+export interface ConnectorKeys {
+  FRED_API_KEY?: string | undefined;
+  NCBI_API_KEY?: string | undefined;
+  /** Who to write to about our traffic (NCBI's `email`, SEC-style user agents); optional. */
+  INGEST_CONTACT?: string | undefined;
+}
+
+/**
+ * One poll of an upstream: its answers parsed into ingestion batches, all written together or none
+ * (flows/ingest.ts, ingestAll). Throws an UpstreamError (upstream-http.ts) when the upstream fails;
+ * anything else thrown counts as a malformed answer. May keep state between polls (a trade cursor).
+ */
+export type Poll = (http: UpstreamHttp, now: Date) => Promise<IngestBatchInput[]>;
+
+/**
+ * A live upstream (issue 16): one module per upstream under src/adapters/connectors/, listed in
+ * index.ts. Started by src/jobs/live-ingest.ts when INGEST_MODE=live.
+ */
+export interface ConnectorDefinition {
+  /** Unique, snake_case: the `connector` label of the metrics and the key of `/ready` details. */
+  name: string;
+  /** The catalogue products it feeds, `category/product`. */
+  products: string[];
+  /** The upstream's base URL; `INGEST_URL_<NAME>` (name in upper case) replaces it. */
+  url: string;
+  /** Time between polls when all is well; `INGEST_EVERY_<NAME>` (ms) replaces it. */
+  cadenceMs: number;
+  /** The keys it cannot run without. */
+  needs?: (keyof ConnectorKeys)[];
+  /** Said in /ready details and the connectors' README: the licence, or why this source was chosen. */
+  note?: string;
+  /** A fresh poller against `url` (a test points it at a server on loopback). */
+  open(url: string, keys: ConnectorKeys): Poll;
+}

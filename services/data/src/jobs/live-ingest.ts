@@ -1,0 +1,278 @@
+import { ingestBatchSchema, type IngestBatch } from '@meridian/contracts';
+import type { Logger, Metrics } from '@meridian/observability';
+import { Counter, Gauge } from 'prom-client';
+import type { ConnectorDefinition, ConnectorKeys, Poll } from '../adapters/connectors/connector.js';
+import {
+  createUpstreamHttp,
+  UpstreamError,
+  type UpstreamHttp,
+} from '../adapters/connectors/upstream-http.js';
+import {
+  afterPoll,
+  initialHealth,
+  isStale,
+  type ConnectorHealth,
+  type PollOutcome,
+} from '../domain/connector-health.js';
+import type { Ingestor } from '../flows/ingestor.js';
+
+export interface LiveIngestSettings {
+  /** Base URL per connector name, replacing its default (INGEST_URL_<NAME>). */
+  urls: Record<string, string>;
+  /** Poll period per connector name in ms, replacing its cadence (INGEST_EVERY_<NAME>). */
+  everyMs: Record<string, number>;
+  /** Only these connectors run; empty: all. */
+  only: string[];
+  keys: ConnectorKeys;
+  timeoutMs: number;
+  maxBackoffMs: number;
+}
+
+/** What `/ready` details say of one connector. */
+export interface ConnectorReport {
+  state: ConnectorHealth['state'] | 'off';
+  products: string[];
+  stale: boolean;
+  last_success_at: string | null;
+  last_poll_at: string | null;
+  last_rows: number;
+  consecutive_failures: number;
+  last_error: { kind: string; status?: number; message: string; at: string } | null;
+  next_poll_at: string | null;
+  /** Why it does not run (a missing key), or the source's licence note. */
+  note?: string;
+}
+
+export interface LiveIngest {
+  /** Starts the polls (main.ts, background). */
+  start(): void;
+  /** Resolves once every running connector has polled once, whatever came of it. */
+  firstPolls(): Promise<void>;
+  report(): Record<string, ConnectorReport>;
+  stop(): Promise<void>;
+}
+
+interface LiveDeps {
+  ingestor: Ingestor;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** One poll, written all or nothing, told as an outcome; never throws. */
+async function pollOnce(
+  poll: Poll,
+  http: UpstreamHttp,
+  ingestor: Ingestor,
+  now: () => number,
+): Promise<PollOutcome> {
+  let batches: IngestBatch[];
+  try {
+    const answer = await poll(http, new Date(now()));
+    batches = answer.map((b) => ingestBatchSchema.parse(b));
+  } catch (err) {
+    if (err instanceof UpstreamError)
+      return {
+        ok: false,
+        kind: err.kind,
+        message: err.message,
+        at: now(),
+        ...(err.status === undefined ? {} : { status: err.status }),
+        ...(err.retryAfterMs === undefined ? {} : { retryAfterMs: err.retryAfterMs }),
+      };
+    const message = err instanceof Error ? err.message.slice(0, 300) : 'unreadable answer';
+    return { ok: false, kind: 'malformed', message: `unreadable answer: ${message}`, at: now() };
+  }
+  const nonEmpty = batches.filter((b) => b.rows.length > 0);
+  if (nonEmpty.length === 0) return { ok: true, rows: 0, at: now() };
+  try {
+    const result = await ingestor.ingestAll(nonEmpty);
+    if (!result.ok) return { ok: false, kind: 'refused', message: result.detail, at: now() };
+  } catch (err) {
+    const message = err instanceof Error ? err.message.slice(0, 300) : 'store failed';
+    return { ok: false, kind: 'store_failed', message, at: now() };
+  }
+  return { ok: true, rows: nonEmpty.reduce((n, b) => n + b.rows.length, 0), at: now() };
+}
+
+function instruments(metrics: Metrics, report: () => Record<string, ConnectorReport>) {
+  const registers = [metrics.registry];
+  const polls = new Counter({
+    name: 'data_connector_polls_total',
+    help: 'Polls of live upstreams by connector and outcome (ok, empty or the failure kind)',
+    labelNames: ['connector', 'outcome'],
+    registers,
+  });
+  const rows = new Counter({
+    name: 'data_connector_rows_total',
+    help: 'Rows received from live upstreams by connector',
+    labelNames: ['connector'],
+    registers,
+  });
+  new Gauge({
+    name: 'data_connector_up',
+    help: "1 when the connector's last poll succeeded and it is not stale, else 0",
+    labelNames: ['connector'],
+    registers,
+    collect() {
+      for (const [name, r] of Object.entries(report()))
+        this.set({ connector: name }, (r.state === 'ok' || r.state === 'empty') && !r.stale ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'data_connector_last_success_seconds',
+    help: "Unix time of the connector's last poll that brought rows (0: never)",
+    labelNames: ['connector'],
+    registers,
+    collect() {
+      for (const [name, r] of Object.entries(report()))
+        this.set({ connector: name }, r.last_success_at ? Date.parse(r.last_success_at) / 1000 : 0);
+    },
+  });
+  return { polls, rows };
+}
+
+/**
+ * Starts every live connector (INGEST_MODE=live): each polls on its own timer, backs off on its own
+ * failures (domain/connector-health.ts) and writes each answer all or nothing, so one upstream that
+ * fails, hangs or rate-limits us never stops or delays another. Nothing polls before `start()`.
+ */
+export function createLiveIngest(
+  deps: LiveDeps,
+  definitions: readonly ConnectorDefinition[],
+  settings: LiveIngestSettings,
+  now: () => number = Date.now,
+  random: () => number = Math.random,
+): LiveIngest {
+  const startedAt = now();
+  const http = createUpstreamHttp({
+    timeoutMs: settings.timeoutMs,
+    userAgent: `meridian-data/1${settings.keys.INGEST_CONTACT ? ` (${settings.keys.INGEST_CONTACT})` : ''}`,
+  });
+  const chosen = definitions.filter((d) => settings.only.length === 0 || settings.only.includes(d.name));
+  const off: Record<string, ConnectorReport> = {};
+  const running = new Map<string, { def: ConnectorDefinition; cadenceMs: number; health: ConnectorHealth }>();
+  for (const def of chosen) {
+    const missing = (def.needs ?? []).filter((k) => !settings.keys[k]);
+    if (missing.length > 0) {
+      off[def.name] = offReport(def, `not started: set ${missing.join(', ')}`);
+      continue;
+    }
+    running.set(def.name, {
+      def,
+      cadenceMs: settings.everyMs[def.name] ?? def.cadenceMs,
+      health: initialHealth(startedAt),
+    });
+  }
+  const report = (): Record<string, ConnectorReport> => {
+    const at = now();
+    const out: Record<string, ConnectorReport> = { ...off };
+    for (const [name, { def, cadenceMs, health }] of running)
+      out[name] = {
+        state: health.state,
+        products: def.products,
+        stale: isStale(health, cadenceMs, startedAt, at),
+        last_success_at: iso(health.lastSuccessAt),
+        last_poll_at: iso(health.lastPollAt),
+        last_rows: health.lastRows,
+        consecutive_failures: health.consecutiveFailures,
+        last_error: health.lastError && { ...health.lastError, at: iso(health.lastError.at)! },
+        next_poll_at: iso(health.nextPollAt),
+        ...(def.note ? { note: def.note } : {}),
+      };
+    return out;
+  };
+  const { polls, rows } = instruments(deps.metrics, report);
+  let stopped = false;
+  const timers = new Set<NodeJS.Timeout>();
+  const inFlight = new Set<Promise<void>>();
+  const firsts: Promise<void>[] = [];
+
+  const startOne = (
+    name: string,
+    entry: { def: ConnectorDefinition; cadenceMs: number; health: ConnectorHealth },
+  ) => {
+    const poll = entry.def.open(settings.urls[name] ?? entry.def.url, settings.keys);
+    const schedule = {
+      cadenceMs: entry.cadenceMs,
+      maxBackoffMs: Math.max(settings.maxBackoffMs, entry.cadenceMs),
+    };
+    const turn = async (): Promise<void> => {
+      const outcome = await pollOnce(poll, http, deps.ingestor, now);
+      const before = entry.health;
+      entry.health = afterPoll(before, outcome, schedule, random());
+      polls.inc({
+        connector: name,
+        outcome: outcome.ok ? (outcome.rows > 0 ? 'ok' : 'empty') : outcome.kind,
+      });
+      if (outcome.ok) {
+        rows.inc({ connector: name }, outcome.rows);
+        if (before.consecutiveFailures > 0) deps.logger.info({ connector: name }, 'connector recovered');
+      } else if (before.consecutiveFailures === 0 || entry.health.consecutiveFailures % 10 === 0) {
+        deps.logger.warn(
+          {
+            connector: name,
+            kind: outcome.kind,
+            status: outcome.status,
+            failures: entry.health.consecutiveFailures,
+            next_poll_at: iso(entry.health.nextPollAt),
+          },
+          `connector poll failed: ${outcome.message}`,
+        );
+      }
+    };
+    const loop = (first: boolean): Promise<void> => {
+      if (stopped) return Promise.resolve();
+      const running = turn().finally(() => {
+        inFlight.delete(running);
+        if (stopped) return;
+        const timer = setTimeout(
+          () => {
+            timers.delete(timer);
+            void loop(false);
+          },
+          Math.max(0, entry.health.nextPollAt - now()),
+        );
+        timer.unref();
+        timers.add(timer);
+      });
+      inFlight.add(running);
+      return first ? running : Promise.resolve();
+    };
+    firsts.push(loop(true));
+  };
+  return {
+    start() {
+      for (const [name, entry] of running) startOne(name, entry);
+      deps.logger.info(
+        { connectors: [...running.keys()], not_started: Object.keys(off) },
+        'live connectors started',
+      );
+    },
+    firstPolls: async () => {
+      await Promise.all(firsts);
+    },
+    report,
+    stop: async () => {
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      await Promise.all([...inFlight]);
+    },
+  };
+}
+
+function offReport(def: ConnectorDefinition, note: string): ConnectorReport {
+  return {
+    state: 'off',
+    products: def.products,
+    stale: true,
+    last_success_at: null,
+    last_poll_at: null,
+    last_rows: 0,
+    consecutive_failures: 0,
+    last_error: null,
+    next_poll_at: null,
+    note,
+  };
+}
