@@ -2,3 +2,4 @@ export * from './types.js';
 export { CATALOG } from './products.js';
 export * from './lookup.js';
 export * from './paths.js';
+export * from './live-markets.js';
