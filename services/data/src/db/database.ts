@@ -120,6 +120,14 @@ export interface ObservationTable {
 }
 
 /** Tables of the `data` schema. */
+/** Which replica polls a live upstream, until when (src/db/repositories/connector-leases.ts). */
+export interface ConnectorLeaseTable {
+  connector: string;
+  holder: string;
+  expires_at: Date;
+  taken_at: Generated<Date>;
+}
+
 export interface Database extends OutboxTables {
   candles_1s: CandleTable;
   candles_1m: CandleTable;
@@ -130,4 +138,5 @@ export interface Database extends OutboxTables {
   funding_rates: FundingRateTable;
   mark_prices: MarkPriceTable;
   observations: ObservationTable;
+  connector_leases: ConnectorLeaseTable;
 }

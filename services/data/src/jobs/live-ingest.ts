@@ -1,6 +1,9 @@
 import { ingestBatchSchema, type IngestBatch } from '@meridian/contracts';
 import type { Logger, Metrics } from '@meridian/observability';
 import { Counter, Gauge } from 'prom-client';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Kysely } from 'kysely';
 import type { ConnectorDefinition, ConnectorKeys, Poll } from '../adapters/connectors/connector.js';
 import {
   createUpstreamHttp,
@@ -15,6 +18,8 @@ import {
   type PollOutcome,
 } from '../domain/connector-health.js';
 import type { Ingestor } from '../flows/ingestor.js';
+import type { Database } from '../db/database.js';
+import { leaseHolder, releaseLeases, takeLease } from '../db/repositories/connector-leases.js';
 
 export interface LiveIngestSettings {
   /** Base URL per connector name, replacing its default (INGEST_URL_<NAME>). */
@@ -30,7 +35,10 @@ export interface LiveIngestSettings {
 
 /** What `/ready` details say of one connector. */
 export interface ConnectorReport {
-  state: ConnectorHealth['state'] | 'off';
+  /** `standby`: another replica holds the connector's lease and polls it (README, "Replicas"). */
+  state: ConnectorHealth['state'] | 'off' | 'standby';
+  /** standby: the replica that polls it. */
+  polled_by?: string;
   products: string[];
   stale: boolean;
   last_success_at: string | null;
@@ -53,10 +61,24 @@ export interface LiveIngest {
 }
 
 interface LiveDeps {
+  db: Kysely<Database>;
   ingestor: Ingestor;
   logger: Logger;
   metrics: Metrics;
 }
+
+interface Running {
+  def: ConnectorDefinition;
+  cadenceMs: number;
+  health: ConnectorHealth;
+  /** Set while another replica holds the lease: who. */
+  standbyFor?: string | undefined;
+}
+
+/** Beyond one cadence and one timeout, how long a lease outlives its last renewal. */
+const LEASE_MARGIN_MS = 30_000;
+/** How often a standby replica looks whether the lease of a connector lapsed. */
+const STANDBY_CHECK_MS = 15_000;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -117,7 +139,8 @@ function instruments(metrics: Metrics, report: () => Record<string, ConnectorRep
     registers,
     collect() {
       for (const [name, r] of Object.entries(report()))
-        this.set({ connector: name }, (r.state === 'ok' || r.state === 'empty') && !r.stale ? 1 : 0);
+        if (r.state !== 'standby')
+          this.set({ connector: name }, (r.state === 'ok' || r.state === 'empty') && !r.stale ? 1 : 0);
     },
   });
   new Gauge({
@@ -127,7 +150,8 @@ function instruments(metrics: Metrics, report: () => Record<string, ConnectorRep
     registers,
     collect() {
       for (const [name, r] of Object.entries(report()))
-        this.set({ connector: name }, r.last_success_at ? Date.parse(r.last_success_at) / 1000 : 0);
+        if (r.state !== 'standby')
+          this.set({ connector: name }, r.last_success_at ? Date.parse(r.last_success_at) / 1000 : 0);
     },
   });
   return { polls, rows };
@@ -152,7 +176,8 @@ export function createLiveIngest(
   });
   const chosen = definitions.filter((d) => settings.only.length === 0 || settings.only.includes(d.name));
   const off: Record<string, ConnectorReport> = {};
-  const running = new Map<string, { def: ConnectorDefinition; cadenceMs: number; health: ConnectorHealth }>();
+  const running = new Map<string, Running>();
+  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   for (const def of chosen) {
     const missing = (def.needs ?? []).filter((k) => !settings.keys[k]);
     if (missing.length > 0) {
@@ -168,19 +193,26 @@ export function createLiveIngest(
   const report = (): Record<string, ConnectorReport> => {
     const at = now();
     const out: Record<string, ConnectorReport> = { ...off };
-    for (const [name, { def, cadenceMs, health }] of running)
-      out[name] = {
-        state: health.state,
-        products: def.products,
-        stale: isStale(health, cadenceMs, startedAt, at),
-        last_success_at: iso(health.lastSuccessAt),
-        last_poll_at: iso(health.lastPollAt),
-        last_rows: health.lastRows,
-        consecutive_failures: health.consecutiveFailures,
-        last_error: health.lastError && { ...health.lastError, at: iso(health.lastError.at)! },
-        next_poll_at: iso(health.nextPollAt),
-        ...(def.note ? { note: def.note } : {}),
-      };
+    for (const [name, { def, cadenceMs, health, standbyFor }] of running)
+      out[name] = standbyFor
+        ? {
+            ...offReport(def, 'another replica polls it'),
+            state: 'standby',
+            stale: false,
+            polled_by: standbyFor,
+          }
+        : {
+            state: health.state,
+            products: def.products,
+            stale: isStale(health, cadenceMs, startedAt, at),
+            last_success_at: iso(health.lastSuccessAt),
+            last_poll_at: iso(health.lastPollAt),
+            last_rows: health.lastRows,
+            consecutive_failures: health.consecutiveFailures,
+            last_error: health.lastError && { ...health.lastError, at: iso(health.lastError.at)! },
+            next_poll_at: iso(health.nextPollAt),
+            ...(def.note ? { note: def.note } : {}),
+          };
     return out;
   };
   const { polls, rows } = instruments(deps.metrics, report);
@@ -188,6 +220,23 @@ export function createLiveIngest(
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   const firsts: Promise<void>[] = [];
+
+  /** Whether this replica polls `name` now; a standby looks again soon, to take over a lapsed lease. */
+  const leased = async (name: string, leaseMs: number, entry: Running): Promise<boolean> => {
+    try {
+      if (await takeLease(deps.db, name, holder, leaseMs)) {
+        if (entry.standbyFor)
+          deps.logger.info({ connector: name }, 'connector taken over from another replica');
+        entry.standbyFor = undefined;
+        return true;
+      }
+      entry.standbyFor = (await leaseHolder(deps.db, name)) ?? 'another replica';
+    } catch (err) {
+      deps.logger.warn({ err, connector: name }, 'connector lease could not be read; trying again');
+    }
+    entry.health = { ...entry.health, nextPollAt: now() + Math.min(entry.cadenceMs, STANDBY_CHECK_MS) };
+    return false;
+  };
 
   const startOne = (
     name: string,
@@ -198,7 +247,10 @@ export function createLiveIngest(
       cadenceMs: entry.cadenceMs,
       maxBackoffMs: Math.max(settings.maxBackoffMs, entry.cadenceMs),
     };
+    // Renewed at every poll; lapses when this replica stops polling (gone, or backing off long).
+    const leaseMs = entry.cadenceMs + settings.timeoutMs + LEASE_MARGIN_MS;
     const turn = async (): Promise<void> => {
+      if (!(await leased(name, leaseMs, entry))) return;
       const outcome = await pollOnce(poll, http, deps.ingestor, now);
       const before = entry.health;
       entry.health = afterPoll(before, outcome, schedule, random());
@@ -258,6 +310,10 @@ export function createLiveIngest(
       stopped = true;
       for (const t of timers) clearTimeout(t);
       await Promise.all([...inFlight]);
+      // Another replica takes over at its next look instead of waiting for the leases to lapse.
+      await releaseLeases(deps.db, holder).catch((err: unknown) =>
+        deps.logger.warn({ err }, 'connector leases not released; they lapse on their own'),
+      );
     },
   };
 }

@@ -256,4 +256,34 @@ describe('live connectors against upstreams on loopback', () => {
     await live.firstPolls();
     expect(live.report().keyed_test).toMatchObject({ state: 'off', note: 'not started: set FRED_API_KEY' });
   });
+
+  it('polls each upstream from one replica only, and another takes over when it stops', async () => {
+    peer.answer('/list', { body: '[7]' });
+    const asked = () => peer.requests.filter((r) => r.path === '/list').length;
+    const replica = () =>
+      createLiveIngest(
+        testDeps(db),
+        [listed('leased_test')],
+        settings({ urls: { leased_test: peer.url }, everyMs: { leased_test: 50 } }),
+      );
+    const first = replica();
+    const second = replica();
+    first.start();
+    await first.firstPolls();
+    second.start();
+    await second.firstPolls();
+    expect(first.report().leased_test!.state).toBe('ok');
+    expect(second.report().leased_test).toMatchObject({ state: 'standby', polled_by: expect.any(String) });
+    const before = asked();
+    await new Promise((r) => setTimeout(r, 400));
+    // One replica polling every 50 ms: about 8 polls in 400 ms, never two per turn.
+    expect(asked() - before).toBeLessThanOrEqual(10);
+    expect(second.report().leased_test!.state).toBe('standby');
+    await first.stop();
+    live = second;
+    await until(
+      () => second.report().leased_test!,
+      (r) => r.state === 'ok',
+    );
+  });
 });

@@ -4,6 +4,7 @@ import * as marketTables from './2026_11_21_0101_market_tables.js';
 import * as observations from './2026_11_21_0102_observations.js';
 import * as hotQueryIndexes from './2026_11_21_0301_hot_query_indexes.js';
 import * as combinedRollups from './2026_11_22_0103_combined_rollups.js';
+import * as connectorLeases from './2026_11_25_0104_connector_leases.js';
 
 export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
@@ -11,4 +12,5 @@ export const migrations: Migrations = {
   '2026_11_21_0102_observations': observations,
   '2026_11_21_0301_hot_query_indexes': hotQueryIndexes,
   '2026_11_22_0103_combined_rollups': combinedRollups,
+  '2026_11_25_0104_connector_leases': connectorLeases,
 };
