@@ -20,22 +20,42 @@ export const PLAN_RATE_LIMITS: Readonly<Record<Plan, number>> = {
  * (benchmarks, staging). The gateway, identity's entitlements and billing's price list all read
  * it, so what is published is what the edge enforces.
  */
-export const planRateLimitsSetting = z
-  .string()
-  .optional()
-  .transform((text, ctx): Record<Plan, number> => {
-    const limits = { ...PLAN_RATE_LIMITS };
-    for (const pair of text ? text.split(',') : []) {
-      const [plan, value] = pair.split('=').map((s) => s.trim());
-      const n = Number(value);
-      if (!PLANS.includes(plan as Plan) || !Number.isInteger(n) || n < 1) {
-        ctx.addIssue({ code: 'custom', message: `bad entry "${pair}"; use plan=requests_per_minute` });
-        return z.NEVER;
+export const planRateLimitsSetting = planTable(PLAN_RATE_LIMITS, 'requests_per_minute');
+
+/** A per-plan setting `plan=n,...` over its defaults (n a positive integer). */
+function planTable(defaults: Readonly<Record<Plan, number>>, unit: string) {
+  return z
+    .string()
+    .optional()
+    .transform((text, ctx): Record<Plan, number> => {
+      const table = { ...defaults };
+      for (const pair of text ? text.split(',') : []) {
+        const [plan, value] = pair.split('=').map((s) => s.trim());
+        const n = Number(value);
+        if (!PLANS.includes(plan as Plan) || !Number.isInteger(n) || n < 1) {
+          ctx.addIssue({ code: 'custom', message: `bad entry "${pair}"; use plan=${unit}` });
+          return z.NEVER;
+        }
+        table[plan as Plan] = n;
       }
-      limits[plan as Plan] = n;
-    }
-    return limits;
-  });
+      return table;
+    });
+}
+
+/**
+ * Live API keys one account may hold at once, by plan (issue 19): rate limits are per key (the
+ * spec), so the number of keys bounds what an account can draw; the account-wide ceiling of the
+ * gateway (ACCOUNT_RATE_MULTIPLE) bounds it whatever the keys.
+ */
+export const PLAN_KEY_CAPS: Readonly<Record<Plan, number>> = {
+  free: 2,
+  basic: 5,
+  pro: 10,
+  ultra: 20,
+};
+
+/** The `KEY_CAPS` setting, `free=2,basic=5,...`, replacing some of PLAN_KEY_CAPS. */
+export const planKeyCapsSetting = planTable(PLAN_KEY_CAPS, 'live_keys');
 
 /** How the gateway authenticated the caller it vouches for. */
 export const authMethodSchema = z.enum(['session', 'api_key', 'x402', 'anonymous']);

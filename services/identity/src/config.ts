@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
-import { planRateLimitsSetting } from '@meridian/contracts';
+import { planKeyCapsSetting, planRateLimitsSetting } from '@meridian/contracts';
 
 const seconds = z.coerce.number().int().positive();
 
@@ -31,6 +31,8 @@ export const configSchema = baseConfigSchema
   .extend({
     /** Per-minute limit overrides, the gateway's own (shown in the account's entitlements). */
     RATE_LIMITS: planRateLimitsSetting,
+    /** Live API keys an account may hold by plan, `free=2,basic=5,...` over the defaults of contracts. */
+    KEY_CAPS: planKeyCapsSetting,
     /** Base of the links in mails (confirmation, reset) and of the post-sign-in redirect. */
     PUBLIC_BASE_URL: z.string().url().default('http://localhost:8080'),
     /** Unset: each mail is written as an .eml file into MAIL_DIR (all-in-one). */

@@ -1,5 +1,5 @@
 import type { Plan } from '@meridian/contracts';
-import { PLAN_RATE_LIMITS, PLANS } from '@meridian/contracts';
+import { PLAN_KEY_CAPS, PLAN_RATE_LIMITS, PLANS } from '@meridian/contracts';
 import { z } from 'zod';
 
 /** Email addresses compare case-insensitively: stored trimmed and lower-cased. */
@@ -22,17 +22,22 @@ export interface Entitlements {
   plan: Plan;
   /** Every plan whose metrics this account may read (its own and the ones below). */
   metric_plans: Plan[];
+  /** Per API key (the spec); the gateway also caps the account's keys together (README). */
   rate_limit_per_minute: number;
+  /** Live API keys the account may hold at once. */
+  max_live_keys: number;
 }
 
 export function entitlementsOf(
   plan: Plan,
   rateLimits: Readonly<Record<Plan, number>> = PLAN_RATE_LIMITS,
+  keyCaps: Readonly<Record<Plan, number>> = PLAN_KEY_CAPS,
 ): Entitlements {
   return {
     plan,
     metric_plans: PLANS.slice(0, PLANS.indexOf(plan) + 1),
     rate_limit_per_minute: rateLimits[plan],
+    max_live_keys: keyCaps[plan],
   };
 }
 

@@ -7,9 +7,6 @@ import { announce } from './events.js';
 import { mustWait, type Wait } from './outcome.js';
 import { spendQuota } from './throttle.js';
 
-/** Live keys an account may hold at once; revoke one to make another. */
-export const MAX_LIVE_KEYS = 20;
-
 export interface CreatedKey {
   id: string;
   key: string;
@@ -28,12 +25,14 @@ export async function createKey(
   return deps.db
     .transaction()
     .execute(async (trx): Promise<Result<CreatedKey, 'unauthorized' | 'too_many_keys'> | Wait> => {
-      if (!(await lockAccountById(trx, accountId)))
-        return refuse('unauthorized', 'A valid session is required.');
-      if ((await countLiveKeys(trx, accountId)) >= MAX_LIVE_KEYS)
+      const account = await lockAccountById(trx, accountId);
+      if (!account) return refuse('unauthorized', 'A valid session is required.');
+      // Limits are per key: the keys an account may hold bound what its plan can draw.
+      const cap = deps.config.KEY_CAPS[account.plan];
+      if ((await countLiveKeys(trx, accountId)) >= cap)
         return refuse(
           'too_many_keys',
-          `An account holds at most ${MAX_LIVE_KEYS} live keys; revoke one first.`,
+          `The ${account.plan} plan holds at most ${cap} live keys at once; revoke one (POST /v1/keys/{id}/revoke) or move to a larger plan.`,
         );
       // Revoking does not give a creation back: keys made and dropped in a loop are the churn this stops.
       const wait = await spendQuota(trx, `keys:account:${accountId}`, {

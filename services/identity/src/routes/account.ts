@@ -20,7 +20,7 @@ export function accountRoutes(deps: IdentityDeps): Router {
         email_confirmed: account.email_confirmed_at !== null,
         nickname: account.nickname,
         plan: account.plan,
-        entitlements: entitlementsOf(account.plan, deps.config.RATE_LIMITS),
+        entitlements: entitlementsOf(account.plan, deps.config.RATE_LIMITS, deps.config.KEY_CAPS),
         two_factor: account.totp_state,
         created_at: account.created_at.toISOString(),
         keys: keys.map((k) => ({
@@ -56,7 +56,7 @@ export function accountRoutes(deps: IdentityDeps): Router {
         session_id: caller.session_id,
         email: account.email,
         nickname: account.nickname,
-        entitlements: entitlementsOf(account.plan, deps.config.RATE_LIMITS),
+        entitlements: entitlementsOf(account.plan, deps.config.RATE_LIMITS, deps.config.KEY_CAPS),
       }),
     );
   });

@@ -71,6 +71,7 @@ describe('plans', () => {
       plan: 'pro',
       metric_plans: ['free', 'basic', 'pro'],
       rate_limit_per_minute: 300,
+      max_live_keys: 10,
     });
   });
   it('change only for a newer announcement', () => {
