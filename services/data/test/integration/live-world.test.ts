@@ -407,6 +407,44 @@ describe('world feeds: live connectors on recorded answers over loopback', () =>
     expect(await stored(failDb, 'espn', ['basketball_event', 'football_event', 'tennis_event'])).toBe(before);
   });
 
+  it.each([noaaSwpcKp, noaaTides])(
+    '$name: polling the same answer again stores no row twice',
+    async (def) => {
+      const u = UPSTREAMS.find((x) => x.def === def)!;
+      for (const [path, file] of Object.entries(u.answers))
+        peer.answer(path, { body: await recording(file) });
+      const before = await stored(failDb, sourceOf(u), u.metrics);
+      live = createLiveIngest(
+        testDeps(failDb),
+        [def],
+        settings({ urls: { [def.name]: peer.url }, everyMs: { [def.name]: 20 } }),
+      );
+      live.start();
+      const polled = () => peer.requests.filter((r) => r.path === Object.keys(u.answers)[0]).length;
+      const start = polled();
+      const end = Date.now() + 5000;
+      while (polled() < start + 3 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      await live.stop();
+      expect(polled()).toBeGreaterThanOrEqual(start + 3);
+      expect(live.report()[def.name]).toMatchObject({ state: 'ok', consecutive_failures: 0 });
+      expect((await stored(failDb, sourceOf(u), u.metrics)) - before).toBe(u.rows);
+    },
+  );
+
+  it('the catalogue says where a source restricts use', async () => {
+    const res = await get('/v1/catalog');
+    expect(res.status).toBe(200);
+    const products = (
+      res.body.data.categories as { category: string; products: { product: string; licence?: string }[] }[]
+    ).flatMap((c) => c.products.map((p) => [`${c.category}/${p.product}`, p.licence] as const));
+    const licence = new Map(products);
+    expect(licence.get('sports/tennis')).toMatch(/unofficial.*non-commercial/);
+    expect(licence.get('weather/observations')).toMatch(/CC BY 4\.0.*non-commercial/);
+    expect(licence.get('absurd_earth/weather')).toMatch(/Open-Meteo/);
+    expect(licence.get('absurd_cosmos/solar_cycle')).toMatch(/CC BY-NC 4\.0/);
+    expect(licence.get('absurd_cosmos/restless_earth')).toBeUndefined();
+  });
+
   it('does not start espn without ESPN_LICENCE, and says why', async () => {
     live = createLiveIngest(testDeps(failDb), [espn], settings({ keys: {}, urls: { espn: peer.url } }));
     live.start();
