@@ -34,6 +34,8 @@ interface Upstream {
   def: ConnectorDefinition;
   /** Path on the upstream → recording file (one poll may read several). */
   answers: Record<string, string>;
+  /** The recording as the upstream answers it today, where its format changed since. */
+  rewrite?: { why: string; to: (recorded: string) => string };
   /** The poll's `now`: when the recording was made. */
   at: string;
   /** Rows the recorded answer stores, and the metrics they are under. */
@@ -127,6 +129,35 @@ const UPSTREAMS: Upstream[] = [
       expect((await ok(get, '/v1/data/absurd_cosmos/space_weather/planetary_kp')).data).toBe(1.67);
     },
     empty: { body: '[["time_tag","Kp","a_running","station_count"]]', rows: 0 },
+  },
+  {
+    def: noaaSwpcKp,
+    answers: { '/products/noaa-planetary-k-index.json': 'noaa_swpc/noaa-planetary-k-index_2024-11-14.json' },
+    // SWPC's JSON change of spring 2026: objects with numbers instead of a header row and strings.
+    // Dated a week later than the recording, so that its rows are new ones beside the recorded ones.
+    rewrite: {
+      why: 'in the object format SWPC answers since 2026',
+      to: (recorded) => {
+        const [, ...rows] = JSON.parse(recorded) as string[][];
+        const weekLater = (tag: string) =>
+          new Date(Date.parse(`${tag.replace(' ', 'T')}Z`) + 7 * 86_400_000).toISOString().slice(0, 19);
+        return JSON.stringify(
+          rows.map(([time_tag, kp, a, n]) => ({
+            time_tag: weekLater(time_tag!),
+            Kp: Number(kp),
+            a_running: Number(a),
+            station_count: Number(n),
+          })),
+        );
+      },
+    },
+    at: '2024-11-21T12:10:00Z',
+    rows: 12,
+    metrics: ['planetary_kp'],
+    serves: async (get) => {
+      expect((await ok(get, '/v1/data/absurd_cosmos/space_weather/planetary_kp')).data).toBe(1.67);
+    },
+    empty: { body: '[]', rows: 0 },
   },
   {
     def: noaaSwpcSolarCycle,
@@ -310,11 +341,13 @@ describe('world feeds: live connectors on recorded answers over loopback', () =>
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it.each(UPSTREAMS.map((u) => [u.def.name, u] as const))(
-    '%s stores the recorded answer and its product answers through the app',
-    async (name, u) => {
-      for (const [path, file] of Object.entries(u.answers))
-        peer.answer(path, { body: await recording(file) });
+  it.each(UPSTREAMS.map((u) => [u.def.name, u.rewrite?.why ?? 'as recorded', u] as const))(
+    '%s stores the recorded answer (%s) and its product answers through the app',
+    async (name, _as, u) => {
+      for (const [path, file] of Object.entries(u.answers)) {
+        const recorded = await recording(file);
+        peer.answer(path, { body: u.rewrite ? u.rewrite.to(recorded) : recorded });
+      }
       const offset = Date.now() - Date.parse(u.at);
       const seen = peer.requests.length;
       const before = await stored(db, sourceOf(u), u.metrics);
@@ -335,7 +368,9 @@ describe('world feeds: live connectors on recorded answers over loopback', () =>
     },
   );
 
-  const failures = UPSTREAMS.flatMap(
+  /** One upstream per connector for the failure tables (a format variant fails the same way). */
+  const CONNECTED = UPSTREAMS.filter((u) => !u.rewrite);
+  const failures = CONNECTED.flatMap(
     (u) =>
       [
         [
@@ -377,7 +412,7 @@ describe('world feeds: live connectors on recorded answers over loopback', () =>
     expect(await stored(failDb, sourceOf(u), u.metrics)).toBe(before);
   });
 
-  it.each(UPSTREAMS.map((u) => [u.def.name, u] as const))(
+  it.each(CONNECTED.map((u) => [u.def.name, u] as const))(
     '%s: an empty answer is no failure',
     async (name, u) => {
       for (const path of Object.keys(u.answers)) peer.answer(path, { body: u.empty.body });
@@ -410,7 +445,7 @@ describe('world feeds: live connectors on recorded answers over loopback', () =>
   it.each([noaaSwpcKp, noaaTides])(
     '$name: polling the same answer again stores no row twice',
     async (def) => {
-      const u = UPSTREAMS.find((x) => x.def === def)!;
+      const u = CONNECTED.find((x) => x.def === def)!;
       for (const [path, file] of Object.entries(u.answers))
         peer.answer(path, { body: await recording(file) });
       const before = await stored(failDb, sourceOf(u), u.metrics);
