@@ -28,6 +28,12 @@ export const configSchema = baseConfigSchema
     FRED_API_KEY: z.string().min(1).optional(),
     /** Optional: NCBI E-utilities allow 10 requests/s with a key instead of 3. */
     NCBI_API_KEY: z.string().min(1).optional(),
+    /** Optional: an Open-Meteo commercial plan's key (sent as `apikey`; point INGEST_URL_OPEN_METEO* at customer-api). */
+    OPEN_METEO_API_KEY: z.string().min(1).optional(),
+    /** Optional: a Socrata app token (NYC Open Data), sent as X-App-Token, for a higher rate limit. */
+    SOCRATA_APP_TOKEN: z.string().min(1).optional(),
+    /** What permits this deployment to read ESPN's unofficial scoreboards; the espn connector waits for it. */
+    ESPN_LICENCE: z.string().min(1).max(200).optional(),
     /** INGEST_URL_<CONNECTOR>: replaces a connector's upstream base URL (read by parseConfig). */
     connectorUrls: z.record(z.string(), z.string().url()).default({}),
     /** INGEST_EVERY_<CONNECTOR>: replaces a connector's polling period in ms (read by parseConfig). */
@@ -48,7 +54,14 @@ export const configSchema = baseConfigSchema
         .split(',')
         .map((n) => n.trim())
         .filter(Boolean),
-      keys: { FRED_API_KEY: c.FRED_API_KEY, NCBI_API_KEY: c.NCBI_API_KEY, INGEST_CONTACT: c.INGEST_CONTACT },
+      keys: {
+        FRED_API_KEY: c.FRED_API_KEY,
+        NCBI_API_KEY: c.NCBI_API_KEY,
+        INGEST_CONTACT: c.INGEST_CONTACT,
+        OPEN_METEO_API_KEY: c.OPEN_METEO_API_KEY,
+        SOCRATA_APP_TOKEN: c.SOCRATA_APP_TOKEN,
+        ESPN_LICENCE: c.ESPN_LICENCE,
+      },
       timeoutMs: c.INGEST_TIMEOUT_MS,
       maxBackoffMs: c.INGEST_MAX_BACKOFF_MS,
     },

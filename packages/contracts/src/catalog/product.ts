@@ -17,7 +17,7 @@ interface MetricOptions {
 }
 
 /** What a product says of its entities beyond the list (ProductEntry). */
-type EntityOptions = Pick<ProductEntry, 'default_entity' | 'venue_entities'>;
+type EntityOptions = Pick<ProductEntry, 'default_entity' | 'venue_entities' | 'licence'>;
 
 /** The metric answers its stored history with series=true. */
 export const HISTORY: MetricOptions = { series: true };

@@ -57,6 +57,8 @@ export interface ProductEntry {
   default_entity?: string;
   /** Per venue, the entities it lists, when a venue does not list them all (spot books). */
   venue_entities?: Record<string, string[]>;
+  /** What the sources' licence or terms allow, where they restrict use (non-commercial, unofficial). */
+  licence?: string;
   metrics: MetricEntry[];
 }
 

@@ -6,10 +6,14 @@ export function zonedToUtc(wall: string, timeZone: string): string {
   return new Date(asUtc - zoneOffsetMs(guess, timeZone)).toISOString();
 }
 
+/** The wall-clock date (YYYY-MM-DD in `timeZone`) of `instant`. */
+export function zonedDate(instant: number, timeZone: string): string {
+  return new Date(instant + zoneOffsetMs(instant, timeZone)).toISOString().slice(0, 10);
+}
+
 /** Start of the wall-clock day (in `timeZone`) that contains `instant`, as a UTC instant. */
 export function zonedDayStart(instant: number, timeZone: string): number {
-  const wall = new Date(instant + zoneOffsetMs(instant, timeZone)).toISOString().slice(0, 10);
-  return Date.parse(zonedToUtc(`${wall}T00:00:00`, timeZone));
+  return Date.parse(zonedToUtc(`${zonedDate(instant, timeZone)}T00:00:00`, timeZone));
 }
 
 function zoneOffsetMs(instant: number, timeZone: string): number {

@@ -26,6 +26,7 @@ export function catalogDocument(servedFrom: ServedFrom = 'stored') {
       entities: p.entities,
       ...(p.default_entity !== undefined ? { default_entity: p.default_entity } : {}),
       ...(p.venue_entities !== undefined ? { venue_entities: p.venue_entities } : {}),
+      ...(p.licence !== undefined ? { licence: p.licence } : {}),
       metrics: p.metrics.map((m) => {
         const key = `${p.category}/${p.product}/${m.metric}`;
         return {

@@ -45,5 +45,10 @@ export const ABSURD_COSMOS: readonly ProductEntry[] = [
     ['noaa_swpc'],
     [],
     [['sunspot_number', 'scalar', 'count', 'Monthly mean sunspot number', HISTORY]],
+    [],
+    {
+      licence:
+        "SILSO International Sunspot Number (SIDC, Royal Observatory of Belgium, CC BY-NC 4.0: no commercial use without SIDC's agreement), as republished by NOAA SWPC",
+    },
   ),
 ];

@@ -1,6 +1,7 @@
 import type { ProductEntry } from '../types.js';
 import { MINUTE, OPEN_METEO_CURRENT, published } from '../cadence.js';
 import { HISTORY, product } from '../product.js';
+import { OPEN_METEO_LICENCE } from './weather.js';
 
 export const ABSURD_EARTH: readonly ProductEntry[] = [
   product(
@@ -19,6 +20,8 @@ export const ABSURD_EARTH: readonly ProductEntry[] = [
         HISTORY,
       ],
     ],
+    [],
+    { licence: OPEN_METEO_LICENCE },
   ),
   product(
     'absurd_earth',

@@ -7,6 +7,15 @@ export interface ConnectorKeys {
   NCBI_API_KEY?: string | undefined;
   /** Who to write to about our traffic (NCBI's `email`, SEC-style user agents); optional. */
   INGEST_CONTACT?: string | undefined;
+  /** Open-Meteo's free API is for non-commercial use; a commercial plan's key (customer-api). */
+  OPEN_METEO_API_KEY?: string | undefined;
+  /** NYC Open Data (Socrata) app token: a higher rate limit than anonymous requests. */
+  SOCRATA_APP_TOKEN?: string | undefined;
+  /**
+   * ESPN's site API is unofficial and ESPN's terms allow personal, non-commercial use only: the espn
+   * connector runs only once the operator states what permits it (a licence, or a personal deployment).
+   */
+  ESPN_LICENCE?: string | undefined;
 }
 
 /**

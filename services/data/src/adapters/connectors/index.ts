@@ -1,5 +1,28 @@
 import { blockchainInfo } from './blockchain-info.js';
 import type { ConnectorDefinition } from './connector.js';
+import { espn } from './espn.js';
+import { federalRegister } from './federal-register.js';
+import { fiscalDataDebt, fiscalDataRates } from './fiscal-data.js';
+import { noaaSwpcKp, noaaSwpcSolarCycle } from './noaa-swpc.js';
+import { noaaTides } from './noaa-tides.js';
+import { nyc311 } from './nyc-311.js';
+import { openMeteo, openMeteoColdest } from './open-meteo.js';
+import { openNotify } from './open-notify.js';
+import { usgs } from './usgs.js';
 
 /** Every live upstream (INGEST_MODE=live), one module each; see README "Live connectors". */
-export const CONNECTORS: readonly ConnectorDefinition[] = [blockchainInfo];
+export const CONNECTORS: readonly ConnectorDefinition[] = [
+  blockchainInfo,
+  openMeteo,
+  openMeteoColdest,
+  espn,
+  noaaSwpcKp,
+  noaaSwpcSolarCycle,
+  usgs,
+  openNotify,
+  federalRegister,
+  nyc311,
+  fiscalDataDebt,
+  fiscalDataRates,
+  noaaTides,
+];

@@ -28,17 +28,48 @@ export function parseOpenMeteo(text: string, keys: string[], clock: ReplayClock)
   return observationBatch('open_meteo', rows);
 }
 
-/** NOAA SWPC noaa-planetary-k-index.json: a header row, then [time_tag, Kp, a_running, station_count]. */
+interface SwpcKpRow {
+  time_tag: string;
+  Kp: number | string;
+  a_running: number | string;
+  station_count: number | string;
+}
+
+/** SWPC's time tags, `2024-11-13 00:00:00.000` or `2026-05-21T00:00:00`, are UTC without a zone. */
+const swpcUtc = (tag: string) =>
+  `${tag
+    .replace(' ', 'T')
+    .replace(/Z$/, '')
+    .replace(/\.\d+$/, '')}Z`;
+
+/**
+ * NOAA SWPC noaa-planetary-k-index.json, in either of its formats: until spring 2026 a header row
+ * then [time_tag, Kp, a_running, station_count] strings (the recording); since, an array of objects
+ * with those keys and numbers (SWPC's JSON change notice). Any other row is not this format.
+ */
 export function parseSwpcKp(text: string, clock: ReplayClock): IngestBatchInput {
-  const [, ...rows] = JSON.parse(text) as string[][];
+  const doc = JSON.parse(text) as unknown[];
+  if (!Array.isArray(doc)) throw new Error('SWPC Kp: not an array');
+  const rows: SwpcKpRow[] = doc.flatMap((r): SwpcKpRow[] => {
+    if (Array.isArray(r)) {
+      const [time_tag, Kp, a_running, station_count] = r as string[];
+      return time_tag === 'time_tag'
+        ? []
+        : [{ time_tag: time_tag!, Kp: Kp!, a_running: a_running!, station_count: station_count! }];
+    }
+    const o = r as SwpcKpRow;
+    if (typeof o?.time_tag !== 'string') throw new Error('SWPC Kp: a row without time_tag');
+    // A Kp not yet determined is no reading (Number(null) would read 0).
+    return o.Kp === null || o.Kp === '' ? [] : [o];
+  });
   return observationBatch(
     'noaa_swpc',
     rows.map((r) => ({
       key: '',
       metric: 'planetary_kp',
-      ts: clock(`${r[0]!.replace(' ', 'T').replace(/\.\d+$/, '')}Z`),
-      value: Number(r[1]),
-      payload: { a_running: Number(r[2]), station_count: Number(r[3]) },
+      ts: clock(swpcUtc(r.time_tag)),
+      value: Number(r.Kp),
+      payload: { a_running: Number(r.a_running), station_count: Number(r.station_count) },
     })),
   );
 }
