@@ -17,7 +17,7 @@ import { isDataPath } from './domain/data-route.js';
 import { keyFormatValid } from './domain/key-format.js';
 import type { X402Settings } from './domain/payment-required.js';
 import type { ServiceName } from './domain/route-table.js';
-import { planPolicies, retiredKeysBucket } from './domain/token-bucket.js';
+import { accountPolicies, planPolicies, retiredKeysBucket } from './domain/token-bucket.js';
 import { AssertionSigner, callerAssertion } from './edge/assertion.js';
 import { boundedBodies, checkContinue } from './edge/bodies.js';
 import { cors } from './edge/cors.js';
@@ -117,6 +117,7 @@ function createDataEdge(deps: EdgeDeps) {
     sessions: deps.caches.sessions,
     limiter: deps.limiter,
     plans: deps.plans,
+    accountPlans: deps.accountPlans,
     signer: deps.signer,
     x402: x402Settings(config),
     payments: x402Client(deps.bus, {
@@ -172,6 +173,7 @@ export async function createGateway(deps: Deps): Promise<Gateway> {
     caches,
     limiter,
     plans,
+    accountPlans: accountPolicies(config.RATE_LIMITS, config.ACCOUNT_RATE_MULTIPLE),
     inFlight: new InFlightGate(config.MAX_IN_FLIGHT_PER_CLIENT),
     bodies: { maxBytes: config.BODY_LIMIT_BYTES, timeoutMs: config.BODY_TIMEOUT_MS },
     ready: () => deps.bus.ping(),

@@ -38,6 +38,11 @@ export const configSchema = baseConfigSchema
     REDIS_URL: z.string().optional(),
     RATE_LIMIT_PREFIX: z.string().default('meridian:rl:'),
     RATE_LIMITS: planRateLimitsSetting,
+    /**
+     * The account-wide ceiling: all data calls of one account (its keys and its sessions together)
+     * get at most this many times the plan's per-key limit, shared across replicas like the key buckets.
+     */
+    ACCOUNT_RATE_MULTIPLE: z.coerce.number().min(1).max(100).default(3),
     KEY_CACHE_TTL_MS: ms(60_000),
     KEY_CACHE_MAX: z.coerce.number().int().min(1).default(100_000),
     KEY_NEGATIVE_TTL_MS: ms(15_000),

@@ -27,6 +27,8 @@ export interface EdgeDeps extends Deps {
   limiter: RateLimiter;
   /** The key bucket of each plan (data-api-interface 8, or RATE_LIMITS). */
   plans: Record<Plan, BucketPolicy>;
+  /** The account-wide bucket of each plan: ACCOUNT_RATE_MULTIPLE times the key's. */
+  accountPlans: Record<Plan, BucketPolicy>;
   inFlight: InFlightGate;
   bodies: BodyLimits;
   /** Ready when the bus answers: without it no key or session can be verified. */

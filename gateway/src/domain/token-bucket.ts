@@ -48,6 +48,8 @@ export interface RateDecision {
   resetS: number;
   /** Seconds until one token is available; 0 when allowed. */
   retryAfterS: number;
+  /** Refused by the account-wide ceiling rather than the key's own bucket. */
+  accountWide?: boolean;
 }
 
 /** Takes one token if there is one. The Redis script in adapters/redis-rate-limiter.ts is the same arithmetic. */
@@ -87,6 +89,22 @@ export function levelAt(state: BucketState | undefined, now: number, policy: Buc
  * does not exist yet starts from it rather than full, so revoking a spent key and making a new
  * one does not buy a fresh minute.
  */
+/** Every data call of an account, whatever key or session made it: the account-wide ceiling. */
+export function accountBucket(accountId: string): string {
+  return `account:${accountId}`;
+}
+
+/** The account-wide ceiling of each plan: `multiple` times its per-key limit. */
+export function accountPolicies(
+  limits: Readonly<Record<Plan, number>>,
+  multiple: number,
+): Record<Plan, BucketPolicy> {
+  const scaled = Object.fromEntries(
+    Object.entries(limits).map(([plan, n]) => [plan, Math.max(1, Math.round(n * multiple))]),
+  ) as Record<Plan, number>;
+  return planPolicies(scaled);
+}
+
 export function retiredKeysBucket(accountId: string): string {
   return `retired-keys:${accountId}`;
 }

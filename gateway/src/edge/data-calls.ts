@@ -36,6 +36,7 @@ import {
 import { PaidCalls, type PaidCall } from './paid-calls.js';
 import {
   rateLimitHeaders,
+  accountBucket,
   retiredKeysBucket,
   type BucketPolicy,
   type RateDecision,
@@ -55,6 +56,8 @@ export interface DataEdgeOptions {
   limiter: RateLimiter;
   /** The bucket of each plan (data-api-interface 8, or RATE_LIMITS). */
   plans: Record<Plan, BucketPolicy>;
+  /** The account-wide bucket of each plan (ACCOUNT_RATE_MULTIPLE times the key's). */
+  accountPlans: Record<Plan, BucketPolicy>;
   signer: AssertionSigner;
   x402: X402Settings;
   /** The x402 service: the challenge's fee payer, verification and settlement of paid calls. */
@@ -258,8 +261,7 @@ class DataEdge {
           key_id: null,
           session_id: session.session_id,
         });
-      if (decision instanceof Promise) decision.then(go, (err) => this.fail(call, err));
-      else go(decision);
+      this.withinAccount(call, session.account_id, session.plan, decision, go);
     };
     const result = this.options.sessions.verify(token, () => call.client);
     if (result instanceof Promise) result.then(settle, (err) => this.fail(call, err));
@@ -346,12 +348,31 @@ class DataEdge {
       this.options.plans[key.plan],
       retiredKeysBucket(key.account_id),
     );
-    if (decision instanceof Promise)
-      decision.then(
-        (d) => this.limited(call, key, d),
-        (err) => this.fail(call, err),
-      );
-    else this.limited(call, key, decision);
+    this.withinAccount(call, key.account_id, key.plan, decision, (d) => this.limited(call, key, d));
+  }
+
+  /**
+   * The account-wide ceiling after the key's (or session's) own bucket: a call its own bucket allows
+   * also takes a token of the account's, so many keys of one account draw at most
+   * ACCOUNT_RATE_MULTIPLE times one key's budget. The tighter decision is the one answered.
+   */
+  private withinAccount(
+    call: DataCall,
+    accountId: string,
+    plan: Plan,
+    own: RateDecision | Promise<RateDecision>,
+    then: (d: RateDecision) => void,
+  ): void {
+    const fail = (err: unknown) => this.fail(call, err);
+    const after = (d: RateDecision) => {
+      if (!d.allowed) return then(d);
+      const account = this.options.limiter.take(accountBucket(accountId), this.options.accountPlans[plan]);
+      const tighter = (a: RateDecision) => then(a.allowed ? d : { ...a, accountWide: true });
+      if (account instanceof Promise) account.then(tighter, fail);
+      else tighter(account);
+    };
+    if (own instanceof Promise) own.then(after, fail);
+    else after(own);
   }
 
   /** Rate-limit fields on every answer to a valid key; a spent budget is 429, a gate below the plan 403. */
@@ -370,7 +391,9 @@ class DataEdge {
     addFields(call.fields, rateLimitHeaders(decision));
     if (!decision.allowed) {
       const wait = decision.retryAfterS;
-      const detail = `This plan allows ${decision.limit} requests per minute; retry in ${wait} s.`;
+      const detail = decision.accountWide
+        ? `This account's keys and sessions together allow ${decision.limit} requests per minute (ACCOUNT_RATE_MULTIPLE times the plan's per-key limit); retry in ${wait} s, or move to a larger plan.`
+        : `This plan allows ${decision.limit} requests per minute; retry in ${wait} s.`;
       return this.refuse(call, problem('rate_limit', detail, { retryAfter: wait }));
     }
     const refusal = gateRefusal(plan, call.target);

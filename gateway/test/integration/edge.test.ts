@@ -142,6 +142,8 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
     METRICS_PORT: '0',
     // The tests play several clients from loopback, each named by X-Forwarded-For.
     TRUST_PROXY: 'loopback',
+    // Many keys of one account here; the ceiling's own test starts a gateway pair with a low one.
+    ACCOUNT_RATE_MULTIPLE: '100',
   });
 
   /** The token of the confirmation link identity mailed to `email`, once the mail arrived. */
@@ -193,6 +195,7 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
       SMTP_URL: smtp.url,
       // The tests make keys by the dozen for one account; the quota's own tests are identity's.
       KEY_CREATION_LIMIT: '100000',
+      KEY_CAPS: 'free=1000',
     });
     a = await startGateway(gatewayEnv());
     b = await startGateway(gatewayEnv());
@@ -476,6 +479,34 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
       expect(limited.body).toMatchObject({ error_category: 'rate_limit', retryable: true });
       expect(Number(limited.retryAfter)).toBeGreaterThanOrEqual(1);
       expect((limited.body as { retry_after: number }).retry_after).toBe(Number(limited.retryAfter));
+    });
+
+    it('caps all keys of one account together (ACCOUNT_RATE_MULTIPLE), across replicas, saying so', async () => {
+      const low = { ...gatewayEnv(), ACCOUNT_RATE_MULTIPLE: '1.5' };
+      const [c, d] = [await startGateway(low), await startGateway(low)];
+      try {
+        const owner = await signIn(`ceiling${namespace}@example.com`);
+        const keys = [await newKey(owner.cookie), await newKey(owner.cookie), await newKey(owner.cookie)];
+        const startedAt = Date.now();
+        const answers = [];
+        // Each key stays within its own 10 a minute; together they ask for 27, over 1.5 x 10.
+        for (const { key } of keys)
+          for (let i = 0; i < 9; i++) {
+            const r = await fetch(`${(i % 2 ? c : d).url}/v1/data/crypto/spot/reference_price`, {
+              headers: { 'x-api-key': key },
+            });
+            answers.push({ status: r.status, body: (await r.json()) as { detail?: string } });
+          }
+        const admitted = answers.filter((x) => x.status === 200).length;
+        expect(admitted).toBeGreaterThanOrEqual(15);
+        expect(admitted).toBeLessThanOrEqual(grantedSince(15, startedAt));
+        const refused = answers.find((x) => x.status === 429)!;
+        expect(refused.body).toMatchObject({ error_category: 'rate_limit', retryable: true });
+        expect(refused.body.detail).toMatch(/keys and sessions together allow 15 requests per minute/);
+      } finally {
+        await c.close();
+        await d.close();
+      }
     });
 
     it('stops a revoked key on every replica within one second', async () => {

@@ -5,6 +5,7 @@ import { newEvent, type Closable } from '@meridian/bus';
 import { waitFor } from '@meridian/bus/testing';
 import { DURABLES, EVENTS, RPC, STREAMS, type CloudEvent } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
+import { setPlan } from '../../src/db/repositories/accounts.js';
 import { freshEmail, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
 import { anonymous, asSession, signIn, signUpConfirmed, type SignedIn } from './flows.js';
 
@@ -374,6 +375,30 @@ describe('API keys', () => {
           .set(await anonymous())
       ).status,
     ).toBe(401);
+  });
+});
+
+describe('live keys per plan', () => {
+  it('caps the live keys by plan (409 saying what to do), counts revoked ones out, and follows the plan', async () => {
+    const email = freshEmail();
+    await signUpConfirmed(h, email);
+    const me = await signIn(h, email);
+    const make = () => request(h.app).post('/v1/keys').set(me.headers).send({});
+    const first = await make();
+    expect((await make()).status).toBe(201);
+    const third = await make();
+    expect(third.status).toBe(409);
+    expect(third.body).toMatchObject({ status: 409 });
+    expect(third.body.detail).toMatch(/free plan holds at most 2 live keys at once; revoke one/);
+    const account = await request(h.app).get('/v1/account').set(me.headers);
+    expect(account.body.data.entitlements).toMatchObject({ plan: 'free', max_live_keys: 2 });
+    expect((await request(h.app).post(`/v1/keys/${first.body.data.id}/revoke`).set(me.headers)).status).toBe(
+      200,
+    );
+    expect((await make()).status).toBe(201);
+    await setPlan(h.deps.db, me.account_id, 'pro', new Date());
+    for (let i = 0; i < 8; i++) expect((await make()).status).toBe(201);
+    expect((await make()).status).toBe(409);
   });
 });
 
