@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import type { RequestListener } from 'node:http';
+import { callerHeaders } from '@meridian/http-kit/testing';
+import { createLogger } from '@meridian/observability';
+import { DERIVED_HISTORY_MS, startMarketReplay } from '../../src/jobs/market-replay.js';
+import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+import { testApp, testDeps } from '../support/app.js';
+
+const MINUTE = 60_000;
+
+/** Offline, trades and 1s bars answer: derived from the replayed 1m bars, and said so. */
+describe('trades and 1s bars under replay', () => {
+  let db: MigratedDatabase;
+  let app: RequestListener;
+  let headers: Record<string, string>;
+  const get = (path: string) => request(app).get(path).set(headers);
+
+  beforeAll(async () => {
+    db = await migratedDatabase('data_replay_prints');
+    const deps = testDeps(db, { DATA_REPLAY: 'on' });
+    app = testApp(deps);
+    headers = await callerHeaders({
+      plan: 'ultra',
+      auth: 'api_key',
+      account_id: 'acct_rp',
+      key_id: 'key_rp',
+    });
+    const replay = startMarketReplay(deps.ingestor, createLogger('replay-prints', { level: 'silent' }));
+    await replay.settled();
+    await replay.stop();
+    deps.firstLoad.settle();
+  });
+  afterAll(() => db.drop());
+
+  it('answers recent trades of every venue, both taker sides, marked as derived from the replayed bars', async () => {
+    for (const path of ['/v1/data/crypto/spot/trades?entity=BTC-USD', '/v1/trades?entity=BTC-USDT']) {
+      const res = await get(path);
+      expect([path, res.status]).toEqual([path, 200]);
+      expect(res.body.data.length).toBeGreaterThan(100);
+      expect(new Set(res.body.data.map((t: { taker_side: string }) => t.taker_side))).toEqual(
+        new Set(['buy', 'sell']),
+      );
+      expect(res.body.meta.replay).toMatchObject({ live: false });
+      expect(res.body.provenance.method).toMatch(/trade prints and 1s bars derived from those 1m bars/);
+      expect(res.body.provenance.method).toMatch(/not recorded prints/);
+      expect(res.body.meta.staleness_ms).toBeLessThan(3 * MINUTE);
+      expect(res.body.meta.confidence).toBeGreaterThan(0.4);
+    }
+    const kraken = await get('/v1/data/crypto/spot/trades?entity=BTC-USDC&source=kraken');
+    expect(kraken.status).toBe(200);
+    expect(kraken.body.data[0].trade_id).toMatch(/^replay-\d+-\d+$/);
+  });
+
+  it('derives only the last hour of prints, and each minute agrees with its replayed 1m bar', async () => {
+    const oldest = await get('/v1/data/crypto/spot/trades?entity=BTC-USD&source=binanceus');
+    let cursor = oldest.body.meta.next_cursor as string | null;
+    let rows = oldest.body.data as { ts: string; price: number; size: number }[];
+    while (cursor) {
+      const next = await get(`/v1/data/crypto/spot/trades?entity=BTC-USD&source=binanceus&cursor=${cursor}`);
+      rows = [...next.body.data, ...rows];
+      cursor = next.body.meta.next_cursor;
+    }
+    expect(Date.now() - Date.parse(rows[0]!.ts)).toBeLessThanOrEqual(DERIVED_HISTORY_MS + MINUTE);
+    const last = rows[rows.length - 1]!;
+    const minute = Math.floor(Date.parse(last.ts) / MINUTE) * MINUTE;
+    const inMinute = rows.filter((r) => Math.floor(Date.parse(r.ts) / MINUTE) * MINUTE === minute);
+    const bars = await get('/v1/data/crypto/spot/ohlcv?entity=BTC-USD&source=binanceus&interval=1m');
+    const bar = bars.body.data.find((b: { ts: string }) => Date.parse(b.ts) === minute);
+    expect(inMinute[0]!.price).toBe(bar.open);
+    expect(last.price).toBe(bar.close);
+    expect(inMinute.reduce((s, r) => s + r.size, 0)).toBeCloseTo(bar.volume, 6);
+  });
+
+  it('answers 1s bars, combined and per venue, that roll up to the 1m bars', async () => {
+    const combined = await get('/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=1s');
+    expect(combined.status).toBe(200);
+    expect(combined.body.data.length).toBeGreaterThan(10);
+    expect(combined.body.meta.staleness_ms).toBeLessThan(3 * MINUTE);
+    const seconds = await get('/v1/data/crypto/spot/ohlcv?entity=BTC-USDC&source=kraken&interval=1s');
+    expect(seconds.status).toBe(200);
+    const rows = seconds.body.data as { ts: string; high: number; low: number; volume: number }[];
+    const minute = Math.floor(Date.parse(rows[rows.length - 1]!.ts) / MINUTE) * MINUTE;
+    const inMinute = rows.filter((r) => Math.floor(Date.parse(r.ts) / MINUTE) * MINUTE === minute);
+    const bars = await get('/v1/data/crypto/spot/ohlcv?entity=BTC-USDC&source=kraken&interval=1m');
+    const bar = bars.body.data.find((b: { ts: string }) => Date.parse(b.ts) === minute);
+    expect(Math.max(...inMinute.map((r) => r.high))).toBe(bar.high);
+    expect(Math.min(...inMinute.map((r) => r.low))).toBe(bar.low);
+    expect(inMinute.reduce((s, r) => s + r.volume, 0)).toBeCloseTo(bar.volume, 6);
+  });
+});
