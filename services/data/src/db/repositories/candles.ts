@@ -214,3 +214,17 @@ export async function newestBarBefore(
                            order by c.ts desc limit 1) l`.execute(db);
   return rows[0]?.ts?.getTime();
 }
+
+/** Open time of the oldest bar of any of the markets, or undefined: where the stored data begins. */
+export async function oldestBar(
+  db: Kysely<Database>,
+  table: NativeTable,
+  markets: Market[],
+): Promise<number | undefined> {
+  if (markets.length === 0) return undefined;
+  const { rows } = await sql<{ ts: Date | null }>`
+    select min(f.ts) as ts from (values ${sql.join(markets.map((m) => sql`(${m.venue}, ${m.symbol})`))}) as m(venue, symbol)
+      cross join lateral (select ts from ${t(table)} c where c.source = m.venue and c.symbol = m.symbol
+                           order by c.ts limit 1) f`.execute(db);
+  return rows[0]?.ts?.getTime();
+}
