@@ -89,8 +89,9 @@ describe('replay looks live', () => {
         excluded: res.body.provenance.excluded,
       } as Seen);
       // Said so: the market replay's note, or the feed's method naming the recording's real date.
-      if (!res.body.meta.replay && !/replay/i.test(res.body.provenance.method))
-        wrong.push('not said to be a replay');
+      const method = res.body.provenance.method as string;
+      if (!res.body.meta.replay && !/replay/i.test(method)) wrong.push('not said to be a replay');
+      if (!/(recorded|of) 20\d\d-\d\d-\d\d/.test(method)) wrong.push(`no real recording date: ${method}`);
       if (wrong.length > 0) problems[path] = wrong;
     }
     expect(problems).toEqual({});
