@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { sql } from 'kysely';
 import type { RequestListener } from 'node:http';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger } from '@meridian/observability';
@@ -70,6 +71,46 @@ describe('trades and 1s bars under replay', () => {
     expect(inMinute[0]!.price).toBe(bar.open);
     expect(last.price).toBe(bar.close);
     expect(inMinute.reduce((s, r) => s + r.size, 0)).toBeCloseTo(bar.volume, 6);
+  });
+
+  it('keeps deriving as the replay plays on, from the minutes it plays and no earlier', async () => {
+    const rolling = await migratedDatabase('data_replay_prints_rolling');
+    try {
+      const deps = testDeps(rolling, { DATA_REPLAY: 'on' });
+      const minute = Math.floor(Date.now() / MINUTE) * MINUTE;
+      let clock = minute - 30 * MINUTE;
+      const newestPrint = async () => {
+        const { rows } = await sql<{ ts: Date | null; n: string }>`
+          select max(ts) as ts, count(*) as n from data.trades where source = 'binanceus' and symbol = 'BTC-USD'`.execute(
+          rolling.db,
+        );
+        return { ts: rows[0]!.ts?.getTime(), n: Number(rows[0]!.n) };
+      };
+      const replay = startMarketReplay(
+        deps.ingestor,
+        createLogger('rolling', { level: 'silent' }),
+        () => clock,
+      );
+      try {
+        await replay.settled();
+        const first = await newestPrint();
+        expect(first.ts).toBeLessThan(clock);
+        const oldest = await sql<{ ts: Date }>`select min(ts) as ts from data.trades`.execute(rolling.db);
+        expect(oldest.rows[0]!.ts.getTime()).toBeGreaterThanOrEqual(clock - DERIVED_HISTORY_MS - MINUTE);
+        clock += 10 * MINUTE;
+        // The next tick (every 5 s) plays the ten minutes since, their prints with them.
+        await new Promise((resolve) => setTimeout(resolve, 5_500));
+        await replay.settled();
+        const later = await newestPrint();
+        expect(later.ts).toBeGreaterThanOrEqual(first.ts! + 8 * MINUTE);
+        expect(later.ts).toBeLessThan(clock);
+        expect(later.n).toBeGreaterThan(first.n);
+      } finally {
+        await replay.stop();
+      }
+    } finally {
+      await rolling.drop();
+    }
   });
 
   it('answers 1s bars, combined and per venue, that roll up to the 1m bars', async () => {
