@@ -73,6 +73,16 @@ describe('trades and 1s bars under replay', () => {
     expect(inMinute.reduce((s, r) => s + r.size, 0)).toBeCloseTo(bar.volume, 6);
   });
 
+  it('prices the reference on the 1m bar, which closes when its minute does, not on its earlier 1s bars', async () => {
+    const res = await get('/v1/data/crypto/spot/reference_price?entity=BTC-USD');
+    expect(res.status).toBe(200);
+    // A minute's derived 1s bars open after its 1m bar but close no later (at its last print): the quote
+    // of every market is its 1m bar, named by its minute.
+    const sources = res.body.provenance.sources as { ts: string }[];
+    expect(sources.length).toBeGreaterThanOrEqual(3);
+    for (const s of sources) expect([s.ts, Date.parse(s.ts) % MINUTE]).toEqual([s.ts, 0]);
+  });
+
   it('keeps deriving as the replay plays on, from the minutes it plays and no earlier', async () => {
     const rolling = await migratedDatabase('data_replay_prints_rolling');
     try {
