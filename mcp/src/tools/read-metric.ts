@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { findMetric } from '@meridian/contracts';
 import { pathOf, type MetricTarget } from '../domain/catalog-enums.js';
 import { decodeCursor, encodeCursor, isLocalCursor } from '../domain/local-cursor.js';
-import { pageOf, seriesPaging, type Envelope } from '../domain/paging.js';
+import { pageOf, seriesPaging } from '../domain/paging.js';
 import { invalidArgument, invalidCursor, toolError } from '../domain/tool-error.js';
 import { unknownMetric } from '../domain/unknown-metric.js';
 import { failure, success } from './answer.js';
@@ -16,8 +16,8 @@ export interface MetricQuestion {
   interval?: string;
   max_response_tokens: number;
   cursor?: string;
-  /** Applied to `data` before a page is cut (option_chain's option_type). */
-  narrow?: (data: unknown) => unknown;
+  /** Row filters the metric takes, passed on (option_chain's option_type and expiry). */
+  filters?: { option_type?: string; expiry?: string };
   /** Binds a cursor of this server to the question (tool and arguments). */
   scope: string;
 }
@@ -39,6 +39,8 @@ export async function readMetric(ctx: ToolContext, q: MetricQuestion): Promise<C
     source: q.source,
     series: q.series === undefined ? undefined : String(q.series),
     interval: q.interval,
+    option_type: q.filters?.option_type,
+    expiry: q.filters?.expiry,
   };
   if (series) {
     if (q.cursor !== undefined && isLocalCursor(q.cursor)) return failure(invalidCursor());
@@ -57,8 +59,7 @@ export async function readMetric(ctx: ToolContext, q: MetricQuestion): Promise<C
   if (offset === undefined) return failure(invalidCursor());
   const answer = await ctx.api.get(path, query, ctx.caller);
   if (!answer.ok) return failure(toolError(answer.refusal));
-  const body: Envelope = q.narrow ? { ...answer.body, data: q.narrow(answer.body.data) } : answer.body;
-  const page = pageOf(body, offset, q.max_response_tokens, (next) =>
+  const page = pageOf(answer.body, offset, q.max_response_tokens, (next) =>
     encodeCursor(ctx.cursorSecret, { scope: q.scope, offset: next }),
   );
   return success({ ...page, ...(answer.rateLimit ? { rate_limit: answer.rateLimit } : {}) });

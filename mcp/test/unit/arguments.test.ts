@@ -16,7 +16,6 @@ import {
   VENUES,
 } from '../../src/domain/catalog-enums.js';
 import { callerKey } from '../../src/domain/credentials.js';
-import { onlyOptionType } from '../../src/domain/option-type.js';
 import { parseStdioConfig } from '../../src/config.js';
 
 const sortedUnique = (list: readonly string[]) => expect([...new Set(list)].sort()).toEqual(list);
@@ -76,23 +75,6 @@ describe('max_response_tokens and cursor', () => {
     expect(cursor.parse(undefined)).toBeUndefined();
     expect(cursor.safeParse('').success).toBe(false);
     expect(cursor.safeParse('x'.repeat(2049)).success).toBe(false);
-  });
-});
-
-describe("option_chain's option_type", () => {
-  const data = {
-    underlying: 'BTC',
-    options: [
-      { instrument: 'a', option_type: 'call' },
-      { instrument: 'b', option_type: 'put' },
-    ],
-  };
-
-  it('keeps the options of that type only, and everything without one', () => {
-    expect(onlyOptionType('put')(data)).toEqual({ underlying: 'BTC', options: [data.options[1]] });
-    expect(onlyOptionType(undefined)(data)).toBe(data);
-    expect(onlyOptionType('call')({ price: 1 })).toEqual({ price: 1 });
-    expect(onlyOptionType('call')(null)).toBeNull();
   });
 });
 

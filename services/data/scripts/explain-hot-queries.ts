@@ -32,6 +32,7 @@ import {
   marketBars,
   marketsOf,
   newestBarBefore,
+  oldestBar,
   rollupBars,
 } from '../src/db/repositories/candles.js';
 import { combinedRollups } from '../src/db/repositories/combined-rollups.js';
@@ -186,6 +187,10 @@ async function hotQueries(db: Kysely<Database>, at: Date): Promise<HotQuery[]> {
   return [
     ['reference price', (d) => latestMarketQuotes(d, 'BTC', at, HOUR)],
     ['OHLCV 1m of a venue: newest bar', (d) => newestBarBefore(d, 'candles_1m', [venue], at)],
+    [
+      'OHLCV roll-ups: oldest bar of every market (partial marks)',
+      (d) => oldestBar(d, 'candles_1m', markets),
+    ],
     [
       'OHLCV 1m of a venue: a page of 500 bars',
       (d) => marketBars(d, 'candles_1m', [venue], ago(500 * MINUTE), at),

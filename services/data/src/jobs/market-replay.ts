@@ -11,20 +11,28 @@ import type { MetricAnswer } from '../domain/metric-resolver.js';
 import { closeAt } from '../domain/feeds/btc-level.js';
 import { loopedRange, loopedRecordedTime } from '../domain/replay-clock.js';
 import type { Bar } from '../domain/series/bar.js';
+import { derivePrints, secondBars } from '../domain/spot/derived-prints.js';
 import { ingestOwn, type Ingestor } from '../flows/ingestor.js';
 
 /** History stored at start, so that the 24 h metrics and a few daily bars answer at once. */
 export const REPLAY_HISTORY_MS = 48 * 3_600_000;
+/**
+ * Derived trade prints and 1s bars stored at start: the last hour only (their retention is 7 days and
+ * 48 h, but deriving those at start would multiply the first load's rows by hundreds); from then on they
+ * roll forward with the bars.
+ */
+export const DERIVED_HISTORY_MS = 3_600_000;
 const TICK_MS = 5_000;
 const BAR_MS = 60_000;
 
 export const REPLAY_METHOD =
-  'Replay of recorded data: real Binance.US and Kraken 1m bars of 2023-03-08 to 2023-03-14 (UTC), looped and shifted to the present; no live venue print.';
+  'Replay of recorded data: real Binance.US and Kraken 1m bars of 2023-03-08 to 2023-03-14 (UTC), looped and shifted to the present; trade prints and 1s bars derived from those 1m bars (their open, high, low, close, volume and trade count), not recorded prints; no live venue print.';
 
 /**
  * Plays the recorded bars as if they were arriving now: at start the bars of the last 48 h of the
  * looped recording, then every few seconds the bars that closed since, all through the ingestion
- * interface. A bar is ingested once its minute is over, as a venue would publish it.
+ * interface. A bar is ingested once its minute is over, as a venue would publish it, with the trade
+ * prints and 1s bars derived from it (domain/spot/derived-prints.ts) for the last DERIVED_HISTORY_MS.
  */
 export function startMarketReplay(ingestor: Ingestor, logger: Logger, now: () => number = Date.now) {
   const markets = RECORDED_MARKETS.map((m) => ({ market: m, bars: loadRecordedBars(m) }));
@@ -33,7 +41,9 @@ export function startMarketReplay(ingestor: Ingestor, logger: Logger, now: () =>
   const play = async (): Promise<void> => {
     const to = Math.floor((now() - BAR_MS) / BAR_MS) * BAR_MS + BAR_MS;
     if (to <= playedTo) return;
-    for (const { market, bars } of markets) await ingestRange(ingestor, market, bars, playedTo, to);
+    const derivedFrom = Math.max(playedTo, now() - DERIVED_HISTORY_MS);
+    for (const { market, bars } of markets)
+      await ingestRange(ingestor, market, bars, playedTo, to, derivedFrom);
     playedTo = to;
   };
   return startPeriodic(play, TICK_MS, (err) =>
@@ -47,6 +57,7 @@ async function ingestRange(
   bars: Bar[],
   from: number,
   to: number,
+  derivedFrom: number,
 ) {
   const rows = loopedRange(RECORDING, bars, from, to);
   if (rows.length === 0) return;
@@ -64,6 +75,43 @@ async function ingestRange(
       volume: b.volume,
       trade_count: b.trade_count,
     })),
+  });
+  await ingestDerived(
+    ingestor,
+    market,
+    rows.filter((b) => b.ts >= derivedFrom),
+  );
+}
+
+/**
+ * The prints and 1s bars derived from played 1m bars. Trade ids name the replayed minute and the print's
+ * place in it (`replay-<minute s>-<n>`), so a restart writes the same ids and a derived print is told
+ * from a venue's at a glance.
+ */
+async function ingestDerived(ingestor: Ingestor, market: RecordedMarket, bars: Bar[]) {
+  const trades = [];
+  const seconds = [];
+  for (const bar of bars) {
+    const prints = derivePrints(bar, `${market.venue}:${market.symbol}`);
+    for (const p of prints)
+      trades.push({
+        trade_id: `replay-${bar.ts / 1000}-${p.index}`,
+        ts: new Date(p.ts).toISOString(),
+        price: p.price,
+        size: p.size,
+        taker_side: p.taker_side,
+      });
+    seconds.push(...secondBars(prints, bar.trade_count !== null));
+  }
+  if (trades.length === 0) return;
+  const { venue: source, symbol } = market;
+  await ingestOwn(ingestor, { kind: 'trades', source, symbol, rows: trades });
+  await ingestOwn(ingestor, {
+    kind: 'candles',
+    source,
+    symbol,
+    interval: '1s',
+    rows: seconds.map((b) => ({ ...b, ts: new Date(b.ts).toISOString() })),
   });
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { confidence } from '../../src/domain/confidence.js';
 import { signCursor, verifyCursor } from '@meridian/http-kit';
 import { fitAnswer, fitRows } from '../../src/domain/series/shape.js';
-import { bucketRanges, rollUp, type Bar } from '../../src/domain/series/bar.js';
+import { bucketRanges, partialMark, rollUp, type Bar } from '../../src/domain/series/bar.js';
 import {
   combineIntoBuckets,
   combineMarkets,
@@ -280,5 +280,45 @@ describe('combined bars', () => {
       { from: 0, to: 2 * HOUR },
       { from: 10 * HOUR, to: 11 * HOUR },
     ]);
+  });
+});
+
+describe('a roll-up bar the stored data covers only in part', () => {
+  const DAY = 86_400_000;
+  const day = Date.parse('2026-11-24T00:00:00Z');
+  // A fresh start at 21:50 the evening before the 24th; stored up to 14:03 on the 25th.
+  const covered = { from: day - 2 * 3_600_000 - 10 * 60_000, to: day + DAY + 14 * 3_600_000 + 3 * 60_000 };
+
+  it('marks the first day, from the first stored bar to the end of that day', () => {
+    expect(partialMark(day - DAY, DAY, covered)).toEqual({
+      partial: true,
+      covered_from: '2026-11-23T21:50:00.000Z',
+      covered_to: '2026-11-24T00:00:00.000Z',
+    });
+  });
+
+  it('leaves a day covered whole unmarked, bounds included', () => {
+    expect(partialMark(day, DAY, covered)).toBeUndefined();
+    expect(partialMark(day, DAY, { from: day, to: day + DAY })).toBeUndefined();
+  });
+
+  it('marks the bucket in progress up to the newest close, at every interval', () => {
+    expect(partialMark(day + DAY, DAY, covered)).toEqual({
+      partial: true,
+      covered_from: '2026-11-25T00:00:00.000Z',
+      covered_to: '2026-11-25T14:03:00.000Z',
+    });
+    expect(partialMark(day + DAY + 12 * 3_600_000, 4 * 3_600_000, covered)?.covered_to).toBe(
+      '2026-11-25T14:03:00.000Z',
+    );
+    expect(partialMark(day + DAY + 13 * 3_600_000, 3_600_000, covered)).toBeUndefined();
+  });
+
+  it('marks a bucket that both starts before the data and is still in progress', () => {
+    expect(partialMark(day, DAY, { from: day + 60_000, to: day + 120_000 })).toEqual({
+      partial: true,
+      covered_from: '2026-11-24T00:01:00.000Z',
+      covered_to: '2026-11-24T00:02:00.000Z',
+    });
   });
 });

@@ -56,7 +56,7 @@ export async function referenceMarkets(db: Kysely<Database>, base: string): Prom
 
 /**
  * The newest bar with a trade (volume > 0: a flat empty bar repeats an old price) at or before `at` of
- * every market of `base` (1s when newer than the newest 1m),
+ * every market of `base` (1s when it closes after the newest 1m),
  * with the market's base volume over (at - weightWindowMs, at]. One query, one index seek per market.
  */
 export async function latestMarketQuotes(
@@ -99,7 +99,9 @@ async function quotesOfMarkets(
                           where c.source = m.venue and c.symbol = m.symbol and c.ts <= ${at} and c.volume > 0
                           order by c.ts desc limit 1) s on true`.execute(db);
   return rows.flatMap((r) => {
-    const useSecond = r.s_ts !== null && (r.ts === null || r.s_ts.getTime() > r.ts.getTime());
+    // The 1s bar when it closes after the 1m bar: a minute's 1s bars open after its 1m bar but close no later.
+    const useSecond =
+      r.s_ts !== null && (r.ts === null || r.s_ts.getTime() + 1_000 > r.ts.getTime() + 60_000);
     const ts = useSecond ? r.s_ts : r.ts;
     const close = useSecond ? r.s_close : r.close;
     if (ts === null || close === null) return [];
@@ -212,5 +214,19 @@ export async function newestBarBefore(
     select max(l.ts) as ts from (values ${sql.join(markets.map((m) => sql`(${m.venue}, ${m.symbol})`))}) as m(venue, symbol)
       cross join lateral (select ts from ${t(table)} c where c.source = m.venue and c.symbol = m.symbol and c.ts < ${before}
                            order by c.ts desc limit 1) l`.execute(db);
+  return rows[0]?.ts?.getTime();
+}
+
+/** Open time of the oldest bar of any of the markets, or undefined: where the stored data begins. */
+export async function oldestBar(
+  db: Kysely<Database>,
+  table: NativeTable,
+  markets: Market[],
+): Promise<number | undefined> {
+  if (markets.length === 0) return undefined;
+  const { rows } = await sql<{ ts: Date | null }>`
+    select min(f.ts) as ts from (values ${sql.join(markets.map((m) => sql`(${m.venue}, ${m.symbol})`))}) as m(venue, symbol)
+      cross join lateral (select ts from ${t(table)} c where c.source = m.venue and c.symbol = m.symbol
+                           order by c.ts limit 1) f`.execute(db);
   return rows[0]?.ts?.getTime();
 }

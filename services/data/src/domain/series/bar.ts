@@ -81,3 +81,33 @@ export function bucketRanges(ranges: TimeRange[], intervalMs: number): TimeRange
   }
   return out;
 }
+
+/** The span the stored data covers: from its first bar's open to its newest bar's close (ms). */
+export interface Coverage {
+  from: number;
+  to: number;
+}
+
+/** What a roll-up bar the stored data covers only in part carries: the covered part of its period. */
+export interface PartialBar {
+  partial: true;
+  covered_from: string;
+  covered_to: string;
+}
+
+/**
+ * The mark of the roll-up bucket opening at `ts` when the stored data does not cover its whole period:
+ * it starts before the first stored bar (the first day after a fresh start or an import) or ends after
+ * the newest one's close (the bucket in progress). Undefined for a bucket covered whole. Inside the
+ * covered span a period with no bar is a quiet market, not missing data: a venue prints no bar for a
+ * minute without trades, so the two cannot be told apart there.
+ */
+export function partialMark(ts: number, intervalMs: number, covered: Coverage): PartialBar | undefined {
+  const end = ts + intervalMs;
+  if (ts >= covered.from && end <= covered.to) return undefined;
+  return {
+    partial: true,
+    covered_from: new Date(Math.max(ts, covered.from)).toISOString(),
+    covered_to: new Date(Math.min(end, covered.to)).toISOString(),
+  };
+}

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { sql } from 'kysely';
+import type { RequestListener } from 'node:http';
+import { callerHeaders } from '@meridian/http-kit/testing';
+import { createLogger } from '@meridian/observability';
+import { DERIVED_HISTORY_MS, startMarketReplay } from '../../src/jobs/market-replay.js';
+import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+import { testApp, testDeps } from '../support/app.js';
+
+const MINUTE = 60_000;
+
+/** Offline, trades and 1s bars answer: derived from the replayed 1m bars, and said so. */
+describe('trades and 1s bars under replay', () => {
+  let db: MigratedDatabase;
+  let app: RequestListener;
+  let headers: Record<string, string>;
+  const get = (path: string) => request(app).get(path).set(headers);
+
+  beforeAll(async () => {
+    db = await migratedDatabase('data_replay_prints');
+    const deps = testDeps(db, { INGEST_MODE: 'replay' });
+    app = testApp(deps);
+    headers = await callerHeaders({
+      plan: 'ultra',
+      auth: 'api_key',
+      account_id: 'acct_rp',
+      key_id: 'key_rp',
+    });
+    const replay = startMarketReplay(deps.ingestor, createLogger('replay-prints', { level: 'silent' }));
+    await replay.settled();
+    await replay.stop();
+    deps.firstLoad.settle();
+  });
+  afterAll(() => db.drop());
+
+  it('answers recent trades of every venue, both taker sides, marked as derived from the replayed bars', async () => {
+    for (const path of ['/v1/data/crypto/spot/trades?entity=BTC-USD', '/v1/trades?entity=BTC-USDT']) {
+      const res = await get(path);
+      expect([path, res.status]).toEqual([path, 200]);
+      expect(res.body.data.length).toBeGreaterThan(100);
+      expect(new Set(res.body.data.map((t: { taker_side: string }) => t.taker_side))).toEqual(
+        new Set(['buy', 'sell']),
+      );
+      expect(res.body.meta.replay).toMatchObject({ live: false });
+      expect(res.body.provenance.method).toMatch(/trade prints and 1s bars derived from those 1m bars/);
+      expect(res.body.provenance.method).toMatch(/not recorded prints/);
+      expect(res.body.meta.staleness_ms).toBeLessThan(3 * MINUTE);
+      expect(res.body.meta.confidence).toBeGreaterThan(0.4);
+    }
+    const kraken = await get('/v1/data/crypto/spot/trades?entity=BTC-USDC&source=kraken');
+    expect(kraken.status).toBe(200);
+    expect(kraken.body.data[0].trade_id).toMatch(/^replay-\d+-\d+$/);
+  });
+
+  it('derives only the last hour of prints, and each minute agrees with its replayed 1m bar', async () => {
+    const oldest = await get('/v1/data/crypto/spot/trades?entity=BTC-USD&source=binanceus');
+    let cursor = oldest.body.meta.next_cursor as string | null;
+    let rows = oldest.body.data as { ts: string; price: number; size: number }[];
+    while (cursor) {
+      const next = await get(`/v1/data/crypto/spot/trades?entity=BTC-USD&source=binanceus&cursor=${cursor}`);
+      rows = [...next.body.data, ...rows];
+      cursor = next.body.meta.next_cursor;
+    }
+    expect(Date.now() - Date.parse(rows[0]!.ts)).toBeLessThanOrEqual(DERIVED_HISTORY_MS + MINUTE);
+    const last = rows[rows.length - 1]!;
+    const minute = Math.floor(Date.parse(last.ts) / MINUTE) * MINUTE;
+    const inMinute = rows.filter((r) => Math.floor(Date.parse(r.ts) / MINUTE) * MINUTE === minute);
+    const bars = await get('/v1/data/crypto/spot/ohlcv?entity=BTC-USD&source=binanceus&interval=1m');
+    const bar = bars.body.data.find((b: { ts: string }) => Date.parse(b.ts) === minute);
+    expect(inMinute[0]!.price).toBe(bar.open);
+    expect(last.price).toBe(bar.close);
+    expect(inMinute.reduce((s, r) => s + r.size, 0)).toBeCloseTo(bar.volume, 6);
+  });
+
+  it('prices the reference on the 1m bar, which closes when its minute does, not on its earlier 1s bars', async () => {
+    const res = await get('/v1/data/crypto/spot/reference_price?entity=BTC-USD');
+    expect(res.status).toBe(200);
+    // A minute's derived 1s bars open after its 1m bar but close no later (at its last print): the quote
+    // of every market is its 1m bar, named by its minute.
+    const sources = res.body.provenance.sources as { ts: string }[];
+    expect(sources.length).toBeGreaterThanOrEqual(3);
+    for (const s of sources) expect([s.ts, Date.parse(s.ts) % MINUTE]).toEqual([s.ts, 0]);
+  });
+
+  it('keeps deriving as the replay plays on, from the minutes it plays and no earlier', async () => {
+    const rolling = await migratedDatabase('data_replay_prints_rolling');
+    try {
+      const deps = testDeps(rolling, { INGEST_MODE: 'replay' });
+      const minute = Math.floor(Date.now() / MINUTE) * MINUTE;
+      let clock = minute - 30 * MINUTE;
+      const newestPrint = async () => {
+        const { rows } = await sql<{ ts: Date | null; n: string }>`
+          select max(ts) as ts, count(*) as n from data.trades where source = 'binanceus' and symbol = 'BTC-USD'`.execute(
+          rolling.db,
+        );
+        return { ts: rows[0]!.ts?.getTime(), n: Number(rows[0]!.n) };
+      };
+      const replay = startMarketReplay(
+        deps.ingestor,
+        createLogger('rolling', { level: 'silent' }),
+        () => clock,
+      );
+      try {
+        await replay.settled();
+        const first = await newestPrint();
+        expect(first.ts).toBeLessThan(clock);
+        const oldest = await sql<{ ts: Date }>`select min(ts) as ts from data.trades`.execute(rolling.db);
+        expect(oldest.rows[0]!.ts.getTime()).toBeGreaterThanOrEqual(clock - DERIVED_HISTORY_MS - MINUTE);
+        clock += 10 * MINUTE;
+        // The next tick (every 5 s) plays the ten minutes since, their prints with them.
+        await new Promise((resolve) => setTimeout(resolve, 5_500));
+        await replay.settled();
+        const later = await newestPrint();
+        expect(later.ts).toBeGreaterThanOrEqual(first.ts! + 8 * MINUTE);
+        expect(later.ts).toBeLessThan(clock);
+        expect(later.n).toBeGreaterThan(first.n);
+      } finally {
+        await replay.stop();
+      }
+    } finally {
+      await rolling.drop();
+    }
+  });
+
+  it('answers 1s bars, combined and per venue, that roll up to the 1m bars', async () => {
+    const combined = await get('/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=1s');
+    expect(combined.status).toBe(200);
+    expect(combined.body.data.length).toBeGreaterThan(10);
+    expect(combined.body.meta.staleness_ms).toBeLessThan(3 * MINUTE);
+    const seconds = await get('/v1/data/crypto/spot/ohlcv?entity=BTC-USDC&source=kraken&interval=1s');
+    expect(seconds.status).toBe(200);
+    const rows = seconds.body.data as { ts: string; high: number; low: number; volume: number }[];
+    const minute = Math.floor(Date.parse(rows[rows.length - 1]!.ts) / MINUTE) * MINUTE;
+    const inMinute = rows.filter((r) => Math.floor(Date.parse(r.ts) / MINUTE) * MINUTE === minute);
+    const bars = await get('/v1/data/crypto/spot/ohlcv?entity=BTC-USDC&source=kraken&interval=1m');
+    const bar = bars.body.data.find((b: { ts: string }) => Date.parse(b.ts) === minute);
+    expect(Math.max(...inMinute.map((r) => r.high))).toBe(bar.high);
+    expect(Math.min(...inMinute.map((r) => r.low))).toBe(bar.low);
+    expect(inMinute.reduce((s, r) => s + r.volume, 0)).toBeCloseTo(bar.volume, 6);
+  });
+});
