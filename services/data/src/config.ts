@@ -26,6 +26,8 @@ export const configSchema = baseConfigSchema
     INGEST_CONTACT: z.string().max(200).optional(),
     /** FRED series (macro) need a key: https://fred.stlouisfed.org/docs/api/api_key.html. */
     FRED_API_KEY: z.string().min(1).optional(),
+    /** commodities/energy: the EIA API v2 asks for a (free) key. */
+    EIA_API_KEY: z.string().min(1).optional(),
     /** Optional: NCBI E-utilities allow 10 requests/s with a key instead of 3. */
     NCBI_API_KEY: z.string().min(1).optional(),
     /** INGEST_URL_<CONNECTOR>: replaces a connector's upstream base URL (read by parseConfig). */
@@ -48,7 +50,12 @@ export const configSchema = baseConfigSchema
         .split(',')
         .map((n) => n.trim())
         .filter(Boolean),
-      keys: { FRED_API_KEY: c.FRED_API_KEY, NCBI_API_KEY: c.NCBI_API_KEY, INGEST_CONTACT: c.INGEST_CONTACT },
+      keys: {
+        FRED_API_KEY: c.FRED_API_KEY,
+        EIA_API_KEY: c.EIA_API_KEY,
+        NCBI_API_KEY: c.NCBI_API_KEY,
+        INGEST_CONTACT: c.INGEST_CONTACT,
+      },
       timeoutMs: c.INGEST_TIMEOUT_MS,
       maxBackoffMs: c.INGEST_MAX_BACKOFF_MS,
     },

@@ -154,6 +154,10 @@ export function createLiveIngest(
   const off: Record<string, ConnectorReport> = {};
   const running = new Map<string, { def: ConnectorDefinition; cadenceMs: number; health: ConnectorHealth }>();
   for (const def of chosen) {
+    if (def.optIn && !settings.only.includes(def.name)) {
+      off[def.name] = offReport(def, `not started: name it in INGEST_CONNECTORS to run it (${def.optIn})`);
+      continue;
+    }
     const missing = (def.needs ?? []).filter((k) => !settings.keys[k]);
     if (missing.length > 0) {
       off[def.name] = offReport(def, `not started: set ${missing.join(', ')}`);
