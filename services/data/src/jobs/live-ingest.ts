@@ -183,7 +183,7 @@ export function createLiveIngest(
         consecutive_failures: health.consecutiveFailures,
         last_error: health.lastError && { ...health.lastError, at: iso(health.lastError.at)! },
         next_poll_at: iso(health.nextPollAt),
-        ...(def.note ? { note: def.note } : {}),
+        ...(def.note || def.optIn ? { note: def.note ?? def.optIn } : {}),
       };
     return out;
   };

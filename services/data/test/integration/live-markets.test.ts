@@ -268,7 +268,9 @@ describe('live market, macro and medical connectors against their recorded upstr
       state: 'off',
       note: expect.stringMatching(/INGEST_CONNECTORS/),
     });
-    const { app } = await pollOnce(farside);
+    const { app, report } = await pollOnce(farside);
+    // Once named, it runs, and /ready still says what its terms ask.
+    expect(report).toMatchObject({ state: 'ok', note: expect.stringMatching(/permission/) });
     const flows = await ok200(app, '/v1/data/crypto/etf_flows/flow_by_etf');
     expect(flows.data).toMatchObject({ day: '2024-11-14', flows: { IBIT: 337_600_000, FBTC: -179_200_000 } });
     const total = await ok200(app, '/v1/data/crypto/etf_flows/net_flow');

@@ -133,7 +133,7 @@ export const CRYPTO: readonly ProductEntry[] = [
         'net_flow',
         'object',
         'USD',
-        "Net creation or redemption flow of the day, all funds (Farside Investors' table; it grants no reuse licence)",
+        "Net creation or redemption flow of the day, all funds (Farside Investors' table; it publishes no reuse licence)",
         HISTORY,
       ],
       ['cumulative_net_flow', 'object', 'USD', 'Cumulative net flow since launch', HISTORY],

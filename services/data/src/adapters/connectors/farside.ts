@@ -13,7 +13,7 @@ export const farside: ConnectorDefinition = {
   url: 'https://farside.co.uk',
   cadenceMs: 2 * 60 * 60_000,
   optIn:
-    "Farside Investors offers no API and no licence to reuse its tables (the page is its copyright) and sits behind a bot challenge that must not be circumvented: get Farside's permission first",
+    "Farside Investors offers no API and publishes no licence to reuse its tables, and the page sits behind a bot challenge that must not be circumvented: get Farside's permission first",
   open: (url) => async (http) => [
     parseFarsideHtml(await http.text(`${url}/btc/`, { accept: 'text/html' }), recordedTime),
   ],

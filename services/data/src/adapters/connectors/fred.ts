@@ -57,7 +57,7 @@ export const fred: ConnectorDefinition = {
   url: 'https://api.stlouisfed.org',
   cadenceMs: 6 * 60 * 60_000,
   needs: ['FRED_API_KEY'],
-  note: "FRED API terms; copper is the IMF's global price (PCOPPUSDM), as LME's licence forbids redistributing its prices",
+  note: "FRED API terms; copper is the IMF's monthly global price (PCOPPUSDM; IMF data may be redistributed with attribution), as LME's licence forbids redistributing its own prices",
   open: (url, keys) => macroSeries(url, keys.FRED_API_KEY!),
 };
 
@@ -71,7 +71,8 @@ const indexSeries = fredPoll(
 
 /**
  * Daily closes of the S&P 500 and the Nasdaq Composite from FRED (series SP500, NASDAQCOM) instead of
- * Stooq, whose CSV downloads publish no terms of reuse and now sit behind a CAPTCHA-issued key. FRED
+ * Stooq, which grants no documented licence to reuse its data and whose CSV downloads now need a
+ * CAPTCHA-issued key with an undisclosed daily quota (answered 200 with a text, not 429). FRED
  * posts a close the next US morning: a poll every 2 h.
  */
 export const fredIndices: ConnectorDefinition = {

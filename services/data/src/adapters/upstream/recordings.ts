@@ -218,7 +218,7 @@ export const RECORDINGS: Recording[] = [
     'absurd_earth/tides/water_level',
   ),
   // Daily index closes and the copper price come from FRED, as the live connectors read them (README:
-  // Stooq publishes no terms of reuse; LME forbids redistributing its prices).
+  // Stooq grants no documented licence of reuse; LME forbids redistributing its prices).
   ...(
     [
       ['SP500', 'sp500'],
