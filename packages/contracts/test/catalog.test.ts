@@ -55,7 +55,14 @@ describe('catalogue cadence', () => {
     // ECB fixings: daily on business days, so Friday's waits three days; then two missed fixings.
     expect(cadenceOf('fx/spot/reference_rate')).toEqual({ cadence_ms: DAY, max_age_ms: 5 * DAY });
     expect(cadenceOf('fx/spot/change_24h')).toEqual(cadenceOf('fx/spot/reference_rate'));
-    expect(cadenceOf('stocks/indices/sp500')).toEqual({ cadence_ms: DAY, max_age_ms: 5 * DAY });
+    // FRED posts a close dated 00:00 of its trading day the next US morning: one day of lag.
+    expect(cadenceOf('stocks/indices/sp500')).toEqual({ cadence_ms: DAY, max_age_ms: 6 * DAY });
+    // One product, two rhythms: the daily LBMA auctions and the IMF's monthly copper average.
+    expect(cadenceOf('commodities/metals/gold')).toEqual({ cadence_ms: DAY, max_age_ms: 5 * DAY });
+    expect(cadenceOf('commodities/metals/copper')).toEqual({
+      cadence_ms: MONTH,
+      max_age_ms: MONTH + WEEK + 3 * MONTH,
+    });
     // A flow dated 00:00 of its trading day is published that evening: one day of lag.
     expect(cadenceOf('crypto/etf_flows/net_flow')).toEqual({ cadence_ms: DAY, max_age_ms: 6 * DAY });
     expect(cadenceOf('commodities/energy/wti_crude')).toEqual({

@@ -26,6 +26,8 @@ export const configSchema = baseConfigSchema
     INGEST_CONTACT: z.string().max(200).optional(),
     /** FRED series (macro) need a key: https://fred.stlouisfed.org/docs/api/api_key.html. */
     FRED_API_KEY: z.string().min(1).optional(),
+    /** commodities/energy: the EIA API v2 asks for a (free) key. */
+    EIA_API_KEY: z.string().min(1).optional(),
     /** Optional: NCBI E-utilities allow 10 requests/s with a key instead of 3. */
     NCBI_API_KEY: z.string().min(1).optional(),
     /** Optional: an Open-Meteo commercial plan's key (sent as `apikey`; point INGEST_URL_OPEN_METEO* at customer-api). */
@@ -56,6 +58,7 @@ export const configSchema = baseConfigSchema
         .filter(Boolean),
       keys: {
         FRED_API_KEY: c.FRED_API_KEY,
+        EIA_API_KEY: c.EIA_API_KEY,
         NCBI_API_KEY: c.NCBI_API_KEY,
         INGEST_CONTACT: c.INGEST_CONTACT,
         OPEN_METEO_API_KEY: c.OPEN_METEO_API_KEY,

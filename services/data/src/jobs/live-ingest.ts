@@ -179,6 +179,10 @@ export function createLiveIngest(
   const running = new Map<string, Running>();
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   for (const def of chosen) {
+    if (def.optIn && !settings.only.includes(def.name)) {
+      off[def.name] = offReport(def, `not started: name it in INGEST_CONNECTORS to run it (${def.optIn})`);
+      continue;
+    }
     const missing = (def.needs ?? []).filter((k) => !settings.keys[k]);
     if (missing.length > 0) {
       off[def.name] = offReport(def, `not started: set ${missing.join(', ')}`);
@@ -211,7 +215,7 @@ export function createLiveIngest(
             consecutive_failures: health.consecutiveFailures,
             last_error: health.lastError && { ...health.lastError, at: iso(health.lastError.at)! },
             next_poll_at: iso(health.nextPollAt),
-            ...(def.note ? { note: def.note } : {}),
+            ...(def.note || def.optIn ? { note: def.note ?? def.optIn } : {}),
           };
     return out;
   };

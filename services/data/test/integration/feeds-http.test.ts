@@ -530,13 +530,14 @@ describe('feed metrics over HTTP', () => {
     });
     expect((await ok200('/v1/data/commodities/metals/silver')).data.price).toBe(30.14);
     expect((await ok200('/v1/data/commodities/metals/copper')).data).toMatchObject({
-      price: 8877,
+      price: 9556.45,
       unit: 'USD/t',
     });
-    // LBMA prices no copper: the catalogue names LME, and the source filter takes it.
-    const lme = await ok200('/v1/data/commodities/metals/copper?source=lme');
-    expect(lme.data.price).toBe(8877);
-    expect(lme.meta.venues).toEqual(['lme']);
+    // LBMA prices no copper and LME forbids redistribution: the IMF's price through FRED.
+    const imf = await ok200('/v1/data/commodities/metals/copper?source=fred');
+    expect(imf.data.price).toBe(9556.45);
+    expect(imf.meta.venues).toEqual(['fred']);
+    expect((await get('/v1/data/commodities/metals/copper?source=lme')).status).toBe(400);
   });
 
   it('macro: M2 and CPI with year-over-year growth against the same month a year earlier', async () => {

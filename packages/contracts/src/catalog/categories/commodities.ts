@@ -1,5 +1,5 @@
 import type { ProductEntry } from '../types.js';
-import { DAY, WEEK, published } from '../cadence.js';
+import { DAY, MONTH, WEEK, published } from '../cadence.js';
 import { HISTORY, product } from '../product.js';
 
 export const COMMODITIES: readonly ProductEntry[] = [
@@ -21,12 +21,31 @@ export const COMMODITIES: readonly ProductEntry[] = [
     'metals',
     'free',
     published('daily, London business days', DAY, { businessDays: true }),
-    ['lbma', 'lme'],
+    ['lbma', 'fred'],
     [],
     [
-      ['copper', 'object', 'USD/t', 'Copper price', HISTORY],
-      ['gold', 'object', 'USD/ozt', 'Gold price', HISTORY],
-      ['silver', 'object', 'USD/ozt', 'Silver price', HISTORY],
+      [
+        'copper',
+        'object',
+        'USD/t',
+        "Copper price: the IMF's monthly global price through FRED (PCOPPUSDM). Not the LME price: LME's licence forbids redistributing it",
+        // The IMF's monthly average, dated the 1st, published early in the next month.
+        { ...HISTORY, cadence: published('monthly average', MONTH, { lag: MONTH + WEEK }) },
+      ],
+      [
+        'gold',
+        'object',
+        'USD/ozt',
+        'Gold price: LBMA Gold Price PM. Administered by ICE Benchmark Administration; using or redistributing it needs an IBA licence',
+        HISTORY,
+      ],
+      [
+        'silver',
+        'object',
+        'USD/ozt',
+        'Silver price: LBMA Silver Price. Administered by ICE Benchmark Administration; using or redistributing it needs an IBA licence',
+        HISTORY,
+      ],
     ],
   ),
 ];

@@ -129,7 +129,13 @@ export const CRYPTO: readonly ProductEntry[] = [
     ['farside'],
     ['IBIT', 'FBTC', 'GBTC', 'ARKB', 'BITB'],
     [
-      ['net_flow', 'object', 'USD', 'Net creation or redemption flow of the day, all funds', HISTORY],
+      [
+        'net_flow',
+        'object',
+        'USD',
+        "Net creation or redemption flow of the day, all funds (Farside Investors' table; it publishes no reuse licence)",
+        HISTORY,
+      ],
       ['cumulative_net_flow', 'object', 'USD', 'Cumulative net flow since launch', HISTORY],
       ['flow_by_etf', 'object', 'USD', 'Net flow of the day per fund'],
     ],

@@ -12,7 +12,13 @@ export const FX: readonly ProductEntry[] = [
     ['ecb'],
     ['EUR-USD', 'GBP-USD', 'USD-JPY'],
     [
-      ['reference_rate', 'object', 'rate', 'Reference exchange rate', HISTORY],
+      [
+        'reference_rate',
+        'object',
+        'rate',
+        'Reference exchange rate: ECB reference rates (ECB as source)',
+        HISTORY,
+      ],
       ['change_24h', 'object', 'percent', 'Change of the reference rate over about 24 h', HISTORY],
     ],
     [],

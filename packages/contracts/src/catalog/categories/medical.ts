@@ -24,7 +24,14 @@ export const MEDICAL: readonly ProductEntry[] = [
     published('monthly report', MONTH, { lag: MONTH + 2 * WEEK }),
     ['nice'],
     [],
-    [['guideline_downloads', 'object', 'count', 'Clinical guideline downloads']],
+    [
+      [
+        'guideline_downloads',
+        'object',
+        'count',
+        'Clinical guideline downloads (replayed sample only: NICE publishes no download statistics feed)',
+      ],
+    ],
   ),
   product(
     'medical',
@@ -34,8 +41,19 @@ export const MEDICAL: readonly ProductEntry[] = [
     ['radiopaedia'],
     [],
     [
-      ['article_count', 'object', 'count', 'Radiology reference articles'],
-      ['article_count_by_category', 'object', 'count', 'Radiology reference articles by category'],
+      // Radiopaedia has no API; its terms forbid automated copying and commercial use (CC BY-NC-SA).
+      [
+        'article_count',
+        'object',
+        'count',
+        'Radiology reference articles (replayed sample only: no lawful live source)',
+      ],
+      [
+        'article_count_by_category',
+        'object',
+        'count',
+        'Radiology reference articles by category (replayed sample only: no lawful live source)',
+      ],
     ],
   ),
 ];

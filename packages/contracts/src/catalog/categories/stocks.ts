@@ -7,12 +7,25 @@ export const STOCKS: readonly ProductEntry[] = [
     'stocks',
     'indices',
     'free',
-    published('daily close, US trading days', DAY, { businessDays: true }),
-    ['stooq'],
+    // FRED posts a close the next US morning, dated the trading day.
+    published('daily close, US trading days', DAY, { lag: DAY, businessDays: true }),
+    ['fred'],
     [],
     [
-      ['sp500', 'object', 'index points', 'S&P 500 index level', HISTORY],
-      ['nasdaq', 'object', 'index points', 'Nasdaq Composite index level', HISTORY],
+      [
+        'sp500',
+        'object',
+        'index points',
+        'S&P 500 index level (daily close through FRED; © S&P Dow Jones Indices: resale needs their licence)',
+        HISTORY,
+      ],
+      [
+        'nasdaq',
+        'object',
+        'index points',
+        'Nasdaq Composite index level (daily close through FRED; © Nasdaq, Inc.: resale needs their licence)',
+        HISTORY,
+      ],
     ],
   ),
 ];

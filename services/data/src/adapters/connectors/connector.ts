@@ -4,6 +4,8 @@ import type { UpstreamHttp } from './upstream-http.js';
 /** Keys some upstreams ask for; a connector that needs one is not started without it. */
 export interface ConnectorKeys {
   FRED_API_KEY?: string | undefined;
+  /** EIA API v2 (commodities/energy): free, from the EIA's registration page. */
+  EIA_API_KEY?: string | undefined;
   NCBI_API_KEY?: string | undefined;
   /** Who to write to about our traffic (NCBI's `email`, SEC-style user agents); optional. */
   INGEST_CONTACT?: string | undefined;
@@ -42,6 +44,11 @@ export interface ConnectorDefinition {
   needs?: (keyof ConnectorKeys)[];
   /** Said in /ready details and the connectors' README: the licence, or why this source was chosen. */
   note?: string;
+  /**
+   * Set for a source whose terms grant no reuse licence (or forbid automated access): the connector
+   * runs only when INGEST_CONNECTORS names it, once the operator has cleared the terms; the text says why.
+   */
+  optIn?: string;
   /** A fresh poller against `url` (a test points it at a server on loopback). */
   open(url: string, keys: ConnectorKeys): Poll;
 }

@@ -9,6 +9,12 @@ import { nyc311 } from './nyc-311.js';
 import { openMeteo, openMeteoColdest } from './open-meteo.js';
 import { openNotify } from './open-notify.js';
 import { usgs } from './usgs.js';
+import { ecb } from './ecb.js';
+import { eia } from './eia.js';
+import { farside } from './farside.js';
+import { fred, fredIndices } from './fred.js';
+import { lbma } from './lbma.js';
+import { pubmed } from './pubmed.js';
 
 /** Every live upstream (INGEST_MODE=live), one module each; see README "Live connectors". */
 export const CONNECTORS: readonly ConnectorDefinition[] = [
@@ -25,4 +31,11 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   fiscalDataDebt,
   fiscalDataRates,
   noaaTides,
+  farside,
+  ecb,
+  fredIndices,
+  eia,
+  lbma,
+  fred,
+  pubmed,
 ];

@@ -1,6 +1,5 @@
 import type { IngestBatchInput } from '@meridian/contracts';
 import type { ReplayClock } from '../../domain/replay-clock.js';
-import { csvRecords } from './csv.js';
 import { observationBatch } from './observations.js';
 
 const EIA_SERIES: Record<string, string> = { RWTC: 'wti_crude', RNGWHHD: 'natural_gas' };
@@ -40,23 +39,5 @@ export function parseLbma(text: string, key: string, fixedAt: string, clock: Rep
       value: p.v[0]!,
       payload: { usd: p.v[0], gbp: p.v[1], eur: p.v[2] },
     })),
-  );
-}
-
-/** LME official prices CSV (dd/mm/yyyy); the cash seller & settlement price, fixed about 12:35 London. */
-export function parseLmeOfficial(text: string, key: string, clock: ReplayClock): IngestBatchInput {
-  return observationBatch(
-    'lme',
-    csvRecords(text).map((r) => {
-      const [d, m, y] = (r.Date ?? '').split('/');
-      const settlement = Number(r['Cash Seller & Settlement']);
-      return {
-        key,
-        metric: 'commodity_spot',
-        ts: clock(`${y}-${m}-${d}T12:35:00Z`),
-        value: settlement,
-        payload: { cash_buyer: Number(r['Cash Buyer']), three_months_seller: Number(r['3-months Seller']) },
-      };
-    }),
   );
 }

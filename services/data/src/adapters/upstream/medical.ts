@@ -10,14 +10,20 @@ export function parsePubmedCount(
   day: string,
   clock: ReplayClock,
 ): IngestBatchInput {
-  const doc = JSON.parse(text) as { esearchresult: { count: string; querytranslation: string } };
+  const doc = JSON.parse(text) as {
+    esearchresult?: { count?: string; querytranslation?: string; ERROR?: string };
+  };
+  const result = doc.esearchresult;
+  // NCBI answers a refused query with 200 and esearchresult.ERROR (or no esearchresult at all).
+  if (!result || !/^\d+$/.test(result.count ?? ''))
+    throw new Error(`esearch answered no count${result?.ERROR ? `: ${result.ERROR.slice(0, 100)}` : ''}`);
   return observationBatch('pubmed', [
     {
       key,
       metric: 'publication_count',
       ts: clock(`${day}T00:00:00Z`),
-      value: Number(doc.esearchresult.count),
-      payload: { query: doc.esearchresult.querytranslation },
+      value: Number(result.count),
+      payload: { query: result.querytranslation },
     },
   ]);
 }

@@ -11,13 +11,13 @@ import { parseBinancePremiumIndex } from './binance-futures.js';
 import { parseDeribitOptions, parseDeribitTicker } from './deribit.js';
 import { parseEspnScoreboard } from './espn.js';
 import { parseFederalRegisterFacets, parseAvgInterestRates, parseDebtToPenny, parseNyc311 } from './civic.js';
-import { parseEiaSpot, parseLbma, parseLmeOfficial } from './commodities.js';
+import { parseEiaSpot, parseLbma } from './commodities.js';
 import {
   parseBlockchainStats,
+  parseEcbEurofxref,
   parseFarsideFlows,
   parseFredObservations,
-  parseFrankfurter,
-  parseStooqDaily,
+  parseFredSeries,
 } from './markets.js';
 import { parseNiceDownloads, parsePubmedCount, parseRadiopaediaSummary } from './medical.js';
 import {
@@ -144,7 +144,7 @@ export const RECORDINGS: Recording[] = [
     },
     'crypto/network/market_cap',
   ),
-  day('ecb/frankfurter_2024-11-13_2024-11-14.json', 'ecb', '2024-11-14T15:10:00Z', parseFrankfurter),
+  day(`ecb/eurofxref-hist-90d_${SAMPLE_DAY}.xml`, 'ecb', '2024-11-14T15:10:00Z', parseEcbEurofxref),
   fresh(
     day(`open_meteo/current_cities_${SAMPLE_DAY}.json`, 'open_meteo', '2024-11-14T12:05:00Z', (t, c) =>
       parseOpenMeteo(t, WEATHER_CITIES, c),
@@ -217,22 +217,32 @@ export const RECORDINGS: Recording[] = [
     ),
     'absurd_earth/tides/water_level',
   ),
-  day(`stooq/spx_d_${SAMPLE_DAY}.csv`, 'stooq', '2024-11-14T22:00:00Z', (t, c) =>
-    parseStooqDaily(t, 'sp500', c),
+  // Daily index closes and the copper price come from FRED, as the live connectors read them (README:
+  // Stooq grants no documented licence of reuse; LME forbids redistributing its prices).
+  ...(
+    [
+      ['SP500', 'sp500'],
+      ['NASDAQCOM', 'nasdaq'],
+    ] as const
+  ).map(([id, key]) =>
+    day(`fred/${id}_${SAMPLE_DAY}.json`, 'fred', '2024-11-14T22:00:00Z', (t, c) =>
+      parseFredSeries(t, { metric: 'index_close', key, scale: 1 }, c),
+    ),
   ),
-  day(`stooq/ndq_d_${SAMPLE_DAY}.csv`, 'stooq', '2024-11-14T22:00:00Z', (t, c) =>
-    parseStooqDaily(t, 'nasdaq', c),
-  ),
-  day(`eia/spot_prices_${SAMPLE_DAY}.json`, 'eia', '2024-11-14T18:00:00Z', parseEiaSpot),
+  day(`eia/petroleum_pri_spt_RWTC_${SAMPLE_DAY}.json`, 'eia', '2024-11-14T18:00:00Z', parseEiaSpot),
+  day(`eia/natural-gas_pri_fut_RNGWHHD_${SAMPLE_DAY}.json`, 'eia', '2024-11-14T18:00:00Z', parseEiaSpot),
   day(`lbma/gold_pm_${SAMPLE_DAY}.json`, 'lbma', '2024-11-14T16:00:00Z', (t, c) =>
     parseLbma(t, 'gold', '15:00:00', c),
   ),
   day(`lbma/silver_${SAMPLE_DAY}.json`, 'lbma', '2024-11-14T16:00:00Z', (t, c) =>
     parseLbma(t, 'silver', '12:00:00', c),
   ),
-  day(`lme/copper_official_prices_${SAMPLE_DAY}.csv`, 'lme', '2024-11-14T16:00:00Z', (t, c) =>
-    parseLmeOfficial(t, 'copper', c),
-  ),
+  {
+    ...day(`fred/PCOPPUSDM_${SAMPLE_DAY}.json`, 'fred', '2024-11-14T15:00:00Z', (t, c) =>
+      parseFredSeries(t, { metric: 'commodity_spot', key: 'copper', scale: 1 }, c),
+    ),
+    shift: 'month',
+  },
   {
     ...day(`fred/M2SL_${SAMPLE_DAY}.json`, 'fred', '2024-11-14T15:00:00Z', (t, c) =>
       parseFredObservations(t, 'm2_money_supply', 1e9, c),

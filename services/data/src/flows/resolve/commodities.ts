@@ -20,35 +20,41 @@ const commodity = (source: string, file: string, key: string, unit: string, word
     }),
   });
 
-/** commodities: EIA energy spot prices, the LBMA and LME metal prices. */
+/** commodities: EIA energy spot prices, the LBMA gold and silver prices, the IMF copper price. */
 export const commodityResolvers: Record<string, MetricResolver<DataDeps>> = {
   'commodities/energy/wti_crude': commodity(
     'eia',
-    'spot_prices',
+    'RWTC',
     'wti_crude',
     'USD/bbl',
     'EIA API v2 daily spot price, series RWTC (Cushing, OK WTI, FOB)',
   ),
   'commodities/energy/natural_gas': commodity(
     'eia',
-    'spot_prices',
+    'RNGWHHD',
     'natural_gas',
     'USD/MMBtu',
     'EIA API v2 daily spot price, series RNGWHHD (Henry Hub)',
   ),
-  'commodities/metals/gold': commodity('lbma', 'gold', 'gold', 'USD/ozt', 'LBMA Gold Price PM auction, USD'),
+  'commodities/metals/gold': commodity(
+    'lbma',
+    'gold',
+    'gold',
+    'USD/ozt',
+    'LBMA Gold Price PM auction, USD (administered by ICE Benchmark Administration; use needs an IBA licence)',
+  ),
   'commodities/metals/silver': commodity(
     'lbma',
     'silver',
     'silver',
     'USD/ozt',
-    'LBMA Silver Price auction, USD',
+    'LBMA Silver Price auction, USD (administered by ICE Benchmark Administration; use needs an IBA licence)',
   ),
   'commodities/metals/copper': commodity(
-    'lme',
-    'copper',
+    'fred',
+    'PCOPPUSDM',
     'copper',
     'USD/t',
-    'LME official copper cash seller & settlement price (LBMA does not price copper)',
+    "IMF global price of copper, monthly average, through FRED (series PCOPPUSDM); the newest month is dated its 1st. Not the LME's price: LME's licence forbids redistributing it",
   ),
 };

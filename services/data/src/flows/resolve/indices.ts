@@ -3,28 +3,25 @@ import { dayOf, percentChange } from '../../domain/feeds/computations.js';
 import type { MetricResolver } from '../../domain/metric-resolver.js';
 import { latestResolver } from './latest.js';
 
-const dailyClose = (key: string, words: string) =>
+const dailyClose = (key: string, series: string, words: string) =>
   latestResolver({
-    source: 'stooq',
-    file: key === 'sp500' ? 'spx' : 'ndq',
+    source: 'fred',
+    file: series,
     metric: 'index_close',
     key: () => key,
     unit: 'index points',
     take: 2,
-    method: `Stooq daily bars of the ${words}: the newest close, its bar and the change from the previous close.`,
+    method: `FRED series ${series}, daily close of the ${words} (index data © its provider, shown through FRED; not licensed for resale): the newest close and the change from the previous one.`,
     object: ([o, prev]) => ({
       index: key,
       level: o!.value,
       day: dayOf(o!.ts),
-      open: o!.payload.open,
-      high: o!.payload.high,
-      low: o!.payload.low,
       change_pct: prev?.value != null && o!.value !== null ? percentChange(o!.value, prev.value) : null,
     }),
   });
 
-/** stocks/indices: Stooq's daily bars. */
+/** stocks/indices: the daily closes FRED publishes (SP500, NASDAQCOM). */
 export const indexResolvers: Record<string, MetricResolver<DataDeps>> = {
-  'stocks/indices/sp500': dailyClose('sp500', 'S&P 500 (^SPX)'),
-  'stocks/indices/nasdaq': dailyClose('nasdaq', 'Nasdaq Composite (^NDQ)'),
+  'stocks/indices/sp500': dailyClose('sp500', 'SP500', 'S&P 500 (S&P Dow Jones Indices)'),
+  'stocks/indices/nasdaq': dailyClose('nasdaq', 'NASDAQCOM', 'Nasdaq Composite (Nasdaq, Inc.)'),
 };

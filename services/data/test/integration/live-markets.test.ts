@@ -1,0 +1,372 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { sql } from 'kysely';
+import { readFile } from 'node:fs/promises';
+import { callerHeaders } from '@meridian/http-kit/testing';
+import { startUpstreamPeer, type UpstreamAnswer, type UpstreamPeer } from '@meridian/test-peers';
+import type { ConnectorDefinition, ConnectorKeys } from '../../src/adapters/connectors/connector.js';
+import { ecb } from '../../src/adapters/connectors/ecb.js';
+import { eia } from '../../src/adapters/connectors/eia.js';
+import { farside } from '../../src/adapters/connectors/farside.js';
+import { fred, fredIndices } from '../../src/adapters/connectors/fred.js';
+import { lbma } from '../../src/adapters/connectors/lbma.js';
+import { pubmed } from '../../src/adapters/connectors/pubmed.js';
+import { PUBMED_TYPES } from '../../src/domain/feeds/observation-keys.js';
+import { createLiveIngest, type LiveIngest, type LiveIngestSettings } from '../../src/jobs/live-ingest.js';
+import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+import { testApp, testDeps } from '../support/app.js';
+
+const recording = (file: string) => readFile(new URL(`../../recordings/${file}`, import.meta.url), 'utf8');
+
+/** A key that must never leave the request: not in /ready, not in an error message. */
+const FRED_KEY = 'fredkey0123456789abcdef0123456789';
+const KEYS: ConnectorKeys = {
+  FRED_API_KEY: FRED_KEY,
+  EIA_API_KEY: 'eiakey-test-0001',
+  INGEST_CONTACT: 'ops@meridian.test',
+};
+
+/**
+ * One upstream family: the connector, the recorded answers of each path it reads (in the order it
+ * asks, a path asked several times answers them in turn), and answers that are malformed or empty in
+ * that upstream's own format.
+ */
+interface Family {
+  def: ConnectorDefinition;
+  source: string;
+  /** The metrics it stores (two connectors share the source fred). */
+  metrics: string[];
+  rows: number;
+  answers: () => Promise<[path: string, bodies: string[]][]>;
+  malformed: string;
+  empty: string;
+}
+
+const FRED_PATH = '/fred/series/observations';
+const PUBMED_PATH = '/entrez/eutils/esearch.fcgi';
+const PUBMED_FILES = ['all', ...PUBMED_TYPES].map((t) => `pubmed/esearch_${t}_2024-11-13.json`);
+
+const FAMILIES: Family[] = [
+  {
+    def: farside,
+    source: 'farside',
+    metrics: ['etf_net_flow', 'etf_cumulative_net_flow'],
+    rows: 36,
+    answers: async () => [['/btc/', [await recording('farside/btc_etf_flows_2024-11-14.html')]]],
+    malformed: '<html><head><title>Just a moment...</title></head><body></body></html>',
+    empty:
+      '<table class="etf"><tr><th></th><th>IBIT</th><th>FBTC</th><th>Total</th></tr>' +
+      '<tr><td>15 Nov 2024</td><td>-</td><td>-</td><td>-</td></tr></table>',
+  },
+  {
+    def: ecb,
+    source: 'ecb',
+    metrics: ['fx_reference_rate'],
+    rows: 6,
+    answers: async () => [
+      ['/stats/eurofxref/eurofxref-hist-90d.xml', [await recording('ecb/eurofxref-hist-90d_2024-11-14.xml')]],
+    ],
+    malformed: '<?xml version="1.0" encoding="UTF-8"?>\n<gesmes:Envelope xmlns:gesmes="x">\n<Cube>',
+    empty:
+      '<?xml version="1.0" encoding="UTF-8"?>\n<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01">\n<Cube>\n</Cube>\n</gesmes:Envelope>\n',
+  },
+  {
+    def: fred,
+    source: 'fred',
+    metrics: ['m2_money_supply', 'cpi', 'commodity_spot'],
+    rows: 21 + 22 + 13,
+    answers: async () => [
+      [
+        FRED_PATH,
+        [
+          await recording('fred/M2SL_2024-11-14.json'),
+          await recording('fred/CPIAUCSL_2024-11-14.json'),
+          await recording('fred/PCOPPUSDM_2024-11-14.json'),
+        ],
+      ],
+    ],
+    malformed: '{"error_code":400,"error_message":"Bad Request.  The series does not exist."}',
+    empty: '{"count":0,"observations":[]}',
+  },
+  {
+    def: fredIndices,
+    source: 'fred',
+    metrics: ['index_close'],
+    rows: 10,
+    answers: async () => [
+      [
+        FRED_PATH,
+        [await recording('fred/SP500_2024-11-14.json'), await recording('fred/NASDAQCOM_2024-11-14.json')],
+      ],
+    ],
+    malformed: '{"observations": [{"date": "2024-11-14", "val',
+    empty: '{"count":0,"observations":[]}',
+  },
+  {
+    def: eia,
+    source: 'eia',
+    metrics: ['commodity_spot'],
+    rows: 8,
+    answers: async () => [
+      ['/v2/petroleum/pri/spt/data/', [await recording('eia/petroleum_pri_spt_RWTC_2024-11-14.json')]],
+      ['/v2/natural-gas/pri/fut/data/', [await recording('eia/natural-gas_pri_fut_RNGWHHD_2024-11-14.json')]],
+    ],
+    malformed: '{"error":"invalid api_key"}',
+    empty: '{"response":{"total":0,"data":[]},"apiVersion":"2.1.8"}',
+  },
+  {
+    def: lbma,
+    source: 'lbma',
+    metrics: ['commodity_spot'],
+    rows: 8,
+    answers: async () => [
+      ['/json/gold_pm.json', [await recording('lbma/gold_pm_2024-11-14.json')]],
+      ['/json/silver.json', [await recording('lbma/silver_2024-11-14.json')]],
+    ],
+    malformed: '<!DOCTYPE html><html><body>Maintenance</body></html>',
+    empty: '[]',
+  },
+  {
+    def: pubmed,
+    source: 'pubmed',
+    metrics: ['publication_count'],
+    rows: 6,
+    answers: async () => [[PUBMED_PATH, await Promise.all(PUBMED_FILES.map(recording))]],
+    malformed: '{"header":{"type":"esearch"},"esearchresult":{"ERROR":"Search Backend failed"}}',
+    empty:
+      '{"header":{"type":"esearch","version":"0.3"},"esearchresult":{"count":"0","retmax":"0","retstart":"0","idlist":[]}}',
+  },
+];
+
+const pathsOf = async (f: Family) => (await f.answers()).map(([p]) => p);
+
+describe('live market, macro and medical connectors against their recorded upstreams on loopback', () => {
+  let db: MigratedDatabase;
+  let peer: UpstreamPeer;
+  let live: LiveIngest | undefined;
+  let headers: Record<string, string>;
+
+  const settings = (
+    def: ConnectorDefinition,
+    over: Partial<LiveIngestSettings> = {},
+  ): LiveIngestSettings => ({
+    urls: { [def.name]: peer.url },
+    everyMs: {},
+    only: [def.name],
+    keys: KEYS,
+    timeoutMs: 2000,
+    maxBackoffMs: 200,
+    ...over,
+  });
+  const stored = async ({ source, metrics }: Family) =>
+    Number(
+      (
+        await sql<{
+          n: string;
+        }>`select count(*)::text as n from data.observations where source = ${source} and metric = any(${metrics})`.execute(
+          db.db,
+        )
+      ).rows[0]!.n,
+    );
+  const pollOnce = async (def: ConnectorDefinition, over: Partial<LiveIngestSettings> = {}) => {
+    const deps = testDeps(db);
+    live = createLiveIngest(deps, [def], settings(def, over));
+    deps.live = live;
+    live.start();
+    await live.firstPolls();
+    return { report: live.report()[def.name]!, app: testApp(deps) };
+  };
+
+  beforeAll(async () => {
+    db = await migratedDatabase('data_live_markets');
+    peer = await startUpstreamPeer();
+    headers = await callerHeaders({ plan: 'free', auth: 'api_key', account_id: 'acct_lm', key_id: 'key_lm' });
+  });
+  afterEach(async () => {
+    await live?.stop();
+    live = undefined;
+  });
+  afterAll(async () => {
+    await peer.close();
+    await db.drop();
+  });
+
+  // First, on the empty database: a failing poll must leave nothing of itself behind.
+  describe.each(FAMILIES.map((f) => [f.def.name, f] as const))('%s', (_name, family) => {
+    const everyPath = async (...answers: UpstreamAnswer[]) => {
+      for (const path of await pathsOf(family)) peer.answer(path, ...answers);
+    };
+
+    it('an error status: failing, nothing written, even when an earlier request of the poll succeeded', async () => {
+      const answers = await family.answers();
+      const requests = answers.reduce((n, [, bodies]) => n + bodies.length, 0);
+      const unavailable = { status: 503, body: 'Service Unavailable' };
+      // A poll of several requests: the first answers its recording, the rest 503 (a half poll).
+      for (const [i, [path, bodies]] of answers.entries())
+        if (i > 0 || requests === 1) peer.answer(path, unavailable);
+        else peer.answer(path, { body: bodies[0]! }, unavailable);
+      const { report } = await pollOnce(family.def);
+      expect(report).toMatchObject({ state: 'failing', last_error: { kind: 'http_error', status: 503 } });
+      expect(await stored(family)).toBe(0);
+    });
+
+    it('a malformed body: failing as malformed, nothing written', async () => {
+      const before = await stored(family);
+      await everyPath({ body: family.malformed });
+      const { report } = await pollOnce(family.def);
+      expect(report).toMatchObject({ state: 'failing', last_error: { kind: 'malformed' } });
+      expect(await stored(family)).toBe(before);
+    });
+
+    it('an empty answer in its own format: empty, not a failure', async () => {
+      await everyPath({ body: family.empty });
+      const { report } = await pollOnce(family.def);
+      expect(report).toMatchObject({ state: 'empty', consecutive_failures: 0, last_rows: 0 });
+    });
+
+    it('a 429 with Retry-After: rate limited, no poll before the upstream allows it', async () => {
+      await everyPath({ status: 429, body: 'Too Many Requests', headers: { 'retry-after': '120' } });
+      const { report } = await pollOnce(family.def);
+      expect(report).toMatchObject({
+        state: 'rate_limited',
+        last_error: { kind: 'rate_limited', status: 429 },
+      });
+      expect(Date.parse(report.next_poll_at!) - Date.parse(report.last_poll_at!)).toBeGreaterThanOrEqual(
+        120_000,
+      );
+    });
+
+    it('the recorded answer: every row stored', async () => {
+      for (const [path, bodies] of await family.answers())
+        peer.answer(path, ...bodies.map((body) => ({ body })));
+      const { report } = await pollOnce(family.def);
+      expect(report).toMatchObject({ state: 'ok', last_rows: family.rows, consecutive_failures: 0 });
+    });
+  });
+
+  const ok200 = async (app: ReturnType<typeof testApp>, path: string) => {
+    const res = await request(app).get(path).set(headers);
+    expect(res.status).toBe(200);
+    return res.body as {
+      data: Record<string, unknown>;
+      provenance: { method: string };
+      meta: { venues: string[] };
+    };
+  };
+  const serve = async (family: Family) => {
+    for (const [path, bodies] of await family.answers())
+      peer.answer(path, ...bodies.map((body) => ({ body })));
+  };
+  const family = (def: ConnectorDefinition) => FAMILIES.find((f) => f.def === def)!;
+
+  it('crypto/etf_flows answers the Farside page; the connector runs only when named', async () => {
+    await serve(family(farside));
+    const off = createLiveIngest(testDeps(db), [farside], settings(farside, { only: [] }));
+    off.start();
+    await off.firstPolls();
+    expect(off.report().farside).toMatchObject({
+      state: 'off',
+      note: expect.stringMatching(/INGEST_CONNECTORS/),
+    });
+    const { app, report } = await pollOnce(farside);
+    // Once named, it runs, and /ready still says what its terms ask.
+    expect(report).toMatchObject({ state: 'ok', note: expect.stringMatching(/permission/) });
+    const flows = await ok200(app, '/v1/data/crypto/etf_flows/flow_by_etf');
+    expect(flows.data).toMatchObject({ day: '2024-11-14', flows: { IBIT: 337_600_000, FBTC: -179_200_000 } });
+    const total = await ok200(app, '/v1/data/crypto/etf_flows/net_flow');
+    expect(total.data.value).toBe(-120_600_000);
+  });
+
+  it('fx/spot answers the ECB file, says "ECB reference rates", and reads only the daily file after the first poll', async () => {
+    const hist = await recording('ecb/eurofxref-hist-90d_2024-11-14.xml');
+    peer.answer('/stats/eurofxref/eurofxref-hist-90d.xml', { body: hist });
+    // The daily file is the same envelope holding only the newest fixing.
+    peer.answer('/stats/eurofxref/eurofxref-daily.xml', {
+      body: hist.replace(/\s*<Cube time='2024-11-13'>[\s\S]*?<\/Cube>/, ''),
+    });
+    const { app } = await pollOnce(ecb, { everyMs: { ecb: 20 } });
+    const asked = () => peer.requests.filter((r) => r.path === '/stats/eurofxref/eurofxref-daily.xml').length;
+    const end = Date.now() + 5000;
+    while (asked() === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    expect(asked()).toBeGreaterThan(0);
+    const rate = await ok200(app, '/v1/data/fx/spot/reference_rate?entity=EUR-USD');
+    expect(rate.data).toMatchObject({ rate: 1.054, fixing_day: '2024-11-14' });
+    expect(rate.provenance.method).toMatch(/ECB reference rates/);
+    const change = await ok200(app, '/v1/data/fx/spot/change_24h?entity=EUR-USD');
+    expect(change.data.change_pct).toBeCloseTo((1.054 / 1.0564 - 1) * 100, 4);
+  });
+
+  it('macro and copper answer FRED series; the key is sent but never shown', async () => {
+    await serve(family(fred));
+    const { app } = await pollOnce(fred);
+    const sent = peer.requests.filter((r) => r.path === FRED_PATH).slice(-3);
+    expect(sent.map((r) => r.query.get('series_id'))).toEqual(['M2SL', 'CPIAUCSL', 'PCOPPUSDM']);
+    expect(
+      sent.every((r) => r.query.get('api_key') === FRED_KEY && r.query.get('file_type') === 'json'),
+    ).toBe(true);
+    expect((await ok200(app, '/v1/data/macro/money/m2_money_supply')).data.value).toBe(21250.3e9);
+    const copper = await ok200(app, '/v1/data/commodities/metals/copper');
+    expect(copper.data).toMatchObject({ price: 9556.45, day: '2024-10-01' });
+    expect(copper.meta.venues).toEqual(['fred']);
+    // A failing upstream: the message names the query's parameters, never the key's value.
+    peer.answer(FRED_PATH, { status: 500, body: `internal error for api_key=${FRED_KEY}` });
+    await live!.stop();
+    const failing = await pollOnce(fred);
+    expect(failing.report.last_error!.message).toMatch(/series_id&api_key&file_type/);
+    const ready = await request(failing.app).get('/ready');
+    expect(JSON.stringify(ready.body)).not.toContain(FRED_KEY);
+    expect(ready.body.details.connectors.fred).toMatchObject({ state: 'failing' });
+  });
+
+  it('without FRED_API_KEY the FRED connectors do not start and say so', async () => {
+    const none = createLiveIngest(testDeps(db), [fred, fredIndices], {
+      ...settings(fred),
+      only: [],
+      keys: {},
+    });
+    none.start();
+    await none.firstPolls();
+    expect(none.report()).toMatchObject({
+      fred: { state: 'off', note: 'not started: set FRED_API_KEY' },
+      fred_indices: { state: 'off', note: 'not started: set FRED_API_KEY' },
+    });
+  });
+
+  it('stocks/indices answers the FRED closes', async () => {
+    await serve(family(fredIndices));
+    const { app } = await pollOnce(fredIndices);
+    const spx = await ok200(app, '/v1/data/stocks/indices/sp500');
+    expect(spx.data).toMatchObject({ level: 5949.17, day: '2024-11-14' });
+    expect(spx.data.change_pct).toBeCloseTo((5949.17 / 5985.38 - 1) * 100, 4);
+    expect(spx.provenance.method).toMatch(/FRED series SP500/);
+    expect((await ok200(app, '/v1/data/stocks/indices/nasdaq')).data.level).toBe(19107.65);
+  });
+
+  it('commodities answer the EIA API and the LBMA files', async () => {
+    await serve(family(eia));
+    const energy = await pollOnce(eia);
+    const sent = peer.requests.filter((r) => r.path.startsWith('/v2/')).slice(-2);
+    expect(sent.map((r) => r.query.get('facets[series][]'))).toEqual(['RWTC', 'RNGWHHD']);
+    expect((await ok200(energy.app, '/v1/data/commodities/energy/wti_crude')).data.price).toBe(68.12);
+    expect((await ok200(energy.app, '/v1/data/commodities/energy/natural_gas')).data.price).toBe(2.47);
+    await live!.stop();
+    await serve(family(lbma));
+    const metals = await pollOnce(lbma);
+    expect((await ok200(metals.app, '/v1/data/commodities/metals/gold')).data.price).toBe(2553.9);
+    expect((await ok200(metals.app, '/v1/data/commodities/metals/silver')).data.price).toBe(30.14);
+  });
+
+  it("medical/literature counts the newest complete day, with NCBI's tool and email", async () => {
+    await serve(family(pubmed));
+    const { app } = await pollOnce(pubmed);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const sent = peer.requests.filter((r) => r.path === PUBMED_PATH).slice(-6);
+    expect(sent[0]!.query.get('term')).toBe(`"${yesterday.replaceAll('-', '/')}"[Date - Entry]`);
+    expect(sent[1]!.query.get('term')).toMatch(/AND "review"\[Publication Type\]$/);
+    expect(sent[0]!.query.get('tool')).toBe('meridian-data');
+    expect(sent[0]!.query.get('email')).toBe('ops@meridian.test');
+    expect(sent[0]!.query.get('retmax')).toBe('0');
+    const count = await ok200(app, '/v1/data/medical/literature/publication_count');
+    expect(count.data).toMatchObject({ day: yesterday, count: 4218 });
+  });
+});
