@@ -9,6 +9,7 @@ import { binanceFutures } from '../../src/adapters/connectors/binance-futures.js
 import { bybitFutures } from '../../src/adapters/connectors/bybit-futures.js';
 import type { ConnectorDefinition } from '../../src/adapters/connectors/connector.js';
 import { deribitConnector } from '../../src/adapters/connectors/deribit.js';
+import { okxFuturesConnector } from '../../src/adapters/connectors/okx-futures.js';
 import { ingest } from '../../src/flows/ingest.js';
 import { resolverFor } from '../../src/flows/resolve/index.js';
 import { createLiveIngest, type LiveIngest, type LiveIngestSettings } from '../../src/jobs/live-ingest.js';
@@ -27,6 +28,8 @@ const rpc = (result: unknown) =>
 
 /** Deribit in tests: 6 option tickers a poll, unpaced, so that a rotation shows in two polls. */
 const deribit = deribitConnector({ tickersPerPoll: 6, tickerConcurrency: 2, tickerSpacingMs: 0 });
+/** OKX in tests: its 19 funding requests unpaced. */
+const okx = okxFuturesConnector({ spacingMs: 0 });
 /** Every option of the two samples (16), in the order the rotation reads them. */
 const OPTIONS = [
   ...['85000', '90000'].flatMap((k) => [`BTC-26DEC25-${k}-C`, `BTC-26DEC25-${k}-P`]),
@@ -56,7 +59,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
   let peer: UpstreamPeer;
   let live: LiveIngest | undefined;
   const settings = (over: Partial<LiveIngestSettings> = {}): LiveIngestSettings => ({
-    urls: { deribit: peer.url, binance_futures: peer.url, bybit_futures: peer.url },
+    urls: { deribit: peer.url, binance_futures: peer.url, bybit_futures: peer.url, okx_futures: peer.url },
     everyMs: {},
     only: [],
     keys: {},
@@ -104,6 +107,18 @@ describe('live derivatives connectors against upstreams on loopback', () => {
         body: await sample(`deribit/ticker_${name}_2025-11-25.json`),
       });
   };
+  const OKX_MARKS = '/api/v5/public/mark-price';
+  const OKX_FUNDING = '/api/v5/public/funding-rate';
+  /** The samples: marks of every swap, funding of BTC, ETH and SOL; the other bases answer 51001. */
+  const serveOkx = async () => {
+    peer.answer(OKX_MARKS, { body: await sample('okx_futures/mark_price_swap_2025-11-25.json') });
+    peer.answer(OKX_FUNDING, { body: await sample('okx_futures/error_no_such_instrument.json') });
+    for (const base of ['BTC', 'ETH', 'SOL'])
+      peer.answer(`${OKX_FUNDING}?instId=${base}-USDT-SWAP`, {
+        body: await sample(`okx_futures/funding_rate_${base}-USDT-SWAP_2025-11-25.json`),
+      });
+  };
+
   const greeksOf = async (instrument: string) =>
     db.db
       .selectFrom('option_marks')
@@ -307,6 +322,61 @@ describe('live derivatives connectors against upstreams on loopback', () => {
     });
   });
 
+  describe('okx_futures', () => {
+    const marks = OKX_MARKS;
+    const funding = OKX_FUNDING;
+
+    it('stores the marks of every USDT swap and the funding of each base, one request a base', async () => {
+      await serveOkx();
+      const from = peer.requests.length;
+      expect(await run(okx)).toMatchObject({ state: 'ok', last_rows: 6 });
+      const asked = peer.requests.slice(from).filter((r) => r.path === funding);
+      expect(asked).toHaveLength(19);
+      expect(asked[0]!.query.get('instId')).toBe('BTC-USDT-SWAP');
+      expect(peer.requests[from]!.query.get('instType')).toBe('SWAP');
+      const sol = await db.db
+        .selectFrom('funding_rates')
+        .select(['funding_rate', 'interval_hours'])
+        .where('source', '=', 'okx_futures')
+        .where('symbol', '=', 'SOL-USDT')
+        .executeTakeFirstOrThrow();
+      expect(sol).toEqual({ funding_rate: -0.0000105, interval_hours: 4 });
+    });
+
+    it.each([200, 429])(
+      'calls code 50011 under %i a rate limit, and stores nothing of the poll',
+      async (status) => {
+        await serveOkx();
+        peer.answer(`${funding}?instId=ETH-USDT-SWAP`, {
+          status,
+          body: await sample('okx_futures/error_too_many_requests.json'),
+        });
+        // The marks were read before the funding request that hit the limit: none of them is stored.
+        await db.db.deleteFrom('mark_prices').where('source', '=', 'okx_futures').execute();
+        expect(await run(okx)).toMatchObject({ state: 'rate_limited', last_error: { kind: 'rate_limited' } });
+        expect(await count('mark_prices', 'okx_futures')).toBe(0);
+      },
+    );
+
+    it('calls another code an error, an empty list empty, and a body without code malformed', async () => {
+      peer.answer(marks, {
+        status: 400,
+        body: '{"code":"51000","msg":"Parameter instType error","data":[]}',
+      });
+      const bad = await run(okx);
+      expect(bad).toMatchObject({ state: 'failing', last_error: { kind: 'http_error', status: 400 } });
+      expect(bad.last_error!.message).toMatch(/OKX code 51000/);
+      await live!.stop();
+      peer.answer(marks, { body: '{"code":"0","msg":"","data":[]}' });
+      for (const path of [funding, ...['BTC', 'ETH', 'SOL'].map((b) => `${funding}?instId=${b}-USDT-SWAP`)])
+        peer.answer(path, { body: '{"code":"0","msg":"","data":[]}' });
+      expect(await run(okx)).toMatchObject({ state: 'empty', consecutive_failures: 0 });
+      await live!.stop();
+      peer.answer(marks, { body: '{"data":[]}' });
+      expect(await run(okx)).toMatchObject({ last_error: { kind: 'malformed' } });
+    });
+  });
+
   describe('answers', () => {
     it('ETH in live mode: funding, mark_price, the options chain with greeks and DVOL; basis says spot is missing', async () => {
       await serveDeribit();
@@ -316,6 +386,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
       peer.answer('/v5/market/tickers', {
         body: await sample('bybit_futures/tickers_linear_2025-11-25.json'),
       });
+      await serveOkx();
       // The catalogue's live entries come from the mode mechanism (liveHit); the resolvers do not read the mode.
       const deps = testDeps(db);
       live = createLiveIngest(
@@ -324,6 +395,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
           deribitConnector({ tickersPerPoll: 16, tickerConcurrency: 4, tickerSpacingMs: 0 }),
           binanceFutures,
           bybitFutures,
+          okx,
         ],
         settings(),
       );
@@ -345,8 +417,10 @@ describe('live derivatives connectors against upstreams on loopback', () => {
         'binance_futures',
         'bybit_futures',
         'deribit',
+        'okx_futures',
       ]);
-      expect(fundingData.funding_rate).toBeCloseTo(0.00005, 10); // median of 0.0000421, 0.00005, 0.00007531
+      // The median of Deribit 0.0000421, Bybit 0.00005, OKX 0.0000612 and Binance 0.00007531.
+      expect(fundingData.funding_rate).toBeCloseTo((0.00005 + 0.0000612) / 2, 10);
 
       const mark = await answer('futures', 'mark_price', 'ETH-USD');
       if (!mark.ok) throw new Error(mark.detail);
@@ -363,10 +437,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
         detail: expect.stringContaining('no spot reference_price for ETH-USD'),
       });
       const sol = await answer('futures', 'funding', 'SOL-USD');
-      expect(sol.ok && (sol.value.data as { funding_rate: number }).funding_rate).toBeCloseTo(
-        (0.00003 * 8) / 4 / 2 - 0.00002144 / 2,
-        10,
-      ); // median of Binance's 8-hourly -0.00002144 and Bybit's 4-hourly 0.00003 (0.00006 over 8 h)
+      expect(sol.ok && (sol.value.data as { funding_rate: number }).funding_rate).toBeCloseTo(-0.000021, 10); // the median of Binance's 8-hourly -0.00002144, OKX's 4-hourly -0.0000105 and Bybit's 4-hourly 0.00003, over 8 h
 
       const chain = await answer('options', 'chain', 'ETH');
       if (!chain.ok) throw new Error(chain.detail);

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { ingestBatchSchema, type IngestBatchInput } from '@meridian/contracts';
 import { binancePerpetualBatches } from '../../src/adapters/upstream/binance-futures.js';
 import { bybitLinearBatches } from '../../src/adapters/upstream/bybit-futures.js';
+import { okxFundingBatch, okxMarkBatches } from '../../src/adapters/upstream/okx-futures.js';
 import {
   deribitSummaryMarks,
   parseDeribitOptionName,
@@ -117,5 +118,25 @@ describe('Bybit v5 linear tickers', () => {
     const btc = batches.find((b) => b.kind === 'mark_prices' && b.symbol === 'BTC-USDT')!;
     expect(btc.rows).toEqual([{ ts: '2025-11-25T08:00:01.500Z', mark_price: 87368.4, index_price: 87359.9 }]);
     for (const b of batches) ingestBatchSchema.parse(b);
+  });
+});
+
+describe('OKX v5 mark-price and funding-rate', () => {
+  it('keeps the USDT perpetuals of the live bases (not the inverse BTC-USD-SWAP), as BASE-USDT', () => {
+    const { data } = sample('okx_futures/mark_price_swap_2025-11-25.json') as { data: unknown[] };
+    const batches = okxMarkBatches(data, ['BTC', 'ETH', 'SOL']);
+    expect(symbols(batches, 'mark_prices')).toEqual(['BTC-USDT', 'ETH-USDT', 'SOL-USDT']);
+    expect(batches[0]!.rows).toEqual([{ ts: '2025-11-25T08:00:00.420Z', mark_price: 87369.8 }]);
+  });
+
+  it('reads the funding interval from fundingTime to nextFundingTime', () => {
+    const { data } = sample('okx_futures/funding_rate_SOL-USDT-SWAP_2025-11-25.json') as { data: unknown[] };
+    expect(okxFundingBatch(data[0], new Date(0))).toEqual({
+      kind: 'funding',
+      source: 'okx_futures',
+      symbol: 'SOL-USDT',
+      rows: [{ ts: '2025-11-25T08:00:00.510Z', funding_rate: -0.0000105, interval_hours: 4 }],
+    });
+    expect(okxFundingBatch({ instId: 'SOL-USDT-SWAP', fundingRate: '' }, new Date(0))).toBeUndefined();
   });
 });

@@ -21,7 +21,10 @@ const SPOT_BOOKS = { binanceus: SPOT_PAIRS, kraken: ['BTC-USDC'] };
  * default entity stays BTC's.
  */
 export const LIVE_DERIVATIVES: Record<'futures' | 'options', Pick<ProductEntry, 'sources' | 'entities'>> = {
-  futures: { sources: ['binance_futures', 'bybit_futures', 'deribit'], entities: [...LIVE_FUTURES_MARKETS] },
+  futures: {
+    sources: ['binance_futures', 'bybit_futures', 'okx_futures', 'deribit'],
+    entities: [...LIVE_FUTURES_MARKETS],
+  },
   options: { sources: ['deribit'], entities: [...LIVE_OPTION_UNDERLYINGS] },
 };
 

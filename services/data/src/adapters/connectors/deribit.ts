@@ -7,6 +7,7 @@ import {
 } from '../upstream/deribit.js';
 import { recordedTime } from '../../domain/replay-clock.js';
 import type { ConnectorDefinition } from './connector.js';
+import { paced } from './paced.js';
 import { UpstreamError, type UpstreamHttp } from './upstream-http.js';
 
 /** Deribit's JSON-RPC error for a caller over its rate limit, whatever the HTTP status. */
@@ -87,32 +88,6 @@ export const DERIBIT_DEFAULTS: DeribitSettings = {
   tickerConcurrency: 4,
   tickerSpacingMs: 100,
 };
-
-/** Runs `fn` over `items`, at most `concurrency` at once and one start per `spacingMs`; stops at the first failure. */
-async function paced<T>(
-  items: readonly T[],
-  { concurrency, spacingMs }: { concurrency: number; spacingMs: number },
-  fn: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let slot = Date.now();
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      const item = items[next++]!;
-      const wait = slot - Date.now();
-      slot = Math.max(slot, Date.now()) + spacingMs;
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      try {
-        await fn(item);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-}
 
 /**
  * Deribit (no key): per option underlying (BTC, ETH) the book summary of every option (marks, IV, open

@@ -51,7 +51,7 @@ const fundingResolver: MetricResolver<DataDeps> = async (deps, query, hit) => {
       now: query.now,
       asOf,
       sources: kept.map((f) => ({ venue: f.venue, ts: iso(f.ts), symbol: f.symbol })),
-      method: `Perpetual funding rate per 8-hour interval: each venue's rate as it publishes it (Binance lastFundingRate, Bybit fundingRate, Deribit funding_8h), scaled to 8 hours when the venue funds at another interval (funding_rate_8h = rate x 8 / interval_hours; a venue that does not say its interval is taken as 8 h); funding_rate is the median of funding_rate_8h across the venues kept. A venue whose newest rate is older than ${MARK_MAX_AGE_MS / MINUTE} min (3 polling cycles) is excluded as stale, unless it is the replayed recording.`,
+      method: `Perpetual funding rate per 8-hour interval: each venue's rate as it publishes it (Binance lastFundingRate, Bybit fundingRate, OKX fundingRate, Deribit funding_8h), scaled to 8 hours when the venue funds at another interval (funding_rate_8h = rate x 8 / interval_hours; a venue that does not say its interval is taken as 8 h); funding_rate is the median of funding_rate_8h across the venues kept. A venue whose newest rate is older than ${MARK_MAX_AGE_MS / MINUTE} min (3 polling cycles) is excluded as stale, unless it is the replayed recording.`,
       hit,
       replay: replayOf(kept.map((f) => f.venue)),
       excluded,
