@@ -9,14 +9,18 @@ export async function paced<T>(
   fn: (item: T) => Promise<void>,
 ): Promise<void> {
   let next = 0;
-  let slot = Date.now();
+  let lastStart = -Infinity;
   let failed = false;
+  /** Waits until `spacingMs` after the last start, then takes the start (one thread: no race). */
+  const turn = async () => {
+    for (let wait = lastStart + spacingMs - Date.now(); wait > 0; wait = lastStart + spacingMs - Date.now())
+      await new Promise((r) => setTimeout(r, wait));
+    lastStart = Date.now();
+  };
   const worker = async () => {
     while (!failed && next < items.length) {
       const item = items[next++]!;
-      const wait = slot - Date.now();
-      slot = Math.max(slot, Date.now()) + spacingMs;
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await turn();
       if (failed) return;
       try {
         await fn(item);
