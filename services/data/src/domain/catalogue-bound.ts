@@ -1,4 +1,4 @@
-import { CATALOG, type IngestBatch } from '@meridian/contracts';
+import { CATALOG, LIVE_DERIVATIVES, type IngestBatch } from '@meridian/contracts';
 
 export interface BatchRefusal {
   path: string;
@@ -13,8 +13,16 @@ const SPOT = entitiesOf('crypto', 'spot');
 const QUOTE_RATE_MARKETS = [...new Set(SPOT.map((s) => s.split('-')[1]!))]
   .filter((q) => q !== 'USD')
   .map((q) => `${q}-USD`);
-const FUTURES_BASES = new Set(entitiesOf('crypto', 'futures').map((e) => e.split('-')[0]!));
-const UNDERLYINGS = new Set(entitiesOf('crypto', 'options'));
+/**
+ * Futures and options are bound to the markets of either mode (the recorded BTC ones and live mode's,
+ * LIVE_DERIVATIVES): a database filled live keeps its ETH marks when the service restarts in replay,
+ * and the live connectors write the 19 perpetuals and both underlyings whatever the catalogue module
+ * lists at load.
+ */
+const FUTURES_BASES = new Set(
+  [...entitiesOf('crypto', 'futures'), ...LIVE_DERIVATIVES.futures.entities].map((e) => e.split('-')[0]!),
+);
+const UNDERLYINGS = new Set([...entitiesOf('crypto', 'options'), ...LIVE_DERIVATIVES.options.entities]);
 
 /**
  * Whether a batch of a catalogue-bound product may be stored: a market the catalogue does not list

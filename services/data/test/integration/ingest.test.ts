@@ -333,18 +333,18 @@ describe('ingest', () => {
     const perp = await refused({
       kind: 'funding',
       source: 'x',
-      symbol: 'ETH-USDT',
+      symbol: 'PEPE-USDT',
       rows: [{ ts: bar.ts, funding_rate: 0 }],
     });
-    expect(perp.detail).toContain('ETH-USDT is not a perpetual of a crypto/futures base');
+    expect(perp.detail).toContain('PEPE-USDT is not a perpetual of a crypto/futures base');
     const option = await refused({
       kind: 'option_marks',
       source: 'deribit',
       rows: [
         {
-          instrument: 'ETH-22MAY20-200-C',
+          instrument: 'SOL-22MAY20-200-C',
           ts: bar.ts,
-          underlying: 'ETH',
+          underlying: 'SOL',
           expiry: '2023-03-12T08:00:00Z',
           strike: 200,
           option_type: 'call',
@@ -373,6 +373,15 @@ describe('ingest', () => {
         source: 'x',
         symbol: 'BTC-USDC',
         rows: [{ ts: bar.ts, mark_price: 2 }],
+      }),
+    ).toMatchObject({ ok: true, value: { inserted: 1 } });
+    // Live mode's perpetuals and option underlyings (LIVE_DERIVATIVES) are stored in any mode.
+    expect(
+      await ingest(db.db, {
+        kind: 'funding',
+        source: 'x',
+        symbol: 'ETH-USDT',
+        rows: [{ ts: bar.ts, funding_rate: 0.0001 }],
       }),
     ).toMatchObject({ ok: true, value: { inserted: 1 } });
   });

@@ -1,5 +1,6 @@
 import type { ProductEntry } from '../types.js';
 import { DAY, MINUTE, polled, published } from '../cadence.js';
+import { LIVE_FUTURES_MARKETS, LIVE_OPTION_UNDERLYINGS } from '../live-markets.js';
 import { HISTORY, product } from '../product.js';
 
 /**
@@ -13,6 +14,19 @@ const SPOT_PAIRS = ['BTC-USD', 'BTC-USDT', 'BTC-USDC'];
 const COMBINED = { combined_entities: ['BTC-USD'] };
 /** The books each venue of the recordings lists (data service README, "Markets of the catalogue"). */
 const SPOT_BOOKS = { binanceus: SPOT_PAIRS, kraken: ['BTC-USDC'] };
+
+/**
+ * What crypto/futures and crypto/options list in live mode (INGEST_MODE=live), in place of the
+ * recorded BTC entries below: the venues of the live connectors and the markets they serve. The
+ * default entity stays BTC's.
+ */
+export const LIVE_DERIVATIVES: Record<'futures' | 'options', Pick<ProductEntry, 'sources' | 'entities'>> = {
+  futures: {
+    sources: ['binance_futures', 'bybit_futures', 'okx_futures', 'deribit'],
+    entities: [...LIVE_FUTURES_MARKETS],
+  },
+  options: { sources: ['deribit'], entities: [...LIVE_OPTION_UNDERLYINGS] },
+};
 
 export const CRYPTO: readonly ProductEntry[] = [
   product(

@@ -1,4 +1,6 @@
+import { binanceFutures } from './binance-futures.js';
 import { blockchainInfo } from './blockchain-info.js';
+import { bybitFutures } from './bybit-futures.js';
 import type { ConnectorDefinition } from './connector.js';
 import { espn } from './espn.js';
 import { federalRegister } from './federal-register.js';
@@ -15,6 +17,8 @@ import { farside } from './farside.js';
 import { fred, fredIndices } from './fred.js';
 import { lbma } from './lbma.js';
 import { pubmed } from './pubmed.js';
+import { deribit } from './deribit.js';
+import { okxFutures } from './okx-futures.js';
 
 /** Every live upstream (INGEST_MODE=live), one module each; see README "Live connectors". */
 export const CONNECTORS: readonly ConnectorDefinition[] = [
@@ -38,4 +42,8 @@ export const CONNECTORS: readonly ConnectorDefinition[] = [
   lbma,
   fred,
   pubmed,
+  deribit,
+  binanceFutures,
+  bybitFutures,
+  okxFutures,
 ];

@@ -7,6 +7,8 @@ export class UpstreamError extends Error {
     message: string,
     readonly status?: number,
     readonly retryAfterMs?: number,
+    /** The start of an error status's body, for a connector that reads the upstream's own error format. */
+    readonly body?: string,
   ) {
     super(message);
     this.name = 'UpstreamError';
@@ -57,7 +59,13 @@ export function createUpstreamHttp({ timeoutMs, userAgent }: UpstreamHttpOptions
         retryAfterMs(res.headers.get('retry-after'), Date.now()),
       );
     if (!res.ok)
-      throw new UpstreamError('http_error', `${described(url)} answered ${res.status}`, res.status);
+      throw new UpstreamError(
+        'http_error',
+        `${described(url)} answered ${res.status}`,
+        res.status,
+        undefined,
+        body.slice(0, 2000),
+      );
     return body;
   };
   return {

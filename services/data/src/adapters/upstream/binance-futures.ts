@@ -1,5 +1,5 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import type { ReplayClock } from '../../domain/replay-clock.js';
+import { recordedTime, type ReplayClock } from '../../domain/replay-clock.js';
 
 /** Binance USD-M futures GET /fapi/v1/premiumIndex for one symbol. */
 interface BinancePremiumIndex {
@@ -12,7 +12,10 @@ interface BinancePremiumIndex {
 
 /** Binance quotes its USD-M perpetuals in USDT: BTCUSDT is BTC-USDT, funded every 8 h. */
 export function parseBinancePremiumIndex(text: string, clock: ReplayClock): IngestBatchInput[] {
-  const p = JSON.parse(text) as BinancePremiumIndex;
+  return premiumIndexBatches(JSON.parse(text) as BinancePremiumIndex, clock);
+}
+
+function premiumIndexBatches(p: BinancePremiumIndex, clock: ReplayClock): IngestBatchInput[] {
   const base = p.symbol.replace(/USDT$/, '');
   const symbol = `${base}-USDT`;
   const ts = clock(p.time);
@@ -30,4 +33,15 @@ export function parseBinancePremiumIndex(text: string, clock: ReplayClock): Inge
       rows: [{ ts, mark_price: Number(p.markPrice), index_price: Number(p.indexPrice) }],
     },
   ];
+}
+
+/**
+ * The list GET /fapi/v1/premiumIndex answers without a symbol: every USD-M contract. Kept: the USDT perpetual of each
+ * of `bases` (BTCUSDT is BTC-USDT; a dated contract BTCUSDT_250328 is not a perpetual), with a mark.
+ */
+export function binancePerpetualBatches(all: unknown[], bases: readonly string[]): IngestBatchInput[] {
+  const wanted = new Set(bases.map((b) => `${b}USDT`));
+  return (all as BinancePremiumIndex[])
+    .filter((p) => wanted.has(p.symbol) && Number(p.markPrice) > 0)
+    .flatMap((p) => premiumIndexBatches(p, recordedTime));
 }

@@ -8,6 +8,10 @@ import type { MetricResolver } from '../../domain/metric-resolver.js';
 import { feedAnswer, iso, MINUTE, noData } from './feed-answer.js';
 import { futuresEntity, MARK_MAX_AGE_MS, replayOf, usablePrints, usdMarks } from './futures-marks.js';
 
+/** A funding rate over 8 hours: a venue funding every 4 h pays twice in that time. */
+const per8Hours = (f: { funding_rate: number; interval_hours: number | null }) =>
+  round((f.funding_rate * 8) / (f.interval_hours ?? 8), 10);
+
 const fundingResolver: MetricResolver<DataDeps> = async (deps, query, hit) => {
   const parsed = futuresEntity(query, hit);
   if (!parsed.ok) return parsed;
@@ -32,13 +36,14 @@ const fundingResolver: MetricResolver<DataDeps> = async (deps, query, hit) => {
     symbol: f.symbol,
     funding_rate: f.funding_rate,
     interval_hours: f.interval_hours,
+    funding_rate_8h: per8Hours(f),
     ts: iso(f.ts),
   }));
   return ok(
     await feedAnswer(deps, {
       data: {
         symbol: entity,
-        funding_rate: round(median(kept.map((f) => f.funding_rate)), 10),
+        funding_rate: round(median(venues.map((v) => v.funding_rate_8h)), 10),
         unit: 'rate',
         interval_hours: 8,
         venues,
@@ -46,7 +51,7 @@ const fundingResolver: MetricResolver<DataDeps> = async (deps, query, hit) => {
       now: query.now,
       asOf,
       sources: kept.map((f) => ({ venue: f.venue, ts: iso(f.ts), symbol: f.symbol })),
-      method: `Perpetual funding rate per 8-hour interval as each venue publishes it (Binance lastFundingRate, Deribit funding_8h); funding_rate is the median across the venues kept. A venue whose newest rate is older than ${MARK_MAX_AGE_MS / MINUTE} min (3 polling cycles) is excluded as stale, unless it is the replayed recording.`,
+      method: `Perpetual funding rate per 8-hour interval: each venue's rate as it publishes it (Binance lastFundingRate, Bybit fundingRate, OKX fundingRate, Deribit funding_8h), scaled to 8 hours when the venue funds at another interval (funding_rate_8h = rate x 8 / interval_hours; a venue that does not say its interval is taken as 8 h); funding_rate is the median of funding_rate_8h across the venues kept. A venue whose newest rate is older than ${MARK_MAX_AGE_MS / MINUTE} min (3 polling cycles) is excluded as stale, unless it is the replayed recording.`,
       hit,
       replay: replayOf(kept.map((f) => f.venue)),
       excluded,
