@@ -1,8 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import {
+  accountBucket,
+  accountPolicies,
   perMinute,
   planPolicy,
   rateLimitHeaders,
+  retiredKeysBucket,
   returnToken,
   takeToken,
   type BucketState,
@@ -54,5 +57,15 @@ describe('token bucket', () => {
     expect(takeToken(back, 0, policy).decision.allowed).toBe(true);
     expect(returnToken(first.state, 60_000, policy).tokens).toBe(2);
     expect(returnToken(undefined, 0, policy).tokens).toBe(2);
+  });
+});
+
+describe('the account-wide ceiling', () => {
+  it('is the multiple of each plan per-key limit, in its own bucket per account', () => {
+    const ceiling = accountPolicies({ free: 10, basic: 60, pro: 300, ultra: 1200 }, 1.5);
+    expect(ceiling.free).toEqual({ capacity: 15, refillPerMs: 15 / 60_000 });
+    expect(ceiling.ultra.capacity).toBe(1800);
+    expect(accountBucket('acct_1')).toBe('account:acct_1');
+    expect(accountBucket('acct_1')).not.toBe(retiredKeysBucket('acct_1'));
   });
 });
