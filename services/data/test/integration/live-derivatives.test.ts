@@ -15,6 +15,7 @@ import { resolverFor } from '../../src/flows/resolve/index.js';
 import { createLiveIngest, type LiveIngest, type LiveIngestSettings } from '../../src/jobs/live-ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
+import { liveSettings, until } from '../support/live.js';
 
 /** The hand-written samples' poll instant (recordings/live/README.md): 2025-11-25 08:00 UTC. */
 const T = Date.UTC(2025, 10, 25, 8);
@@ -38,16 +39,6 @@ const OPTIONS = [
   ),
 ];
 
-async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`condition not met in ${ms} ms: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** What the catalogue's mode mechanism lists in live mode: the product's LIVE_DERIVATIVES entry. */
 function liveHit(category: string, product: 'futures' | 'options', metric: string): CatalogHit {
   const hit = findMetric(category, product, metric)!;
@@ -58,15 +49,12 @@ describe('live derivatives connectors against upstreams on loopback', () => {
   let db: MigratedDatabase;
   let peer: UpstreamPeer;
   let live: LiveIngest | undefined;
-  const settings = (over: Partial<LiveIngestSettings> = {}): LiveIngestSettings => ({
-    urls: { deribit: peer.url, binance_futures: peer.url, bybit_futures: peer.url, okx_futures: peer.url },
-    everyMs: {},
-    only: [],
-    keys: {},
-    timeoutMs: 1000,
-    maxBackoffMs: 200,
-    ...over,
-  });
+  const settings = (over: Partial<LiveIngestSettings> = {}) =>
+    liveSettings({
+      urls: { deribit: peer.url, binance_futures: peer.url, bybit_futures: peer.url, okx_futures: peer.url },
+      timeoutMs: 1000,
+      ...over,
+    });
   const run = async (def: ConnectorDefinition, over: Partial<LiveIngestSettings> = {}) => {
     live = createLiveIngest(testDeps(db), [def], settings(over));
     live.start();

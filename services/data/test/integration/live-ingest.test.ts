@@ -9,6 +9,7 @@ import type { ConnectorDefinition } from '../../src/adapters/connectors/connecto
 import { createLiveIngest, type LiveIngest, type LiveIngestSettings } from '../../src/jobs/live-ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
+import { liveSettings, until } from '../support/live.js';
 
 const STATS = new URL('../../recordings/blockchain_info/stats_2024-11-14.json', import.meta.url);
 
@@ -44,30 +45,12 @@ const listed = (name: string, extra: 'none' | 'refused' = 'none'): ConnectorDefi
   },
 });
 
-async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms = 8000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`condition not met in ${ms} ms: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('live connectors against upstreams on loopback', () => {
   let db: MigratedDatabase;
   let peer: UpstreamPeer;
   let live: LiveIngest | undefined;
   let stats: string;
-  const settings = (over: Partial<LiveIngestSettings> = {}): LiveIngestSettings => ({
-    urls: {},
-    everyMs: {},
-    only: [],
-    keys: {},
-    timeoutMs: 500,
-    maxBackoffMs: 200,
-    ...over,
-  });
+  const settings = (over: Partial<LiveIngestSettings> = {}) => liveSettings({ timeoutMs: 500, ...over });
   const stored = async (source: string) =>
     Number(
       (

@@ -15,6 +15,7 @@ import { PUBMED_TYPES } from '../../src/domain/feeds/observation-keys.js';
 import { createLiveIngest, type LiveIngest, type LiveIngestSettings } from '../../src/jobs/live-ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
+import { liveSettings } from '../support/live.js';
 
 const recording = (file: string) => readFile(new URL(`../../recordings/${file}`, import.meta.url), 'utf8');
 
@@ -146,18 +147,8 @@ describe('live market, macro and medical connectors against their recorded upstr
   let live: LiveIngest | undefined;
   let headers: Record<string, string>;
 
-  const settings = (
-    def: ConnectorDefinition,
-    over: Partial<LiveIngestSettings> = {},
-  ): LiveIngestSettings => ({
-    urls: { [def.name]: peer.url },
-    everyMs: {},
-    only: [def.name],
-    keys: KEYS,
-    timeoutMs: 2000,
-    maxBackoffMs: 200,
-    ...over,
-  });
+  const settings = (def: ConnectorDefinition, over: Partial<LiveIngestSettings> = {}) =>
+    liveSettings({ urls: { [def.name]: peer.url }, only: [def.name], keys: KEYS, ...over });
   const stored = async ({ source, metrics }: Family) =>
     Number(
       (

@@ -18,6 +18,7 @@ import { usgs } from '../../src/adapters/connectors/usgs.js';
 import { createLiveIngest, type LiveIngest, type LiveIngestSettings } from '../../src/jobs/live-ingest.js';
 import { testApp, testDeps } from '../support/app.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+import { liveSettings } from '../support/live.js';
 
 /**
  * The world feeds' live connectors (weather, sports, the absurd_ feeds), each against a real HTTP
@@ -284,15 +285,8 @@ const UPSTREAMS: Upstream[] = [
   },
 ];
 
-const settings = (over: Partial<LiveIngestSettings> = {}): LiveIngestSettings => ({
-  urls: {},
-  everyMs: {},
-  only: [],
-  keys: { ESPN_LICENCE: 'test: loopback recordings only' },
-  timeoutMs: 2000,
-  maxBackoffMs: 200,
-  ...over,
-});
+const settings = (over: Partial<LiveIngestSettings> = {}) =>
+  liveSettings({ keys: { ESPN_LICENCE: 'test: loopback recordings only' }, ...over });
 
 describe('world feeds: live connectors on recorded answers over loopback', () => {
   let db: MigratedDatabase;
