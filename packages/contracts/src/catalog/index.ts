@@ -3,3 +3,4 @@ export { CATALOG } from './products.js';
 export * from './lookup.js';
 export * from './paths.js';
 export * from './live-markets.js';
+export * from './modes.js';
