@@ -109,8 +109,11 @@ export const KRAKEN: SpotVenue = {
   gapMs: 1100,
   note: 'Kraken public market data (no key); XBT is BTC, XDG is DOGE',
   markets: KRAKEN_MARKETS,
-  candles1m: async (get, url, pair) =>
-    parseKrakenOhlc(await get(`${url}/0/public/OHLC?pair=${pair}&interval=1`)),
+  // The first poll takes Kraken's whole window (720 minutes), later ones the last ten minutes only.
+  candles1m: async (get, url, pair, first) => {
+    const since = first ? '' : `&since=${Math.floor(Date.now() / 1000) - 600}`;
+    return parseKrakenOhlc(await get(`${url}/0/public/OHLC?pair=${pair}&interval=1${since}`));
+  },
   trades: async (get, url, pair, cursor) => {
     const since = cursor === undefined ? '' : `&since=${cursor}`;
     const page = parseKrakenTrades(
