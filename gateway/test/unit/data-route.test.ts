@@ -3,6 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import { checkDataQuery } from '../../src/edge/query-check.js';
 import { challengedUrl, dataTarget, isPriced, isSeriesRead } from '../../src/domain/data-route.js';
 import { paymentRequired } from '../../src/domain/payment-required.js';
+import { openApiDocument } from '../../src/domain/openapi.js';
 
 /** The catalogue of INGEST_MODE=replay, the default. */
 const REPLAY = catalogFor('replay');
@@ -106,5 +107,20 @@ describe("the keyless checks follow the data service's INGEST_MODE", () => {
       path: 'query.entity',
       message: expect.stringMatching(/BTC-USD is listed by coinbase, kraken, bitstamp/),
     });
+  });
+});
+
+describe("the gateway's documents follow the data service's INGEST_MODE", () => {
+  const entityEnum = (mode: 'live' | 'replay') => {
+    const doc = openApiDocument(catalogFor(mode)) as unknown as {
+      paths: Record<string, { get: { parameters: { name: string; schema: { enum?: string[] } }[] } }>;
+    };
+    return doc.paths['/v1/data/crypto/spot/reference_price']!.get.parameters.find((p) => p.name === 'entity')!
+      .schema.enum;
+  };
+
+  it('offers ETH-USD in /openapi.json under live only', () => {
+    expect(entityEnum('live')).toContain('ETH-USD');
+    expect(entityEnum('replay')).toEqual(['BTC-USD']);
   });
 });

@@ -155,7 +155,7 @@ export function venueRefusal(
 ): UpstreamError {
   return new UpstreamError(
     rateLimited ? 'rate_limited' : 'http_error',
-    `${venue} refused: ${code} ${message}`.slice(0, 300),
+    `${venue} refused: ${code} ${message}`.trim().slice(0, 300),
   );
 }
 
