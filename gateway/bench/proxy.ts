@@ -1,3 +1,4 @@
+import { catalogFor } from '@meridian/contracts';
 /**
  * Gateway figures: the same wrk load, on loopback, against
  *   (a) a tiny upstream answering a 300-byte JSON,
@@ -36,6 +37,9 @@ import { planPolicy, rateLimitHeaders } from '../src/domain/token-bucket.js';
 import { MemoryRateLimiter } from '../src/adapters/rate-limiter.js';
 import { RedisRateLimiter } from '../src/adapters/redis-rate-limiter.js';
 import { freePort, launch, tsx, waitHttp } from '../../bench/support.js';
+
+/** The catalogue of INGEST_MODE=replay, the default. */
+const REPLAY = catalogFor('replay');
 
 type Smtp = Awaited<ReturnType<typeof startSmtp>>;
 
@@ -249,7 +253,10 @@ async function layers(keys: VerifiedCache<KeyVerifyReply>, key: string, namespac
     const common: Layer[] = [
       { name: 'key format + CRC-32 checksum', us: cpuPerCall(200_000, () => keyFormatValid(key)) },
       { name: 'key lookup from cache (SHA-256 + LRU)', us: cpuPerCall(200_000, () => keys.verify(key)) },
-      { name: 'route + plan gate', us: cpuPerCall(200_000, () => gateRefusal('free', dataTarget(path))) },
+      {
+        name: 'route + plan gate',
+        us: cpuPerCall(200_000, () => gateRefusal('free', dataTarget(path, REPLAY))),
+      },
       { name: 'rate-limit headers', us: cpuPerCall(200_000, () => rateLimitHeaders(decision)) },
       { name: 'assertion from cache', us: cpuPerCall(200_000, () => signer.tokenFor(caller)) },
     ];

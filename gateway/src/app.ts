@@ -3,7 +3,7 @@ import type { Express } from 'express';
 import { createHttpApp, finishApp } from '@meridian/http-kit';
 import { probeRouter } from '@meridian/runtime';
 import type { Closable } from '@meridian/bus';
-import { USDC_MINTS, type Plan } from '@meridian/contracts';
+import { USDC_MINTS, type Plan, catalogFor } from '@meridian/contracts';
 import { followIdentityEvents, identityCaches, type IdentityCaches } from './adapters/identity.js';
 import { MemoryRateLimiter, type RateLimiter } from './adapters/rate-limiter.js';
 import { RedisRateLimiter } from './adapters/redis-rate-limiter.js';
@@ -88,6 +88,7 @@ export function createApp(deps: EdgeDeps): Express {
     documentsRouter({
       x402: x402Settings(config),
       publicBaseUrl: config.PUBLIC_BASE_URL,
+      catalog: catalogFor(config.INGEST_MODE),
       contact: config.CONTACT,
       installCommand: config.AGENT_INSTALL_COMMAND,
     }),
@@ -111,6 +112,7 @@ export function createApp(deps: EdgeDeps): Express {
 function createDataEdge(deps: EdgeDeps) {
   const { config } = deps;
   return dataEdge({
+    catalog: catalogFor(config.INGEST_MODE),
     target: config.DATA_URL,
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     keys: deps.caches.keys,

@@ -1,3 +1,4 @@
+import { INGEST_MODES } from '@meridian/contracts';
 import { z } from 'zod';
 import { SOLANA_MAINNET, USDC_MINTS, planRateLimitsSetting } from '@meridian/contracts';
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
@@ -26,6 +27,11 @@ export const configSchema = baseConfigSchema
     BILLING_URL: url.default('http://127.0.0.1:8082'),
     ANALYSIS_URL: url.default('http://127.0.0.1:8083'),
     DATA_URL: url.default('http://127.0.0.1:8084'),
+    /**
+     * The data service's INGEST_MODE (same setting, same default): the catalogue the edge checks queries
+     * against and documents (catalogFor), so a keyless check never contradicts the data service.
+     */
+    INGEST_MODE: z.enum(INGEST_MODES).default('replay'),
     X402_URL: url.default('http://127.0.0.1:8085'),
     REQUESTS_URL: url.default('http://127.0.0.1:8086'),
     /** The MCP edge (mcp/), proxied at `/mcp`. */

@@ -1,4 +1,4 @@
-import { CATALOG, PLANS } from '@meridian/contracts';
+import { PLANS, type Catalog } from '@meridian/contracts';
 import { baseOf, liveMetrics } from './catalog-facts.js';
 
 export interface DescriptorSettings {
@@ -6,6 +6,8 @@ export interface DescriptorSettings {
   /** The stdio server's install command (AGENT_INSTALL_COMMAND). */
   installCommand: string;
   publicBaseUrl?: string;
+  /** The catalogue of the data service's mode (catalogFor(INGEST_MODE)). */
+  catalog: Catalog;
 }
 
 /** The agent tools of data-api-interface 4.6, served by the MCP edge (mcp/). */
@@ -50,11 +52,11 @@ export function agentDescriptor(settings: DescriptorSettings) {
     resources: ['meridian://catalog', 'meridian://symbols', 'meridian://venues'],
     catalog: {
       url: `${base}/v1/catalog`,
-      metrics: liveMetrics().length,
+      metrics: liveMetrics(settings.catalog).length,
       plans: PLANS,
-      categories: [...new Set(CATALOG.map((p) => p.category))].map((category) => ({
+      categories: [...new Set(settings.catalog.products.map((p) => p.category))].map((category) => ({
         category,
-        products: CATALOG.filter((p) => p.category === category).map((p) => p.product),
+        products: settings.catalog.products.filter((p) => p.category === category).map((p) => p.product),
       })),
     },
     documents: {

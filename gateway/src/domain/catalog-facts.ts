@@ -1,11 +1,12 @@
-import { LEGACY_ROUTES, allMetrics, type CatalogHit } from '@meridian/contracts';
+import { LEGACY_ROUTES, type Catalog, type CatalogHit } from '@meridian/contracts';
 
 export function pathOf(hit: CatalogHit): string {
   return `/v1/data/${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
 }
 
-export function liveMetrics(): CatalogHit[] {
-  return allMetrics().filter((h) => h.metric.status === 'live');
+/** The live metrics of the catalogue of the data service's mode (catalogFor(INGEST_MODE)). */
+export function liveMetrics(catalog: Catalog): CatalogHit[] {
+  return catalog.allMetrics().filter((h) => h.metric.status === 'live');
 }
 
 export interface PricedPath {
@@ -20,8 +21,8 @@ export interface PricedPath {
  * metric, which the edge prices and gates exactly as the route it aliases. The OpenAPI document
  * and the x402 manifest both list these.
  */
-export function pricedPaths(): PricedPath[] {
-  const live = liveMetrics();
+export function pricedPaths(catalog: Catalog): PricedPath[] {
+  const live = liveMetrics(catalog);
   const byPath = new Map(live.map((hit) => [pathOf(hit), hit]));
   const legacy = Object.entries(LEGACY_ROUTES).flatMap(([path, key]) => {
     const hit = byPath.get(`/v1/data/${key}`);

@@ -1,10 +1,10 @@
 import {
   LEGACY_ROUTES,
-  findMetric,
   isLegacyPath,
   metricPathOf,
   planReaches,
   DATA_QUERY_PARAMETERS,
+  type Catalog,
   type CatalogHit,
   type Plan,
 } from '@meridian/contracts';
@@ -28,12 +28,13 @@ export interface DataTarget {
 }
 
 /**
- * The metric a data path names, decoded exactly as the data service decodes it (metricPathOf), or
- * undefined when the path does not have the metric's shape.
+ * The metric a data path names, decoded exactly as the data service decodes it (metricPathOf), with
+ * its entry in the catalogue of the data service's mode (catalogFor(INGEST_MODE)), or undefined when
+ * the path does not have the metric's shape.
  */
-export function dataTarget(path: string): DataTarget | undefined {
+export function dataTarget(path: string, catalog: Catalog): DataTarget | undefined {
   const named = metricPathOf(path);
-  return named && { ...named, hit: findMetric(named.category, named.product, named.metric) };
+  return named && { ...named, hit: catalog.findMetric(named.category, named.product, named.metric) };
 }
 
 /**
@@ -41,12 +42,12 @@ export function dataTarget(path: string): DataTarget | undefined {
  * process, and decoding a path and looking it up cost several µs a call under load. Holds at most
  * `max` paths and starts over past them, so a flood of distinct paths costs no more memory.
  */
-export function dataTargets(max = 1024): (path: string) => DataTarget | undefined {
+export function dataTargets(catalog: Catalog, max = 1024): (path: string) => DataTarget | undefined {
   const known = new Map<string, DataTarget | null>();
   return (path) => {
     const seen = known.get(path);
     if (seen !== undefined) return seen ?? undefined;
-    const target = dataTarget(path);
+    const target = dataTarget(path, catalog);
     if (known.size >= max) known.clear();
     known.set(path, target ?? null);
     return target;

@@ -1,8 +1,9 @@
-import { CATALOG, PLAN_RATE_LIMITS, PLANS, X402_PRICES } from '@meridian/contracts';
+import { PLAN_RATE_LIMITS, PLANS, X402_PRICES, type Catalog } from '@meridian/contracts';
 import { baseOf } from './catalog-facts.js';
 
 /** GET /llms.txt: what a language-model agent needs to call the API, generated from the catalogue. */
-export function llmsTxt(publicBaseUrl?: string): string {
+/** The entities listed are those of the data service's mode (catalogFor(INGEST_MODE)). */
+export function llmsTxt(catalog: Catalog, publicBaseUrl?: string): string {
   const base = baseOf(publicBaseUrl);
   const lines = [
     '# Meridian data API',
@@ -25,7 +26,7 @@ export function llmsTxt(publicBaseUrl?: string): string {
     '## Catalogue (path: metrics [minimum plan])',
     '',
   ];
-  for (const p of CATALOG) {
+  for (const p of catalog.products) {
     const live = p.metrics.filter((m) => m.status === 'live');
     const entities = p.entities.length ? ` entities: ${p.entities.join(', ')}` : '';
     lines.push(`- ${p.category}/${p.product} [${p.min_tier}]:${entities}`);

@@ -8,6 +8,7 @@ import {
   problemSchema,
   type CatalogHit,
   type FilterParameter,
+  type Catalog,
 } from '@meridian/contracts';
 import { dataQuerySchema, envelopeSchema, jsonSchemaOf, SERIES_PARAMETERS } from './data-schemas.js';
 import { accessOf } from './route-table.js';
@@ -213,9 +214,9 @@ function metricOperation(hit: CatalogHit, path: string, aliasOf?: string) {
 }
 
 /** One path per live metric, then each legacy alias of one (data-api-interface 4.1, 4.2). */
-function dataPaths(): Record<string, unknown> {
+function dataPaths(catalog: Catalog): Record<string, unknown> {
   return Object.fromEntries(
-    pricedPaths().map(({ path, hit, aliasOf }) => [path, metricOperation(hit, path, aliasOf)]),
+    pricedPaths(catalog).map(({ path, hit, aliasOf }) => [path, metricOperation(hit, path, aliasOf)]),
   );
 }
 
@@ -313,8 +314,11 @@ function publicPaths(): Record<string, Record<string, unknown>> {
   };
 }
 
-/** GET /openapi.json: OpenAPI 3.1, generated from the catalogue and the zod schemas. */
-export function openApiDocument(publicBaseUrl?: string) {
+/**
+ * GET /openapi.json: OpenAPI 3.1, generated from the catalogue of the data service's mode (its entity
+ * enums are the markets that mode serves) and the zod schemas.
+ */
+export function openApiDocument(catalog: Catalog, publicBaseUrl?: string) {
   return {
     openapi: '3.1.0',
     info: {
@@ -326,7 +330,7 @@ export function openApiDocument(publicBaseUrl?: string) {
     servers: [{ url: baseOf(publicBaseUrl) || '/' }],
     tags: [{ name: 'data' }, { name: 'public' }, { name: 'sign-in' }, { name: 'portal' }],
     paths: {
-      ...dataPaths(),
+      ...dataPaths(catalog),
       ...publicPaths(),
       ...portalPaths(),
     },

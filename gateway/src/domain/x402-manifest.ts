@@ -4,6 +4,7 @@ import {
   USDC_MINT,
   X402_MAX_TIMEOUT_S,
   X402_VERSION,
+  type Catalog,
 } from '@meridian/contracts';
 import { SERIES_PARAMETERS, dataQuerySchema, envelopeSchema, jsonSchemaOf } from './data-schemas.js';
 import { priceOf, type X402Settings } from './payment-required.js';
@@ -13,7 +14,7 @@ import { baseOf, pricedPaths } from './catalog-facts.js';
  * GET /.well-known/x402: every priced endpoint with its input and output schema, price and
  * network, so a crawler or an agent can find what it can buy without calling each route.
  */
-export function x402Manifest(settings: X402Settings, publicBaseUrl?: string) {
+export function x402Manifest(settings: X402Settings, catalog: Catalog, publicBaseUrl?: string) {
   const base = baseOf(publicBaseUrl);
   const input = jsonSchemaOf(dataQuerySchema, 'input');
   const withoutSeries = withoutProperties(input, SERIES_PARAMETERS);
@@ -30,7 +31,7 @@ export function x402Manifest(settings: X402Settings, publicBaseUrl?: string) {
       challenge: 'PAYMENT-REQUIRED',
       receipt: 'PAYMENT-RESPONSE',
     },
-    resources: pricedPaths().map(({ path, hit, aliasOf }) => ({
+    resources: pricedPaths(catalog).map(({ path, hit, aliasOf }) => ({
       resource: `${base}${path}`,
       ...(aliasOf ? { alias_of: `${base}${aliasOf}` } : {}),
       method: 'GET',

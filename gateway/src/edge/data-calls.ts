@@ -9,6 +9,7 @@ import {
   type Plan,
   type Problem,
   type SessionVerifyReply,
+  type Catalog,
 } from '@meridian/contracts';
 import { methodNotAllowed, problem, requestTrace, writeProblem } from '@meridian/http-kit';
 import proxyaddr from 'proxy-addr';
@@ -47,6 +48,8 @@ import { CLOSE_FIELDS, readBody, type BodyLimits } from './bodies.js';
 import type { InFlightGate } from './in-flight.js';
 
 export interface DataEdgeOptions {
+  /** The catalogue of the data service's mode: what the pre-challenge checks accept. */
+  catalog: Catalog;
   /** The data service. */
   target: string;
   timeoutMs: number;
@@ -163,11 +166,12 @@ class DataEdge {
   private readonly upstream: URL;
   private readonly trusted: ReturnType<typeof proxyaddr.compile>;
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 256 });
-  private readonly dataTarget = dataTargets();
+  private readonly dataTarget: ReturnType<typeof dataTargets>;
   private readonly paidCalls: PaidCalls;
 
   constructor(private readonly options: DataEdgeOptions) {
     this.upstream = new URL(options.target);
+    this.dataTarget = dataTargets(options.catalog);
     this.trusted = proxyaddr.compile(trustedProxies(options.trustProxy));
     this.paidCalls = new PaidCalls(options.payments, options.metrics, {
       challenge: (call, error, receipt) => this.challenge(call, call.target as PricedTarget, error, receipt),

@@ -14,9 +14,9 @@ export interface DocumentSettings extends DescriptorSettings {
  * catalogue at start: the catalogue only changes with a deploy.
  */
 export function documentsRouter(settings: DocumentSettings): Router {
-  const openapi = JSON.stringify(openApiDocument(settings.publicBaseUrl));
-  const llms = llmsTxt(settings.publicBaseUrl);
-  const manifest = JSON.stringify(x402Manifest(settings.x402, settings.publicBaseUrl));
+  const openapi = JSON.stringify(openApiDocument(settings.catalog, settings.publicBaseUrl));
+  const llms = llmsTxt(settings.catalog, settings.publicBaseUrl);
+  const manifest = JSON.stringify(x402Manifest(settings.x402, settings.catalog, settings.publicBaseUrl));
   const descriptor = JSON.stringify(agentDescriptor(settings));
   const router = Router();
   const cacheable = 'public, max-age=300';

@@ -3,12 +3,15 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import request from 'supertest';
 import { createMemoryBus, type Bus } from '@meridian/bus';
-import { allMetrics, findMetric, LEGACY_ROUTES } from '@meridian/contracts';
+import { allMetrics, findMetric, LEGACY_ROUTES, catalogFor } from '@meridian/contracts';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { createGateway, type Gateway } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { dataTarget, isPriced } from '../../src/domain/data-route.js';
+
+/** The catalogue of INGEST_MODE=replay, the default. */
+const REPLAY = catalogFor('replay');
 
 describe('public documents', () => {
   let bus: Bus;
@@ -208,7 +211,7 @@ describe('public documents', () => {
       ...allMetrics().map((h) => `/v1/data/${h.product.category}/${h.product.product}/${h.metric.metric}`),
       ...Object.keys(LEGACY_ROUTES),
     ];
-    expect(listed.sort()).toEqual(candidates.filter((path) => isPriced(dataTarget(path))).sort());
+    expect(listed.sort()).toEqual(candidates.filter((path) => isPriced(dataTarget(path, REPLAY))).sort());
     expect(resources).toContainEqual(
       expect.objectContaining({
         resource: 'https://api.meridian.example/v1/range_24h',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { crc32 } from 'node:zlib';
-import { paymentRequiredSchema, USDC_MINT } from '@meridian/contracts';
+import { paymentRequiredSchema, USDC_MINT, catalogFor } from '@meridian/contracts';
 import { corsHeaders, corsPolicy } from '../../src/domain/cors.js';
 import { addressBucket, trustedProxies } from '../../src/domain/client-address.js';
 import { crossSiteRefusal } from '../../src/domain/cross-site.js';
@@ -10,6 +10,9 @@ import { keyFormatValid } from '../../src/domain/key-format.js';
 import { paymentRefusal, paymentRequired } from '../../src/domain/payment-required.js';
 import { TtlLru } from '../../src/domain/ttl-lru.js';
 import { accessOf } from '../../src/domain/route-table.js';
+
+/** The catalogue of INGEST_MODE=replay, the default. */
+const REPLAY = catalogFor('replay');
 
 describe('presented credentials', () => {
   it('takes the key from X-API-Key or a bearer Authorization, and nothing else', () => {
@@ -71,28 +74,28 @@ describe('key format', () => {
 
 describe('data routes and the plan gate', () => {
   it('reads the metric of a data path', () => {
-    const target = dataTarget('/v1/data/crypto/options/chain');
+    const target = dataTarget('/v1/data/crypto/options/chain', REPLAY);
     expect(target?.hit?.gate).toBe('pro');
     expect(isPriced(target)).toBe(true);
     expect(isDataPath('/v1/data/x')).toBe(true);
-    expect(dataTarget('/v1/data/crypto/spot')).toBeUndefined();
+    expect(dataTarget('/v1/data/crypto/spot', REPLAY)).toBeUndefined();
   });
 
   it('does not price planned or unknown metrics', () => {
-    expect(isPriced(dataTarget('/v1/data/crypto/spot/spread'))).toBe(false);
-    expect(isPriced(dataTarget('/v1/data/nope/nope/nope'))).toBe(false);
+    expect(isPriced(dataTarget('/v1/data/crypto/spot/spread', REPLAY))).toBe(false);
+    expect(isPriced(dataTarget('/v1/data/nope/nope/nope', REPLAY))).toBe(false);
   });
 
   it('refuses a plan below the higher of product and metric gate, naming both', () => {
-    const trades = dataTarget('/v1/data/crypto/spot/trades');
+    const trades = dataTarget('/v1/data/crypto/spot/trades', REPLAY);
     expect(gateRefusal('free', trades)).toContain('crypto/spot/trades needs the basic plan');
     expect(gateRefusal('basic', trades)).toBeUndefined();
-    expect(gateRefusal('pro', dataTarget('/v1/data/crypto/futures/funding'))).toContain('ultra');
-    expect(gateRefusal('free', dataTarget('/v1/data/crypto/spot/spread'))).toBeUndefined();
+    expect(gateRefusal('pro', dataTarget('/v1/data/crypto/futures/funding', REPLAY))).toContain('ultra');
+    expect(gateRefusal('free', dataTarget('/v1/data/crypto/spot/spread', REPLAY))).toBeUndefined();
   });
 
   it('remembers the target of each path, the same as reading it afresh, in bounded memory', () => {
-    const remembered = dataTargets(2);
+    const remembered = dataTargets(REPLAY, 2);
     const paths = [
       '/v1/data/crypto/options/chain',
       '/v1/data/crypto/spot',
@@ -101,12 +104,12 @@ describe('data routes and the plan gate', () => {
       '/v1/data/nope/nope/nope',
       '/v1/data/crypto/spot',
     ];
-    for (const path of [...paths, ...paths]) expect(remembered(path)).toEqual(dataTarget(path));
+    for (const path of [...paths, ...paths]) expect(remembered(path)).toEqual(dataTarget(path, REPLAY));
   });
 });
 
 describe('x402 challenge', () => {
-  const hit = dataTarget('/v1/data/crypto/spot/reference_price')!.hit!;
+  const hit = dataTarget('/v1/data/crypto/spot/reference_price', REPLAY)!.hit!;
   const settings = { payTo: 'PayTo111', feePayer: 'Fee111' };
 
   it('states the price of a read and of a series read on Solana mainnet in USDC', () => {

@@ -1,8 +1,11 @@
-import { CATALOG, DATA_INTERVALS, findMetric, type ProductEntry } from '@meridian/contracts';
+import { CATALOG, DATA_INTERVALS, INGEST_MODES, catalogFor, type ProductEntry } from '@meridian/contracts';
 
 /**
  * The enumerations of the agent tools' arguments (data-api-interface 4.6), generated from the
- * metric catalogue once at start: a tool never offers a value the catalogue does not name.
+ * metric catalogue once at start: a tool never offers a value the catalogue does not name. The entity
+ * and venue enums are those of every ingest mode together (catalogFor: live serves the 19 spot markets,
+ * replay the recorded BTC ones): the data service behind the gateway answers in its own mode and refuses
+ * with a 400 that names what it serves, which the tool passes on.
  */
 const unique = (values: Iterable<string>): [string, ...string[]] => {
   const list = [...new Set(values)].sort();
@@ -11,34 +14,37 @@ const unique = (values: Iterable<string>): [string, ...string[]] => {
 };
 
 const live = (p: ProductEntry) => p.metrics.filter((m) => m.status === 'live');
+/** The products of every mode's catalogue (the same products; their entities and venues differ). */
+const EVERY_MODE = INGEST_MODES.flatMap((mode) => catalogFor(mode).products);
 
 export const CATEGORIES = unique(CATALOG.map((p) => p.category));
 export const PRODUCTS = unique(CATALOG.map((p) => p.product));
 /** Live metrics only: a planned one has no data to read (browse_catalog lists them). */
 export const METRICS = unique(CATALOG.flatMap((p) => live(p).map((m) => m.metric)));
-export const SYMBOLS = unique(CATALOG.flatMap((p) => p.entities));
-export const VENUES = unique(CATALOG.flatMap((p) => p.sources));
+export const SYMBOLS = unique(EVERY_MODE.flatMap((p) => p.entities));
+export const VENUES = unique(EVERY_MODE.flatMap((p) => p.sources));
 export const INTERVALS = [...DATA_INTERVALS] as [string, ...string[]];
 export const OPTION_TYPES = ['call', 'put'] as const;
 export const STATUSES = ['live', 'planned'] as const;
 
-function product(category: string, name: string): ProductEntry {
-  const entry = CATALOG.find((p) => p.category === category && p.product === name);
-  if (!entry) throw new Error(`the catalogue has no ${category}/${name}`);
-  return entry;
+/** One product as every mode lists it. */
+function product(category: string, name: string): ProductEntry[] {
+  const entries = EVERY_MODE.filter((p) => p.category === category && p.product === name);
+  if (entries.length === 0) throw new Error(`the catalogue has no ${category}/${name}`);
+  return entries;
 }
 
 const SPOT = product('crypto', 'spot');
 const OPTIONS = product('crypto', 'options');
 
 /** crypto/spot markets (ohlcv, recent_trades) and their venues. */
-export const SPOT_SYMBOLS = unique(SPOT.entities);
-export const SPOT_VENUES = unique(SPOT.sources);
+export const SPOT_SYMBOLS = unique(SPOT.flatMap((p) => p.entities));
+export const SPOT_VENUES = unique(SPOT.flatMap((p) => p.sources));
 /** What crypto/spot/reference_price prices (a price in USD; source= narrows the venues). */
 export const REFERENCE_SYMBOLS = unique(
-  findMetric('crypto', 'spot', 'reference_price')?.metric.entities ?? SPOT.entities,
+  SPOT.flatMap((p) => p.metrics.find((m) => m.metric === 'reference_price')?.entities ?? p.entities),
 );
-export const UNDERLYINGS = unique(OPTIONS.entities);
+export const UNDERLYINGS = unique(OPTIONS.flatMap((p) => p.entities));
 
 export interface MetricTarget {
   category: string;

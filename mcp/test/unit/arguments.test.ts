@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { CATALOG, PLANS } from '@meridian/contracts';
+import { CATALOG, PLANS, INGEST_MODES, LIVE_SPOT_MARKETS, catalogFor } from '@meridian/contracts';
 import { cursor, maxResponseTokens } from '../../src/domain/arguments.js';
 import {
   CATEGORIES,
@@ -34,7 +34,10 @@ describe('the enumerations of the tool arguments', () => {
     ])
       sortedUnique(list);
     expect(CATEGORIES).toEqual([...new Set(CATALOG.map((p) => p.category))].sort());
-    expect(VENUES).toEqual([...new Set(CATALOG.flatMap((p) => p.sources))].sort());
+    // Every mode's venues: the data service answers in its own mode (catalogFor(INGEST_MODE)).
+    const everyMode = INGEST_MODES.flatMap((m) => catalogFor(m).products);
+    expect(VENUES).toEqual([...new Set(everyMode.flatMap((p) => p.sources))].sort());
+    expect(VENUES).toContain('okx');
     expect(INTERVALS).toEqual(['1s', '1m', '5m', '15m', '30m', '1h', '4h', '1d']);
     expect(OPTION_TYPES).toEqual(['call', 'put']);
   });
@@ -49,7 +52,9 @@ describe('the enumerations of the tool arguments', () => {
   it('narrow the crypto tools to their products', () => {
     const spot = CATALOG.find((p) => p.category === 'crypto' && p.product === 'spot')!;
     const options = CATALOG.find((p) => p.category === 'crypto' && p.product === 'options')!;
-    expect(SPOT_SYMBOLS).toEqual([...new Set(spot.entities)].sort());
+    // The recorded markets (replay) and the live ones together.
+    expect(SPOT_SYMBOLS).toEqual([...new Set([...spot.entities, ...LIVE_SPOT_MARKETS])].sort());
+    expect(REFERENCE_SYMBOLS).toContain('ETH-USD');
     expect(UNDERLYINGS).toEqual([...new Set(options.entities)].sort());
     for (const s of REFERENCE_SYMBOLS) expect(SYMBOLS).toContain(s);
   });

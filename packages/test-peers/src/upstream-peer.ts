@@ -15,10 +15,10 @@ export interface UpstreamPeer {
   url: string;
   /**
    * What `path` answers next: the answers in turn, the last one again and again. `path` is a pathname,
-   * optionally with a query (`/ticker?instrument_name=ETH-PERPETUAL`) that a request matches when it
-   * carries each of those parameters with that value (others may differ); of the paths a request
-   * matches, the one naming the most parameters answers. A path without answers is 404, as an
-   * upstream's unknown route is.
+   * optionally with a query (`/api/v3/klines?symbol=ETHUSDT&interval=1s`) that answers only the requests
+   * carrying those parameters with those values (others may be present); a request matching no query
+   * of its pathname gets the pathname's own answers. A path without answers is 404, as an upstream's
+   * unknown route is.
    */
   answer(path: string, ...answers: UpstreamAnswer[]): void;
   /** Every request received, in order: its pathname and query. */
@@ -31,15 +31,24 @@ export interface UpstreamPeer {
  * tested against their upstream's own format over HTTP, never by faking our own client).
  */
 export async function startUpstreamPeer(): Promise<UpstreamPeer> {
-  const queues = new Map<string, { query: URLSearchParams; answers: UpstreamAnswer[] }[]>();
+  const queues = new Map<string, UpstreamAnswer[]>();
   const requests: UpstreamPeer['requests'] = [];
+  /** The most specific queue for a request: the one whose query it carries with most parameters, else its pathname's. */
+  const queueOf = (url: URL): UpstreamAnswer[] | undefined => {
+    let best: { queue: UpstreamAnswer[]; params: number } | undefined;
+    for (const [key, queue] of queues) {
+      const at = key.indexOf('?');
+      if (at < 0 || key.slice(0, at) !== url.pathname) continue;
+      const wanted = [...new URLSearchParams(key.slice(at + 1))];
+      if (wanted.every(([k, v]) => url.searchParams.get(k) === v) && wanted.length > (best?.params ?? 0))
+        best = { queue, params: wanted.length };
+    }
+    return best?.queue ?? queues.get(url.pathname);
+  };
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://upstream');
     requests.push({ path: url.pathname, query: url.searchParams });
-    const matching = (queues.get(url.pathname) ?? []).filter(({ query }) =>
-      [...query].every(([k, v]) => url.searchParams.get(k) === v),
-    );
-    const queue = matching.sort((a, b) => [...b.query].length - [...a.query].length)[0]?.answers;
+    const queue = queueOf(url);
     const next = queue && (queue.length > 1 ? queue.shift()! : queue[0]);
     const send = () => {
       if (!next) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
@@ -56,10 +65,7 @@ export async function startUpstreamPeer(): Promise<UpstreamPeer> {
   return {
     url: `http://127.0.0.1:${port}`,
     answer(path, ...answers) {
-      const [pathname, search = ''] = path.split('?') as [string, string?];
-      const query = new URLSearchParams(search);
-      const others = (queues.get(pathname) ?? []).filter((q) => q.query.toString() !== query.toString());
-      queues.set(pathname, [...others, { query, answers }]);
+      queues.set(path, answers);
     },
     requests,
     close: () =>

@@ -2,6 +2,7 @@
  * reference_price answers per second and p99 on the service (HTTP, in-process server, autocannon),
  * beside the same server with the reference-price cache off (every answer recomputed in SQL).
  */
+import { catalogFor } from '@meridian/contracts';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { startServer } from '@meridian/http-kit';
@@ -22,7 +23,11 @@ async function load(db: BenchDb): Promise<void> {
     const rows = loadRecordedBars(m)
       .filter((b) => b.ts > end - 26 * 3_600_000 && b.ts <= end)
       .map((b) => ({ ...b, ts: new Date(b.ts - end + now).toISOString() }));
-    await ingest(db.db, { kind: 'candles', source: m.venue, symbol: m.symbol, interval: '1m', rows });
+    await ingest(
+      db.db,
+      { kind: 'candles', source: m.venue, symbol: m.symbol, interval: '1m', rows },
+      catalogFor('replay'),
+    );
   }
 }
 

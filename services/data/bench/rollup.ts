@@ -6,6 +6,7 @@
  * day with array_agg first/last over the 1m rows; combined: GROUP BY minute with the median first, then
  * the same by day). Identical results required.
  */
+import { catalogFor } from '@meridian/contracts';
 import { sql } from 'kysely';
 import { startServer } from '@meridian/http-kit';
 import { callerHeaders } from '@meridian/http-kit/testing';
@@ -57,13 +58,17 @@ async function load(db: BenchDb): Promise<number> {
   for (const [i, venue] of VENUES.entries()) {
     const rows = bars(i + 1);
     for (let k = 0; k < rows.length; k += 10_000)
-      await ingest(db.db, {
-        kind: 'candles',
-        source: venue,
-        symbol: SYMBOL,
-        interval: '1m',
-        rows: rows.slice(k, k + 10_000),
-      });
+      await ingest(
+        db.db,
+        {
+          kind: 'candles',
+          source: venue,
+          symbol: SYMBOL,
+          interval: '1m',
+          rows: rows.slice(k, k + 10_000),
+        },
+        catalogFor('replay'),
+      );
   }
   await sql`analyze`.execute(db.db);
   return performance.now() - t0;

@@ -12,7 +12,7 @@
  * end (the purge's DELETE deletes nothing for good). Prints markdown on stdout.
  */
 import { readFileSync } from 'node:fs';
-import { ingestBatchSchema, type IngestBatch } from '@meridian/contracts';
+import { catalogFor, ingestBatchSchema, type IngestBatch } from '@meridian/contracts';
 import {
   CompiledQuery,
   PostgresQueryCompiler,
@@ -55,7 +55,7 @@ import { loadRecordedBars, RECORDED_MARKETS } from '../src/adapters/upstream/rec
 
 /** Stores a batch; a refused one stops the script with its reason. */
 async function ingest(db: Kysely<Database>, batch: IngestBatch): Promise<void> {
-  const result = await ingestBatch(db, batch);
+  const result = await ingestBatch(db, batch, catalogFor('replay'));
   if (!result.ok) throw new Error(result.detail);
 }
 

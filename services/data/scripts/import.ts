@@ -13,7 +13,14 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { ingestBatchSchema, type IngestSummary } from '@meridian/contracts';
+import {
+  catalogFor,
+  ingestBatchSchema,
+  INGEST_MODES,
+  type Catalog,
+  type IngestMode,
+  type IngestSummary,
+} from '@meridian/contracts';
 import { processIo, withServiceDatabase, type CommandIo } from '@meridian/db';
 import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/database.js';
@@ -67,10 +74,22 @@ function progressBar(write: (s: string) => void) {
   };
 }
 
+/**
+ * The catalogue that bounds what may be imported: the one the service runs with (INGEST_MODE, default
+ * replay), so an import stores only what the service will serve.
+ */
+function importCatalog(env: Record<string, string | undefined>): Catalog {
+  const mode = env.INGEST_MODE ?? 'replay';
+  if (!(INGEST_MODES as readonly string[]).includes(mode))
+    throw new ImportRefused(`INGEST_MODE must be one of ${INGEST_MODES.join(', ')}`);
+  return catalogFor(mode as IngestMode);
+}
+
 /** Reads, checks and ingests one file in batches; the summary of every batch added up. */
 export async function importFile(
   db: Kysely<Database>,
   options: ImportOptions,
+  catalog: Catalog,
   progress: (done: number, total: number) => void = () => undefined,
 ): Promise<IngestSummary> {
   const { kind, source, symbol, interval, file } = options;
@@ -94,7 +113,7 @@ export async function importFile(
       const at = issue.path[0] === 'rows' ? ` (row ${i + Number(issue.path[1]) + 1})` : '';
       throw new ImportRefused(`${issue.path.join('.')}: ${issue.message}${at}`);
     }
-    const result = await ingest(db, parsed.data);
+    const result = await ingest(db, parsed.data, catalog);
     if (!result.ok) throw new ImportRefused(result.detail);
     const summary = result.value;
     total.received += summary.received;
@@ -118,7 +137,7 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
   }
   try {
     const total = await withServiceDatabase<Database, IngestSummary>(io.env, 'data', migrations, (db) =>
-      importFile(db, options, progressBar(io.stderr)),
+      importFile(db, options, importCatalog(io.env), progressBar(io.stderr)),
     );
     const seconds = (performance.now() - started) / 1000;
     const { kind, source, symbol, file } = options;

@@ -11,7 +11,7 @@ export type Deps = DataDeps;
 /** The routes of this service, behind the gateway's caller assertion. */
 export function routes(deps: DataDeps): Router {
   const router = Router();
-  router.use(catalogRoutes(servedFrom(deps.config.INGEST_MODE)), demoRoutes(deps));
+  router.use(catalogRoutes(deps.catalog, servedFrom(deps.config.INGEST_MODE)), demoRoutes(deps));
   return router;
 }
 

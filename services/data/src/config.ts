@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { INGEST_MODES } from '@meridian/contracts';
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
 import { z } from 'zod';
 
@@ -10,7 +11,7 @@ export const configSchema = baseConfigSchema
      * `replay` (default): play the recorded data shifted to the present (offline); `live`: poll the
      * real upstreams (src/adapters/connectors/); `off`: store only what is ingested or imported.
      */
-    INGEST_MODE: z.enum(['live', 'replay', 'off']).default('replay'),
+    INGEST_MODE: z.enum(INGEST_MODES).default('replay'),
     /** INGEST_MODE=live: only these connectors (comma-separated names); unset: all. */
     INGEST_CONNECTORS: z.string().optional(),
     /** Longest wait for one upstream answer. */

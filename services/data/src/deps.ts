@@ -1,3 +1,4 @@
+import type { Catalog } from '@meridian/contracts';
 import type { ServiceDeps } from '@meridian/runtime';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -10,6 +11,8 @@ import type { LiveIngest } from './jobs/live-ingest.js';
 
 /** What every part of this service gets: the chassis' deps and data's own. */
 export interface DataDeps extends ServiceDeps<Database, Config> {
+  /** The catalogue the running mode serves (catalogFor(INGEST_MODE)): /v1/catalog, the data routes, ingestion. */
+  catalog: Catalog;
   /** The ingestion function bound to this process; it tells the caches when a batch changed data. */
   ingestor: Ingestor;
   /** Reference prices computed lately, dropped by any candle batch this process ingests. */

@@ -1,4 +1,4 @@
-import { STREAMS } from '@meridian/contracts';
+import { catalogFor, STREAMS } from '@meridian/contracts';
 import { isEntrypoint, runMain, startService, type ServiceDeps, type SharedInfra } from '@meridian/runtime';
 import { dataReady, leanRoutes, routes } from './app.js';
 import { parseConfig, type Config } from './config.js';
@@ -18,10 +18,12 @@ import { ingestRpc } from './rpc/ingest.js';
 
 /** Data's own parts over the chassis' deps: the ingestor, the price cache it clears, the replay note. */
 export function dataDeps(deps: ServiceDeps<Database, Config>): DataDeps {
-  const ingestor = createIngestor(deps.db);
   const mode = deps.config.INGEST_MODE;
+  const catalog = catalogFor(mode);
+  const ingestor = createIngestor(deps.db, catalog);
   return {
     ...deps,
+    catalog,
     ingestor,
     prices: createPriceCache(ingestor),
     firstLoad: createFirstLoad(mode !== 'off'),

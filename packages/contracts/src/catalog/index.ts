@@ -4,3 +4,4 @@ export * from './lookup.js';
 export * from './paths.js';
 export * from './live-markets.js';
 export { LIVE_DERIVATIVES } from './categories/crypto.js';
+export * from './modes.js';

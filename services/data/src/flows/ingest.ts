@@ -1,5 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
-import { ok, refuse, type IngestBatch, type IngestSummary, type Refusal } from '@meridian/contracts';
+import {
+  ok,
+  refuse,
+  type Catalog,
+  type IngestBatch,
+  type IngestSummary,
+  type Refusal,
+} from '@meridian/contracts';
 import type { Database } from '../db/database.js';
 import { refreshCombinedRollups } from '../db/repositories/combined-rollups.js';
 import { lockMarketRollups, upsertBatch } from '../db/repositories/ingested-rows.js';
@@ -15,10 +22,14 @@ export type IngestResult = { ok: true; value: IngestSummary } | IngestRefusal;
  * The one ingestion interface: every writer (replay, importer, connectors, the NATS subject) calls
  * it. Idempotent on (source, key, timestamp): a row already stored with the same values is left
  * alone, a corrected row replaces the stored one, and a replayed batch changes nothing. A market the
- * catalogue does not list is refused (see catalogueRefusal): it could be stored but never served.
+ * catalogue of the running mode does not list is refused (see catalogueRefusal): it could be stored but never served.
  */
-export async function ingest(db: Kysely<Database>, batch: IngestBatch): Promise<IngestResult> {
-  const all = await ingestAll(db, [batch]);
+export async function ingest(
+  db: Kysely<Database>,
+  batch: IngestBatch,
+  catalog: Catalog,
+): Promise<IngestResult> {
+  const all = await ingestAll(db, [batch], catalog);
   return all.ok ? ok(all.value[0]!) : all;
 }
 
@@ -30,9 +41,13 @@ export type IngestAllResult = { ok: true; value: IngestSummary[] } | IngestRefus
  * Candle batches take their market locks in one order (source, symbol), so two writers of the same
  * markets (two replicas polling one venue) wait for each other instead of deadlocking.
  */
-export async function ingestAll(db: Kysely<Database>, batches: IngestBatch[]): Promise<IngestAllResult> {
+export async function ingestAll(
+  db: Kysely<Database>,
+  batches: IngestBatch[],
+  catalog: Catalog,
+): Promise<IngestAllResult> {
   for (const batch of batches) {
-    const refusal = catalogueRefusal(batch);
+    const refusal = catalogueRefusal(catalog, batch);
     if (refusal)
       return { ...refuse('validation_failed', `${refusal.path}: ${refusal.message}`), errors: [refusal] };
   }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { IngestBatch, IngestSummary } from '@meridian/contracts';
+import type { Catalog, IngestBatch, IngestSummary } from '@meridian/contracts';
 import type { Database } from '../db/database.js';
 import { ingest, ingestAll, type IngestAllResult, type IngestResult } from './ingest.js';
 
@@ -16,19 +16,20 @@ export interface Ingestor {
   onChange(listener: IngestListener): void;
 }
 
-export function createIngestor(db: Kysely<Database>): Ingestor {
+/** `catalog`: the running mode's (catalogFor(INGEST_MODE)), which bounds what may be stored. */
+export function createIngestor(db: Kysely<Database>, catalog: Catalog): Ingestor {
   const listeners: IngestListener[] = [];
   const tell = (batch: IngestBatch, summary: IngestSummary) => {
     if (summary.inserted + summary.updated > 0) for (const l of listeners) l(batch, summary);
   };
   return {
     async ingest(batch) {
-      const result = await ingest(db, batch);
+      const result = await ingest(db, batch, catalog);
       if (result.ok) tell(batch, result.value);
       return result;
     },
     async ingestAll(batches) {
-      const result = await ingestAll(db, batches);
+      const result = await ingestAll(db, batches, catalog);
       if (result.ok) batches.forEach((b, i) => tell(b, result.value[i]!));
       return result;
     },

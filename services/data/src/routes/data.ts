@@ -1,7 +1,6 @@
 import type { ParsedUrlQuery } from 'node:querystring';
 import {
   DEFAULT_INTERVAL,
-  findMetric,
   metricPathOf,
   parameterRefusal,
   planReaches,
@@ -85,7 +84,7 @@ async function answerMetric(
   rawQuery: ParsedUrlQuery,
   caller: Caller,
 ): Promise<unknown> {
-  const hit = findMetric(category, product, metric);
+  const hit = deps.catalog.findMetric(category, product, metric);
   if (!hit)
     throw httpProblem('route_not_found', `No metric ${category}/${product}/${metric}; see GET /v1/catalog`);
   const key = `${category}/${product}/${metric}`;

@@ -5,9 +5,14 @@ import type { RequestListener } from 'node:http';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 import { bruteForce, MINUTE, recordedWindow } from '../support/recorded.js';
-import { ingest } from '../../src/flows/ingest.js';
+import { catalogFor, type IngestBatch } from '@meridian/contracts';
+import { ingest as ingestIn } from '../../src/flows/ingest.js';
 import type { Bar } from '../../src/domain/series/bar.js';
 import type { Market } from '../../src/domain/spot/market.js';
+
+/** Ingestion bound by the replay's catalogue (the recorded BTC markets), as INGEST_MODE=off and replay are. */
+const ingest = (db: Parameters<typeof ingestIn>[0], batch: IngestBatch) =>
+  ingestIn(db, batch, catalogFor('replay'));
 
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;

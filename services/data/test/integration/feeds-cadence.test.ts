@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { allMetrics, findMetric, type CatalogHit } from '@meridian/contracts';
+import { catalogFor, allMetrics, findMetric, type CatalogHit } from '@meridian/contracts';
 import type { Deps } from '../../src/app.js';
 import { feedResolvers } from '../../src/flows/resolve/index.js';
 import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
@@ -90,11 +90,15 @@ describe('feed ages from the catalogue', () => {
       theta: null,
       open_interest: 1,
     });
-    await ingest(db.db, {
-      kind: 'option_marks',
-      source: 'deribit',
-      rows: [mark('BTC-TEST-INSIDE', maxAge - 1000), mark('BTC-TEST-OUTSIDE', maxAge + 1000)],
-    });
+    await ingest(
+      db.db,
+      {
+        kind: 'option_marks',
+        source: 'deribit',
+        rows: [mark('BTC-TEST-INSIDE', maxAge - 1000), mark('BTC-TEST-OUTSIDE', maxAge + 1000)],
+      },
+      catalogFor('replay'),
+    );
     const after = await answer(hit, loadedAt);
     const instruments = (after.data as { options: { instrument: string }[] }).options.map(
       (o) => o.instrument,

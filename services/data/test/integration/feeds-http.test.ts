@@ -1,3 +1,4 @@
+import { catalogFor } from '@meridian/contracts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createMemoryBus } from '@meridian/bus';
@@ -263,12 +264,16 @@ describe('feed metrics over HTTP', () => {
   it('futures: a venue whose newest mark is older than 3 polls (3 min) is excluded as stale and named; a fresh one counts', async () => {
     const before = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
     const mark = (source: string, ageMs: number, price: number) =>
-      ingest(db.db, {
-        kind: 'mark_prices',
-        source,
-        symbol: 'BTC-USD',
-        rows: [{ ts: new Date(Date.now() - ageMs).toISOString(), mark_price: price, index_price: price }],
-      });
+      ingest(
+        db.db,
+        {
+          kind: 'mark_prices',
+          source,
+          symbol: 'BTC-USD',
+          rows: [{ ts: new Date(Date.now() - ageMs).toISOString(), mark_price: price, index_price: price }],
+        },
+        catalogFor('replay'),
+      );
     await mark('okx', 4 * 60_000, 99_999);
     const stale = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
     expect(stale.data.mark_price).toBe(before.data.mark_price);
@@ -291,12 +296,16 @@ describe('feed metrics over HTTP', () => {
   it('futures: funding rates older than 3 polls are excluded as stale and named, like marks', async () => {
     const before = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD');
     const funding = (source: string, ageMs: number, rate: number) =>
-      ingest(db.db, {
-        kind: 'funding',
-        source,
-        symbol: 'BTC-USDT',
-        rows: [{ ts: new Date(Date.now() - ageMs).toISOString(), funding_rate: rate, interval_hours: 8 }],
-      });
+      ingest(
+        db.db,
+        {
+          kind: 'funding',
+          source,
+          symbol: 'BTC-USDT',
+          rows: [{ ts: new Date(Date.now() - ageMs).toISOString(), funding_rate: rate, interval_hours: 8 }],
+        },
+        catalogFor('replay'),
+      );
     await funding('bybit', 4 * 60_000, 0.5);
     const stale = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD');
     expect(stale.data.funding_rate).toBe(before.data.funding_rate);
@@ -358,17 +367,21 @@ describe('feed metrics over HTTP', () => {
       ['2024-11-13', 1.0564],
       ['2024-11-14', 1.054],
     ];
-    await ingest(db.db, {
-      kind: 'observations',
-      source: 'ecb',
-      rows: rates.slice(0, 2).map(([day, value]) => ({
-        key: 'EUR-USD',
-        metric: 'fx_reference_rate',
-        ts: clock(`${day}T15:00:00Z`),
-        value,
-        payload: { cross: 'direct' },
-      })),
-    });
+    await ingest(
+      db.db,
+      {
+        kind: 'observations',
+        source: 'ecb',
+        rows: rates.slice(0, 2).map(([day, value]) => ({
+          key: 'EUR-USD',
+          metric: 'fx_reference_rate',
+          ts: clock(`${day}T15:00:00Z`),
+          value,
+          payload: { cross: 'direct' },
+        })),
+      },
+      catalogFor('replay'),
+    );
     const res = await get('/v1/data/fx/spot/change_24h?entity=EUR-USD&series=true');
     expect(res.status).toBe(200);
     // The oldest fixing has no previous one: it is a base, not a row.
@@ -640,13 +653,17 @@ async function spotQuotes(db: MigratedDatabase, now: Date): Promise<void> {
     ['BTC-USD', SPOT.usd],
     ['BTC-USDT', SPOT.usdt],
   ] as const)
-    await ingest(db.db, {
-      kind: 'candles',
-      source: 'binanceus',
-      symbol,
-      interval: '1m',
-      rows: [{ ts, open: close, high: close, low: close, close, volume: 10, trade_count: 5 }],
-    });
+    await ingest(
+      db.db,
+      {
+        kind: 'candles',
+        source: 'binanceus',
+        symbol,
+        interval: '1m',
+        rows: [{ ts, open: close, high: close, low: close, close, volume: 10, trade_count: 5 }],
+      },
+      catalogFor('replay'),
+    );
 }
 
 /** The largest quake since 00:00 UTC of the replayed feed's day, by reading the recording as the replay plays it. */

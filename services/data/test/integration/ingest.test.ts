@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { IngestBatch } from '@meridian/contracts';
 import { sql } from 'kysely';
 import { waitFor } from '@meridian/bus/testing';
 import {
@@ -8,10 +7,15 @@ import {
   missingCombinedHours,
   refreshCombinedRollups,
 } from '../../src/db/repositories/combined-rollups.js';
-import { ingest } from '../../src/flows/ingest.js';
+import { catalogFor, type IngestBatch } from '@meridian/contracts';
+import { ingest as ingestIn } from '../../src/flows/ingest.js';
 import { createIngestor } from '../../src/flows/ingestor.js';
 import { ingestRpc } from '../../src/rpc/ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+
+/** Ingestion bound by the replay's catalogue (the recorded BTC markets), as INGEST_MODE=off and replay are. */
+const ingest = (db: Parameters<typeof ingestIn>[0], batch: IngestBatch) =>
+  ingestIn(db, batch, catalogFor('replay'));
 
 const candles: IngestBatch = {
   kind: 'candles',
@@ -305,7 +309,7 @@ describe('ingest', () => {
   });
 
   it('refuses a market the catalogue does not list, naming the field, and stores nothing of it', async () => {
-    const rpc = ingestRpc(createIngestor(db.db));
+    const rpc = ingestRpc(createIngestor(db.db, catalogFor('replay')));
     const refused = async (batch: IngestBatch) => {
       const reply = await rpc.handler(batch);
       if (reply.ok) throw new Error(`${batch.kind} ${JSON.stringify(batch)} was stored`);

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import request from 'supertest';
 import { sql } from 'kysely';
 import { readFile } from 'node:fs/promises';
-import { findMetric, LIVE_DERIVATIVES, type CatalogHit } from '@meridian/contracts';
+import { catalogFor, findMetric, LIVE_DERIVATIVES, type CatalogHit } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { startUpstreamPeer, type UpstreamPeer } from '@meridian/test-peers';
 import { binanceFutures } from '../../src/adapters/connectors/binance-futures.js';
@@ -466,13 +466,17 @@ describe('live derivatives connectors against upstreams on loopback', () => {
         ['BTC-USD', 87380],
         ['BTC-USDT', 87410],
       ] as const)
-        await ingest(db.db, {
-          kind: 'candles',
-          source: 'binanceus',
-          symbol,
-          interval: '1m',
-          rows: [{ ts: minute, open: close, high: close, low: close, close, volume: 10, trade_count: 5 }],
-        });
+        await ingest(
+          db.db,
+          {
+            kind: 'candles',
+            source: 'binanceus',
+            symbol,
+            interval: '1m',
+            rows: [{ ts: minute, open: close, high: close, low: close, close, volume: 10, trade_count: 5 }],
+          },
+          catalogFor('live'),
+        );
       // The service's own composition in live mode (dataDeps), pointed at the upstream peer.
       const deps = testDeps(db, {
         INGEST_MODE: 'live',

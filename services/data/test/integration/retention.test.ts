@@ -1,3 +1,4 @@
+import { catalogFor } from '@meridian/contracts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '@meridian/observability';
 import { sql } from 'kysely';
@@ -26,44 +27,60 @@ async function seed(db: MigratedDatabase) {
   ] as const) {
     const seconds = [...Array(7).keys()].map((i) => secondsCut - (i + 1) * 1000);
     const recent = [...Array(4).keys()].map((i) => secondsCut + i * 1000);
-    await ingest(db.db, {
-      kind: 'candles',
-      source,
-      symbol,
-      interval: '1s',
-      rows: [...seconds, ...recent].map(bar),
-    });
+    await ingest(
+      db.db,
+      {
+        kind: 'candles',
+        source,
+        symbol,
+        interval: '1s',
+        rows: [...seconds, ...recent].map(bar),
+      },
+      catalogFor('replay'),
+    );
     const trades = [
       ...[...Array(5).keys()].map((i) => tradesCut - (i + 1) * HOUR),
       ...[...Array(3).keys()].map((i) => tradesCut + i * HOUR),
     ];
-    await ingest(db.db, {
-      kind: 'trades',
-      source,
-      symbol: tradeSymbol,
-      rows: trades.map((ts, i) => ({
-        trade_id: String(i),
-        ts: iso(ts),
-        price: 2,
-        size: 1,
-        taker_side: 'buy',
-      })),
-    });
+    await ingest(
+      db.db,
+      {
+        kind: 'trades',
+        source,
+        symbol: tradeSymbol,
+        rows: trades.map((ts, i) => ({
+          trade_id: String(i),
+          ts: iso(ts),
+          price: 2,
+          size: 1,
+          taker_side: 'buy',
+        })),
+      },
+      catalogFor('replay'),
+    );
   }
   // History far older than both cutoffs, which the purge must never touch.
   const old = NOW - 30 * 24 * HOUR;
-  await ingest(db.db, {
-    kind: 'candles',
-    source: 'kraken',
-    symbol: 'BTC-USD',
-    interval: '1m',
-    rows: [bar(old)],
-  });
-  await ingest(db.db, {
-    kind: 'observations',
-    source: 'noaa_swpc',
-    rows: [{ key: '', metric: 'planetary_kp', ts: iso(old), value: 3, payload: {} }],
-  });
+  await ingest(
+    db.db,
+    {
+      kind: 'candles',
+      source: 'kraken',
+      symbol: 'BTC-USD',
+      interval: '1m',
+      rows: [bar(old)],
+    },
+    catalogFor('replay'),
+  );
+  await ingest(
+    db.db,
+    {
+      kind: 'observations',
+      source: 'noaa_swpc',
+      rows: [{ key: '', metric: 'planetary_kp', ts: iso(old), value: 3, payload: {} }],
+    },
+    catalogFor('replay'),
+  );
 }
 
 async function counts(db: MigratedDatabase) {

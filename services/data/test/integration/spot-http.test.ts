@@ -1,3 +1,4 @@
+import { catalogFor } from '@meridian/contracts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { callerHeaders } from '@meridian/http-kit/testing';
@@ -326,7 +327,7 @@ describe('crypto/spot over HTTP, on the recorded USDC depeg shifted to now', () 
       size: 0.01,
       taker_side: (i % 2 ? 'sell' : 'buy') as 'buy' | 'sell',
     }));
-    await ingest(db.db, { kind: 'trades', source: 'kraken', symbol: 'BTC-USDC', rows });
+    await ingest(db.db, { kind: 'trades', source: 'kraken', symbol: 'BTC-USDC', rows }, catalogFor('replay'));
     const res = await get(
       '/v1/data/crypto/spot/trades?entity=BTC-USDC&source=kraken&max_response_tokens=200',
     );

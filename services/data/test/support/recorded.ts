@@ -1,3 +1,4 @@
+import { catalogFor } from '@meridian/contracts';
 import type { Bar } from '../../src/domain/series/bar.js';
 import { ingest } from '../../src/flows/ingest.js';
 import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/upstream/recorded-market.js';
@@ -17,13 +18,17 @@ export function recordedWindow(from: number, to: number, shift: number) {
 }
 
 export async function ingestBars(db: Kysely<Database>, venue: string, symbol: string, bars: Bar[]) {
-  await ingest(db, {
-    kind: 'candles',
-    source: venue,
-    symbol,
-    interval: '1m',
-    rows: bars.map((b) => ({ ...b, ts: new Date(b.ts).toISOString() })),
-  });
+  await ingest(
+    db,
+    {
+      kind: 'candles',
+      source: venue,
+      symbol,
+      interval: '1m',
+      rows: bars.map((b) => ({ ...b, ts: new Date(b.ts).toISOString() })),
+    },
+    catalogFor('replay'),
+  );
 }
 
 /** Naive roll-up for the tests: group by floor(ts / interval), written independently of the service. */

@@ -1,0 +1,126 @@
+import { higherPlan } from './lookup.js';
+import { CATALOG } from './products.js';
+import { LIVE_SPOT_MARKETS, LIVE_SPOT_VENUES } from './live-markets.js';
+import { LIVE_DERIVATIVES } from './categories/crypto.js';
+import type { CatalogHit, MetricEntry, ProductEntry } from './types.js';
+
+/**
+ * How the data service fills its store (`INGEST_MODE`): `replay` plays the recordings, `live` polls the
+ * upstreams, `off` stores only what is ingested. The data service, the gateway and the MCP edge read the
+ * same setting, so /v1/catalog, the gateway's checks before a challenge and the ingestion's refusals agree.
+ */
+export const INGEST_MODES = ['live', 'replay', 'off'] as const;
+export type IngestMode = (typeof INGEST_MODES)[number];
+
+/**
+ * What a mode changes of one product: which entities it serves, and from which venues. Its metrics,
+ * gates and cadences are the same in every mode.
+ */
+export interface EntityListing {
+  sources: string[];
+  entities: string[];
+  default_entity?: string;
+  venue_entities?: Record<string, string[]>;
+  /** Per metric, its own entity lists in this mode; a metric not named keeps none. */
+  metrics?: Record<string, Pick<MetricEntry, 'entities' | 'combined_entities'>>;
+}
+
+const USD_MARKETS = LIVE_SPOT_MARKETS.filter((m) => m.endsWith('-USD'));
+
+/** crypto/spot in live mode: the 19 markets of the six venues; combined values in USD for every base. */
+const LIVE_SPOT: EntityListing = {
+  sources: Object.keys(LIVE_SPOT_VENUES),
+  entities: [...LIVE_SPOT_MARKETS],
+  default_entity: 'BTC-USD',
+  venue_entities: Object.fromEntries(Object.entries(LIVE_SPOT_VENUES).map(([v, ms]) => [v, [...ms]])),
+  metrics: Object.fromEntries(
+    [
+      'reference_price',
+      'change_24h',
+      'range_24h',
+      'vwap_24h',
+      'realized_volatility_24h',
+      'trade_count_24h',
+      'ohlcv',
+    ].map((m) => [
+      m,
+      m === 'reference_price' ? { entities: [...USD_MARKETS] } : { combined_entities: [...USD_MARKETS] },
+    ]),
+  ),
+};
+
+/**
+ * Per mode, the products whose entities differ from the built catalogue (CATALOG, what the recordings
+ * hold), keyed `category/product`: in live mode spot (the six venues' 19 markets), futures (the 19
+ * perpetuals of LIVE_FUTURES_MARKETS) and options (LIVE_OPTION_UNDERLYINGS), from LIVE_DERIVATIVES.
+ */
+const LISTINGS: Readonly<Record<IngestMode, Readonly<Record<string, EntityListing>>>> = {
+  replay: {},
+  off: {},
+  live: {
+    'crypto/spot': LIVE_SPOT,
+    'crypto/futures': { ...LIVE_DERIVATIVES.futures, default_entity: 'BTC-USD' },
+    'crypto/options': { ...LIVE_DERIVATIVES.options, default_entity: 'BTC' },
+  },
+};
+
+/** The catalogue one mode serves, with its lookups. */
+export interface Catalog {
+  mode: IngestMode;
+  products: readonly ProductEntry[];
+  /** The entry of category/product/metric, or undefined when no such metric exists. */
+  findMetric(category: string, product: string, metric: string): CatalogHit | undefined;
+  allMetrics(): CatalogHit[];
+  /** The entities of category/product ([] when no such product). */
+  entitiesOf(category: string, product: string): string[];
+}
+
+function listed(p: ProductEntry, listing: EntityListing | undefined): ProductEntry {
+  if (!listing) return p;
+  const { default_entity: _default, venue_entities: _venues, ...rest } = p;
+  const metrics = p.metrics.map(({ entities: _own, combined_entities: _combined, ...metric }) => {
+    const lists = listing.metrics?.[metric.metric] ?? {};
+    return {
+      ...metric,
+      ...(lists.combined_entities ? { combined_entities: lists.combined_entities } : {}),
+      ...(lists.entities ? { entities: lists.entities } : {}),
+    };
+  });
+  return {
+    ...rest,
+    sources: listing.sources,
+    entities: listing.entities,
+    ...(listing.default_entity ? { default_entity: listing.default_entity } : {}),
+    ...(listing.venue_entities ? { venue_entities: listing.venue_entities } : {}),
+    metrics,
+  };
+}
+
+function build(mode: IngestMode): Catalog {
+  const products = CATALOG.map((p) => listed(p, LISTINGS[mode][`${p.category}/${p.product}`]));
+  const index = new Map<string, CatalogHit>();
+  for (const p of products)
+    for (const m of p.metrics)
+      index.set(`${p.category}/${p.product}/${m.metric}`, {
+        product: p,
+        metric: m,
+        gate: higherPlan(p.min_tier, m.min_tier),
+      });
+  return {
+    mode,
+    products,
+    findMetric: (category, product, metric) => index.get(`${category}/${product}/${metric}`),
+    allMetrics: () => [...index.values()],
+    entitiesOf: (category, product) =>
+      products.find((p) => p.category === category && p.product === product)?.entities ?? [],
+  };
+}
+
+const BUILT = new Map<IngestMode, Catalog>();
+
+/** The catalogue `mode` serves: under replay (and off) the built one as it is; live lists the live markets. */
+export function catalogFor(mode: IngestMode): Catalog {
+  let catalog = BUILT.get(mode);
+  if (!catalog) BUILT.set(mode, (catalog = build(mode)));
+  return catalog;
+}

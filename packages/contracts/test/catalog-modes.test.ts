@@ -1,0 +1,59 @@
+import { describe, expect, it } from '@jest/globals';
+import { CATALOG, LIVE_SPOT_MARKETS, catalogFor, findMetric, resolveEntity } from '../src/index.js';
+
+const spotOf = (mode: 'live' | 'replay' | 'off') =>
+  catalogFor(mode).products.find((p) => p.category === 'crypto' && p.product === 'spot')!;
+
+describe('the catalogue of each ingest mode', () => {
+  it('is the built catalogue as it is under replay and off', () => {
+    expect(catalogFor('replay').products).toEqual(CATALOG);
+    expect(catalogFor('off').products).toEqual(CATALOG);
+    expect(catalogFor('replay').findMetric('crypto', 'spot', 'ohlcv')).toEqual(
+      findMetric('crypto', 'spot', 'ohlcv'),
+    );
+  });
+
+  it('lists the 19 live spot markets with the venues that serve each under live', () => {
+    const spot = spotOf('live');
+    expect(spot.entities).toEqual([...LIVE_SPOT_MARKETS]);
+    expect(spot.entities).toHaveLength(19);
+    expect(spot.default_entity).toBe('BTC-USD');
+    expect(spot.venue_entities!.kraken).toContain('DOGE-USD');
+    expect(spot.venue_entities!.binance).not.toContain('BTC-USD');
+    expect(catalogFor('live').findMetric('crypto', 'spot', 'reference_price')!.metric.entities).toEqual([
+      'BTC-USD', 'ETH-USD', 'SOL-USD', 'XRP-USD', 'DOGE-USD', 'ADA-USD', 'AVAX-USD', 'LINK-USD', 'LTC-USD', 'DOT-USD',
+    ]); // prettier-ignore
+  });
+
+  it('changes only the entities: metrics, gates and cadences stay', () => {
+    const live = catalogFor('live');
+    for (const hit of catalogFor('replay').allMetrics()) {
+      const same = live.findMetric(hit.product.category, hit.product.product, hit.metric.metric)!;
+      expect([same.gate, same.metric.cadence_ms, same.metric.status]).toEqual([
+        hit.gate,
+        hit.metric.cadence_ms,
+        hit.metric.status,
+      ]);
+    }
+    expect(live.products.filter((p) => p.product !== 'spot')).toEqual(
+      CATALOG.filter((p) => p.product !== 'spot'),
+    );
+  });
+
+  it('answers ETH-USD under live and refuses it under replay, by the same resolveEntity', () => {
+    const hit = (mode: 'live' | 'replay') =>
+      catalogFor(mode).findMetric('crypto', 'spot', 'reference_price')!;
+    expect(resolveEntity(hit('live'), 'ETH-USD', undefined)).toEqual({ ok: true, entity: 'ETH-USD' });
+    expect(resolveEntity(hit('replay'), 'ETH-USD', undefined)).toMatchObject({
+      ok: false,
+      refusal: { path: 'query.entity' },
+    });
+    const ohlcv = catalogFor('live').findMetric('crypto', 'spot', 'ohlcv')!;
+    expect(resolveEntity(ohlcv, 'eth-usdt', 'binance')).toEqual({ ok: true, entity: 'ETH-USDT' });
+    expect(resolveEntity(ohlcv, 'ETH-USDT', undefined)).toMatchObject({ ok: false });
+    expect(resolveEntity(ohlcv, 'AVAX-USD', 'binance')).toMatchObject({
+      ok: false,
+      refusal: { message: expect.stringMatching(/AVAX-USD is listed by coinbase, kraken, bitstamp/) },
+    });
+  });
+});
