@@ -1,6 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { CATALOG, PLANS, INGEST_MODES, LIVE_SPOT_MARKETS, catalogFor } from '@meridian/contracts';
+import {
+  CATALOG,
+  PLANS,
+  INGEST_MODES,
+  LIVE_OPTION_UNDERLYINGS,
+  LIVE_SPOT_MARKETS,
+  catalogFor,
+} from '@meridian/contracts';
 import { cursor, maxResponseTokens } from '../../src/domain/arguments.js';
 import {
   CATEGORIES,
@@ -55,7 +62,7 @@ describe('the enumerations of the tool arguments', () => {
     // The recorded markets (replay) and the live ones together.
     expect(SPOT_SYMBOLS).toEqual([...new Set([...spot.entities, ...LIVE_SPOT_MARKETS])].sort());
     expect(REFERENCE_SYMBOLS).toContain('ETH-USD');
-    expect(UNDERLYINGS).toEqual([...new Set(options.entities)].sort());
+    expect(UNDERLYINGS).toEqual([...new Set([...options.entities, ...LIVE_OPTION_UNDERLYINGS])].sort());
     for (const s of REFERENCE_SYMBOLS) expect(SYMBOLS).toContain(s);
   });
 

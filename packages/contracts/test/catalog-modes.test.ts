@@ -1,5 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { CATALOG, LIVE_SPOT_MARKETS, catalogFor, findMetric, resolveEntity } from '../src/index.js';
+import {
+  CATALOG,
+  LIVE_FUTURES_MARKETS,
+  LIVE_SPOT_MARKETS,
+  catalogFor,
+  findMetric,
+  resolveEntity,
+} from '../src/index.js';
 
 const spotOf = (mode: 'live' | 'replay' | 'off') =>
   catalogFor(mode).products.find((p) => p.category === 'crypto' && p.product === 'spot')!;
@@ -35,9 +42,12 @@ describe('the catalogue of each ingest mode', () => {
         hit.metric.status,
       ]);
     }
-    expect(live.products.filter((p) => p.product !== 'spot')).toEqual(
-      CATALOG.filter((p) => p.product !== 'spot'),
-    );
+    // Live mode lists other markets of crypto spot, futures and options only.
+    const listedLive = (p: { category: string; product: string }) =>
+      p.category === 'crypto' && ['spot', 'futures', 'options'].includes(p.product);
+    expect(live.products.filter((p) => !listedLive(p))).toEqual(CATALOG.filter((p) => !listedLive(p)));
+    expect(live.entitiesOf('crypto', 'futures')).toEqual([...LIVE_FUTURES_MARKETS]);
+    expect(live.entitiesOf('crypto', 'options')).toEqual(['BTC', 'ETH']);
   });
 
   it('answers ETH-USD under live and refuses it under replay, by the same resolveEntity', () => {

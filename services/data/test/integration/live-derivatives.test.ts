@@ -512,6 +512,28 @@ describe('live derivatives connectors against upstreams on loopback', () => {
       const basis = await get('basis');
       expect(basis.data.reference_price).toBeCloseTo(87380, 0);
       expect(typeof basis.data.basis).toBe('number');
+      // The live catalogue (catalogFor('live')) lists ETH: its perp, its chain and the catalogue agree.
+      const eth = await request(app).get('/v1/data/crypto/futures/funding?entity=ETH-USD').set(headers);
+      expect(eth.status).toBe(200);
+      expect(eth.body.meta.venues).toEqual(expect.arrayContaining(['deribit']));
+      const chain = await request(app)
+        .get('/v1/data/crypto/options/chain?entity=ETH&option_type=call')
+        .set(headers);
+      // This poll's book summary is empty: ETH is a listed underlying with no chain yet (404), not a
+      // refused entity (400, as under replay).
+      expect([chain.status, chain.body.detail]).toEqual([
+        404,
+        expect.stringMatching(/no stored data for ETH options/),
+      ]);
+      const catalog = await request(app).get('/v1/catalog').set(headers);
+      const crypto = (
+        catalog.body.data.categories as {
+          category: string;
+          products: { product: string; entities: string[] }[];
+        }[]
+      ).find((c) => c.category === 'crypto')!;
+      expect(crypto.products.find((p) => p.product === 'futures')!.entities).toHaveLength(19);
+      expect(crypto.products.find((p) => p.product === 'options')!.entities).toEqual(['BTC', 'ETH']);
       const ready = await request(app).get('/ready');
       expect(Object.keys(ready.body.details.connectors).sort()).toEqual([
         'binance_futures',

@@ -69,8 +69,9 @@ describe('live mode serves the live spot markets, ETH-USD as BTC', () => {
   it('answers the reference price of ETH-USD from the venue that printed it', async () => {
     const res = await get('/v1/data/crypto/spot/reference_price?entity=ETH-USD');
     expect(res.status).toBe(200);
-    // The newest print: the 1s bar built from the last complete second of trades (12:02:02, 3106.9).
-    expect(res.body.data.price).toBeCloseTo(3106.9, 6);
+    // The 1m bar of 12:02 (the venue's candle, close 3106.4) closes after the newest 1s bar built from
+    // the trades (12:02:02): the reference price takes a 1s bar only when it closes later (candles.ts).
+    expect(res.body.data.price).toBeCloseTo(3106.4, 6);
     expect(res.body.meta.venues).toEqual(['coinbase']);
   });
 
