@@ -52,7 +52,13 @@ async function main(): Promise<void> {
     const logger = createLogger('bus', { level: env.LOG_LEVEL ?? 'info' });
     // On the embedded database the bus keeps its streams there: what was not consumed when the
     // process stopped (even killed) is delivered at the next start.
-    const options = { name: 'all-in-one', metrics, logger };
+    const options = {
+      name: 'all-in-one',
+      metrics,
+      logger,
+      // Test-only: holds every delivery this long, so a test can kill the process in between.
+      deliveryDelayMs: Number(env.BUS_TEST_DELIVERY_DELAY_MS || 0),
+    };
     const bus = shared.pglite
       ? await openMemoryBus({
           ...options,

@@ -1,6 +1,6 @@
 import { deadLetterSubject, type CloudEvent } from '@meridian/contracts';
 import type { Logger, Metrics } from '@meridian/observability';
-import { backoffFor, decodeEvent, errorMessage, headerSafe, withIncomingTrace } from './codec.js';
+import { backoffFor, decodeEvent, errorMessage, headerSafe, sleep, withIncomingTrace } from './codec.js';
 import type { BusJournal, JournalMessage } from './journal.js';
 import type { ConsumerSettings } from './settings.js';
 import { subjectMatches } from './subjects.js';
@@ -21,6 +21,7 @@ export interface StreamHost {
   logger?: Logger | undefined;
   metrics?: Metrics | undefined;
   redeliveryScale: number;
+  deliveryDelayMs: number;
 }
 
 /** An in-memory JetStream stream: ordered messages, a duplicate window and durable consumers. */
@@ -173,6 +174,7 @@ export class DurableConsumer {
   }
 
   private async deliver(worker: ConsumerSettings, message: StoredMessage): Promise<void> {
+    if (this.host.deliveryDelayMs > 0) await sleep(this.host.deliveryDelayMs);
     const deliveryCount = (this.deliveries.get(message.seq) ?? 0) + 1;
     this.deliveries.set(message.seq, deliveryCount);
     const decoded = decodeEvent(message.data);

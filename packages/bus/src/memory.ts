@@ -24,6 +24,11 @@ export interface MemoryBusOptions extends BusOptions {
   name?: string;
   /** Multiplies every redelivery delay; tests pass a small number to run fast. Default 1. */
   redeliveryScale?: number;
+  /**
+   * Test seam: each delivery to a durable consumer waits this long first, so that a test can stop
+   * the process while an event is published but not yet handled. Default 0.
+   */
+  deliveryDelayMs?: number;
 }
 
 /**
@@ -63,6 +68,7 @@ class MemoryBus implements Bus, StreamHost {
   readonly logger: Logger | undefined;
   readonly metrics: Metrics | undefined;
   readonly redeliveryScale: number;
+  readonly deliveryDelayMs: number;
   readonly journal: BusJournal | undefined;
   private readonly groups = new Map<string, QueueGroup>();
   private readonly subscribers = new Set<Subscriber>();
@@ -77,6 +83,7 @@ class MemoryBus implements Bus, StreamHost {
     this.logger = options.logger;
     this.metrics = options.metrics;
     this.redeliveryScale = options.redeliveryScale ?? 1;
+    this.deliveryDelayMs = options.deliveryDelayMs ?? 0;
     this.journal = options.journal;
     this.streams.set(
       STREAMS.deadLetter.name,

@@ -141,8 +141,9 @@ export async function startService<DB, C extends BaseConfig>(
   const target = await databaseTarget(config, shared, closers);
   const database = openDatabase<DB>(target, def.schema);
   closers.push(() => database.close());
-  // On the embedded database an in-process bus of its own keeps its streams there (see openBus).
-  const journalDb = database.kind === 'pglite' ? database.db : undefined;
+  // On an embedded database of its own, an in-process bus of its own keeps its streams there (see
+  // openBus); a PGlite shared by the caller may hold another bus's journal (the all-in-one's).
+  const journalDb = database.kind === 'pglite' && !shared.pglite ? database.db : undefined;
   const bus = await openBus(def.name, config, shared, metrics, logger, closers, journalDb);
   const deps: ServiceDeps<DB, C> = {
     config,
