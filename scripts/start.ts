@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createMemoryBus } from '@meridian/bus';
-import { openPGlite } from '@meridian/db';
+import { createMemoryBus, openBusJournal, openMemoryBus } from '@meridian/bus';
+import { openDatabase, openPGlite } from '@meridian/db';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { start as startGateway } from '@meridian/gateway';
 import { start as startAnalysis } from '@meridian/analysis';
@@ -17,7 +17,7 @@ import { start as startMcp } from '@meridian/mcp';
 import { start as startRequests } from '@meridian/requests';
 import { start as startX402 } from '@meridian/x402';
 import { start as startPortal } from '@meridian/portal';
-import type { SharedInfra } from '@meridian/runtime';
+import { BUS_JOURNAL_SCHEMA, type SharedInfra } from '@meridian/runtime';
 import { startX402Facilitator } from '@meridian/test-peers';
 
 const SERVICES = {
@@ -50,7 +50,24 @@ async function main(): Promise<void> {
     // Failed handlers and dead letters are logged, and counted on the gateway's /metrics.
     const metrics = createMetrics('gateway');
     const logger = createLogger('bus', { level: env.LOG_LEVEL ?? 'info' });
-    const bus = createMemoryBus({ name: 'all-in-one', metrics, logger });
+    // On the embedded database the bus keeps its streams there: what was not consumed when the
+    // process stopped (even killed) is delivered at the next start.
+    const options = {
+      name: 'all-in-one',
+      metrics,
+      logger,
+      // Test-only: holds every delivery this long, so a test can kill the process in between.
+      deliveryDelayMs: Number(env.BUS_TEST_DELIVERY_DELAY_MS || 0),
+    };
+    const bus = shared.pglite
+      ? await openMemoryBus({
+          ...options,
+          journal: await openBusJournal(
+            openDatabase({ kind: 'pglite', pglite: shared.pglite }, BUS_JOURNAL_SCHEMA).db,
+            BUS_JOURNAL_SCHEMA,
+          ),
+        })
+      : createMemoryBus(options);
     shared.bus = bus;
     shared.gatewayMetrics = metrics;
     closers.push(() => bus.close());

@@ -1,6 +1,7 @@
 import { deadLetterSubject, type CloudEvent } from '@meridian/contracts';
 import type { Logger, Metrics } from '@meridian/observability';
-import { backoffFor, decodeEvent, errorMessage, headerSafe, withIncomingTrace } from './codec.js';
+import { backoffFor, decodeEvent, errorMessage, headerSafe, sleep, withIncomingTrace } from './codec.js';
+import type { BusJournal, JournalMessage } from './journal.js';
 import type { ConsumerSettings } from './settings.js';
 import { subjectMatches } from './subjects.js';
 import { DEAD_LETTER_HEADERS, DEFAULTS } from './types.js';
@@ -14,10 +15,13 @@ export interface StoredMessage {
 
 /** What a stream needs from the bus around it: publishing dead letters and reporting. */
 export interface StreamHost {
-  publishRaw(subject: string, data: string, headers: Record<string, string>, msgId: string): void;
+  publishRaw(subject: string, data: string, headers: Record<string, string>, msgId: string): Promise<void>;
+  /** Where messages and settlements are kept across restarts; none keeps them in memory only. */
+  journal?: BusJournal | undefined;
   logger?: Logger | undefined;
   metrics?: Metrics | undefined;
   redeliveryScale: number;
+  deliveryDelayMs: number;
 }
 
 /** An in-memory JetStream stream: ordered messages, a duplicate window and durable consumers. */
@@ -25,25 +29,60 @@ export class MemoryStream {
   readonly messages: StoredMessage[] = [];
   readonly consumers = new Map<string, DurableConsumer>();
   private readonly seen = new Map<string, number>();
+  /** Settlements read from the journal, handed to each durable consumer when it is created. */
+  private readonly settledAtStart = new Map<string, Set<number>>();
+  /** Appends run one after the other, so that sequence numbers follow the journal's order. */
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly name: string,
     public subjects: readonly string[],
+    private readonly host: StreamHost,
   ) {}
 
   captures(subject: string): boolean {
     return this.subjects.some((pattern) => subjectMatches(pattern, subject));
   }
 
-  /** Stores the message unless its id was stored within the duplicate window; returns whether it was. */
-  append(msgId: string, subject: string, data: string, headers: Record<string, string>): boolean {
+  /**
+   * What the journal kept from an earlier run, before any consumer attaches. The ids count as seen
+   * now: an outbox row published but not marked sent before the stop is published again at start,
+   * within the duplicate window, and dropped here.
+   */
+  restore(messages: JournalMessage[], settled: Array<{ durable: string; seq: number }>): void {
+    for (const m of messages) {
+      this.messages.push({ seq: m.seq, subject: m.subject, data: m.data, headers: m.headers });
+      this.seen.set(m.msgId, Date.now());
+    }
+    for (const { durable, seq } of settled) {
+      const done = this.settledAtStart.get(durable) ?? new Set<number>();
+      done.add(seq);
+      this.settledAtStart.set(durable, done);
+    }
+  }
+
+  /**
+   * Stores the message unless its id was stored within the duplicate window; resolves to whether it
+   * was. With a journal, consumers see the message only once the journal holds it.
+   */
+  append(msgId: string, subject: string, data: string, headers: Record<string, string>): Promise<boolean> {
     this.forgetOldIds(Date.now());
-    if (this.seen.has(msgId)) return false;
+    if (this.seen.has(msgId)) return Promise.resolve(false);
     this.seen.set(msgId, Date.now());
-    const message = { seq: this.messages.length + 1, subject, data, headers };
-    this.messages.push(message);
-    for (const consumer of this.consumers.values()) consumer.offer(message);
-    return true;
+    const run = this.tail.then(async () => {
+      const message = { seq: this.messages.length + 1, subject, data, headers };
+      try {
+        await this.host.journal?.append({ stream: this.name, msgId, ...message });
+      } catch (err) {
+        this.seen.delete(msgId);
+        throw err;
+      }
+      this.messages.push(message);
+      for (const consumer of this.consumers.values()) consumer.offer(message);
+      return true;
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
   }
 
   private forgetOldIds(now: number): void {
@@ -54,10 +93,10 @@ export class MemoryStream {
     }
   }
 
-  durable(name: string, host: StreamHost): DurableConsumer {
+  durable(name: string): DurableConsumer {
     let consumer = this.consumers.get(name);
     if (!consumer) {
-      consumer = new DurableConsumer(this, host);
+      consumer = new DurableConsumer(this, this.host, name, this.settledAtStart.get(name));
       this.consumers.set(name, consumer);
     }
     return consumer;
@@ -70,7 +109,7 @@ export class MemoryStream {
  */
 export class DurableConsumer {
   private readonly deliveries = new Map<number, number>();
-  private readonly done = new Set<number>();
+  private readonly done: Set<number>;
   private readonly queue: number[] = [];
   private readonly queued = new Set<number>();
   private readonly timers = new Map<number, NodeJS.Timeout>();
@@ -81,7 +120,11 @@ export class DurableConsumer {
   constructor(
     private readonly stream: MemoryStream,
     private readonly host: StreamHost,
-  ) {}
+    private readonly name: string,
+    settled: Set<number> = new Set(),
+  ) {
+    this.done = settled;
+  }
 
   /** Starts a worker; replicas of one durable share its messages, as on NATS. */
   attach(settings: ConsumerSettings): () => Promise<void> {
@@ -131,6 +174,7 @@ export class DurableConsumer {
   }
 
   private async deliver(worker: ConsumerSettings, message: StoredMessage): Promise<void> {
+    if (this.host.deliveryDelayMs > 0) await sleep(this.host.deliveryDelayMs);
     const deliveryCount = (this.deliveries.get(message.seq) ?? 0) + 1;
     this.deliveries.set(message.seq, deliveryCount);
     const decoded = decodeEvent(message.data);
@@ -164,6 +208,8 @@ export class DurableConsumer {
 
   private retryLater(message: StoredMessage, delayMs: number): void {
     this.count(message, 'retry');
+    // Detached meanwhile: the message stays pending for the next worker, without a timer.
+    if (this.workers.length === 0) return;
     const timer = setTimeout(() => {
       this.timers.delete(message.seq);
       this.offer(message);
@@ -171,12 +217,12 @@ export class DurableConsumer {
     this.timers.set(message.seq, timer);
   }
 
-  private deadLetter(
+  private async deadLetter(
     worker: ConsumerSettings,
     message: StoredMessage,
     deliveryCount: number,
     reason: string,
-  ): void {
+  ): Promise<void> {
     const headers = {
       ...message.headers,
       [DEAD_LETTER_HEADERS.subject]: message.subject,
@@ -187,7 +233,23 @@ export class DurableConsumer {
       [DEAD_LETTER_HEADERS.error]: headerSafe(reason),
     };
     const msgId = `${this.stream.name}:${message.seq}:${worker.durable}`;
-    this.host.publishRaw(deadLetterSubject(worker.durable, message.subject), message.data, headers, msgId);
+    try {
+      await this.host.publishRaw(
+        deadLetterSubject(worker.durable, message.subject),
+        message.data,
+        headers,
+        msgId,
+      );
+    } catch (err) {
+      this.host.logger?.error(
+        { err, durable: worker.durable, seq: message.seq },
+        'dead-lettering failed; will retry',
+      );
+      return this.retryLater(
+        message,
+        backoffFor(worker.backoffMs, deliveryCount) * this.host.redeliveryScale,
+      );
+    }
     this.host.metrics?.busDeadLetters.inc({ durable: worker.durable });
     this.host.logger?.warn(
       { durable: worker.durable, subject: message.subject, reason },
@@ -196,10 +258,19 @@ export class DurableConsumer {
     this.settle(message, 'dead_letter');
   }
 
-  private settle(message: StoredMessage, outcome: string): void {
+  /**
+   * Settled in the journal before the next message: a stop before that only delivers this message
+   * again at the next start, which idempotent consumers absorb, as after a lost ack on NATS.
+   */
+  private async settle(message: StoredMessage, outcome: string): Promise<void> {
     this.done.add(message.seq);
     this.deliveries.delete(message.seq);
     this.count(message, outcome);
+    try {
+      await this.host.journal?.settle({ stream: this.stream.name, durable: this.name, seq: message.seq });
+    } catch (err) {
+      this.host.logger?.warn({ err, durable: this.name, seq: message.seq }, 'settlement not journaled');
+    }
   }
 
   private count(message: StoredMessage, outcome: string): void {

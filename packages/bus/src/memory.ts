@@ -1,6 +1,7 @@
 import { STREAMS, type CloudEvent, type RpcReply } from '@meridian/contracts';
 import type { Logger, Metrics } from '@meridian/observability';
 import { decodeEvent, lowerKeys, outgoingHeaders, withIncomingTrace } from './codec.js';
+import type { BusJournal, JournalMessage, JournalSettlement } from './journal.js';
 import { MemoryStream, type StreamHost } from './memory-stream.js';
 import { serviceUnavailable } from './problems.js';
 import { answerRequest, decodeReply } from './rpc.js';
@@ -23,11 +24,31 @@ export interface MemoryBusOptions extends BusOptions {
   name?: string;
   /** Multiplies every redelivery delay; tests pass a small number to run fast. Default 1. */
   redeliveryScale?: number;
+  /**
+   * Test seam: each delivery to a durable consumer waits this long first, so that a test can stop
+   * the process while an event is published but not yet handled. Default 0.
+   */
+  deliveryDelayMs?: number;
 }
 
-/** The in-process bus of the all-in-one mode; it passes the same contract tests as the NATS one. */
+/**
+ * The in-process bus of the all-in-one mode; it passes the same contract tests as the NATS one. It
+ * keeps its streams in memory: what is not consumed when the process stops is gone (see openMemoryBus).
+ */
 export function createMemoryBus(options: MemoryBusOptions = {}): Bus {
   return new MemoryBus(options);
+}
+
+/**
+ * The in-process bus keeping its streams and its durable consumers' positions in `journal`: a
+ * message is handed to consumers once the journal holds it, and what was not settled when the
+ * process stopped (SIGKILL included) is delivered at the next start.
+ */
+export async function openMemoryBus(options: MemoryBusOptions & { journal: BusJournal }): Promise<Bus> {
+  const bus = new MemoryBus(options);
+  const { messages, settled } = await options.journal.load();
+  bus.restore(messages, settled);
+  return bus;
 }
 
 interface QueueGroup {
@@ -47,21 +68,46 @@ class MemoryBus implements Bus, StreamHost {
   readonly logger: Logger | undefined;
   readonly metrics: Metrics | undefined;
   readonly redeliveryScale: number;
+  readonly deliveryDelayMs: number;
+  readonly journal: BusJournal | undefined;
   private readonly groups = new Map<string, QueueGroup>();
   private readonly subscribers = new Set<Subscriber>();
   private readonly streams = new Map<string, MemoryStream>();
   private readonly open = new Set<Closable>();
   private readonly inflight = new Set<Promise<unknown>>();
   private closed = false;
+  /** Journaled messages and settlements of streams not ensured yet in this run. */
+  private readonly kept = new Map<string, { messages: JournalMessage[]; settled: JournalSettlement[] }>();
 
-  constructor(options: MemoryBusOptions) {
+  constructor(options: MemoryBusOptions & { journal?: BusJournal }) {
     this.logger = options.logger;
     this.metrics = options.metrics;
     this.redeliveryScale = options.redeliveryScale ?? 1;
+    this.deliveryDelayMs = options.deliveryDelayMs ?? 0;
+    this.journal = options.journal;
     this.streams.set(
       STREAMS.deadLetter.name,
-      new MemoryStream(STREAMS.deadLetter.name, STREAMS.deadLetter.subjects),
+      new MemoryStream(STREAMS.deadLetter.name, STREAMS.deadLetter.subjects, this),
     );
+  }
+
+  /** Takes what the journal kept; each stream gets its part when it is ensured (at once for DEADLETTER). */
+  restore(messages: JournalMessage[], settled: JournalSettlement[]): void {
+    const part = (stream: string) => {
+      const kept = this.kept.get(stream) ?? { messages: [], settled: [] };
+      this.kept.set(stream, kept);
+      return kept;
+    };
+    for (const m of messages) part(m.stream).messages.push(m);
+    for (const s of settled) part(s.stream).settled.push(s);
+    for (const stream of this.streams.values()) this.restoreInto(stream);
+  }
+
+  private restoreInto(stream: MemoryStream): void {
+    const kept = this.kept.get(stream.name);
+    if (!kept) return;
+    this.kept.delete(stream.name);
+    stream.restore(kept.messages, kept.settled);
   }
 
   async serve<Req, Res>(subject: string, queue: string, handler: RpcHandler<Req, Res>): Promise<Closable> {
@@ -121,7 +167,11 @@ class MemoryBus implements Bus, StreamHost {
     }
     const existing = this.streams.get(spec.name);
     if (existing) existing.subjects = [...spec.subjects];
-    else this.streams.set(spec.name, new MemoryStream(spec.name, [...spec.subjects]));
+    else {
+      const stream = new MemoryStream(spec.name, [...spec.subjects], this);
+      this.restoreInto(stream);
+      this.streams.set(spec.name, stream);
+    }
   }
 
   async publish(event: CloudEvent, opts: PublishOptions = {}): Promise<void> {
@@ -130,7 +180,7 @@ class MemoryBus implements Bus, StreamHost {
     assertPublishSubject(subject);
     const headers = outgoingHeaders(opts.headers, event.traceparent);
     try {
-      this.publishRaw(subject, JSON.stringify(event), headers, event.id);
+      await this.publishRaw(subject, JSON.stringify(event), headers, event.id);
       this.count('publish', subject, 'ok');
     } catch (err) {
       this.count('publish', subject, 'error');
@@ -139,10 +189,15 @@ class MemoryBus implements Bus, StreamHost {
   }
 
   /** Store in the stream that captures the subject, then fan out to core subscribers, as NATS does. */
-  publishRaw(subject: string, data: string, headers: Record<string, string>, msgId: string): void {
+  async publishRaw(
+    subject: string,
+    data: string,
+    headers: Record<string, string>,
+    msgId: string,
+  ): Promise<void> {
     const stream = [...this.streams.values()].find((s) => s.captures(subject));
     if (!stream) throw new Error(`Publishing to ${subject} failed: no stream captures it`);
-    stream.append(msgId, subject, data, lowerKeys(headers));
+    await stream.append(msgId, subject, data, lowerKeys(headers));
     for (const sub of this.subscribers) {
       if (subjectMatches(sub.pattern, subject)) this.track(this.deliver(sub, subject, data, headers));
     }
@@ -167,7 +222,7 @@ class MemoryBus implements Bus, StreamHost {
     const settings = consumerSettings(spec as ConsumerSpec);
     const stream = this.streams.get(spec.stream);
     if (!stream) throw new Error(`Stream ${spec.stream} not found`);
-    const detach = stream.durable(spec.durable, this).attach(settings);
+    const detach = stream.durable(spec.durable).attach(settings);
     return this.register(detach);
   }
 

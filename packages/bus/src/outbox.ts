@@ -83,6 +83,13 @@ export interface OutboxRelayOptions {
   logger?: Logger;
   intervalMs?: number;
   batchSize?: number;
+  /**
+   * Lock the pass's rows (FOR UPDATE SKIP LOCKED) so that relay replicas share them; default true.
+   * False on the embedded database: it has one connection and one process, and the in-process bus
+   * needs that connection to journal what it is given while the relay publishes. A row published but
+   * not marked (crash) is then published again at the next start and dropped by its id.
+   */
+  lockRows?: boolean;
   /** Test seam: runs after each publish and before the row is marked sent; a throw stops the pass there. */
   hooks?: { afterPublish?: (id: string) => Promise<void> };
 }
@@ -134,6 +141,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 }
 
 async function relayBatch(options: OutboxRelayOptions, batchSize: number): Promise<number> {
+  if (options.lockRows === false) return relayUnlocked(options, batchSize);
   return options.db.transaction().execute(async (trx) => {
     const rows = await trx
       .withSchema(options.schema)
@@ -156,6 +164,27 @@ async function relayBatch(options: OutboxRelayOptions, batchSize: number): Promi
     }
     return sent.length;
   });
+}
+
+async function relayUnlocked(options: OutboxRelayOptions, batchSize: number): Promise<number> {
+  const rows = await options.db
+    .withSchema(options.schema)
+    .selectFrom('outbox')
+    .select(['id', 'subject', 'payload'])
+    .where('sent_at', 'is', null)
+    .orderBy('seq')
+    .limit(batchSize)
+    .execute();
+  const sent = await publishRows(options, rows as OutboxRow[]);
+  if (sent.length > 0) {
+    await options.db
+      .withSchema(options.schema)
+      .updateTable('outbox')
+      .set({ sent_at: sql`now()` })
+      .where('id', 'in', sent)
+      .execute();
+  }
+  return sent.length;
 }
 
 interface OutboxRow {

@@ -5,6 +5,8 @@ import type { PGlite } from '@electric-sql/pglite';
 import {
   createMemoryBus,
   createNatsBus,
+  openBusJournal,
+  openMemoryBus,
   startOutboxRelay,
   type Bus,
   type ConsumerSpec,
@@ -139,7 +141,10 @@ export async function startService<DB, C extends BaseConfig>(
   const target = await databaseTarget(config, shared, closers);
   const database = openDatabase<DB>(target, def.schema);
   closers.push(() => database.close());
-  const bus = await openBus(def.name, config, shared, metrics, logger, closers);
+  // On an embedded database of its own, an in-process bus of its own keeps its streams there (see
+  // openBus); a PGlite shared by the caller may hold another bus's journal (the all-in-one's).
+  const journalDb = database.kind === 'pglite' && !shared.pglite ? database.db : undefined;
+  const bus = await openBus(def.name, config, shared, metrics, logger, closers, journalDb);
   const deps: ServiceDeps<DB, C> = {
     config,
     db: database.db,
@@ -161,7 +166,13 @@ export async function startService<DB, C extends BaseConfig>(
       closers.push(() => consumer.close());
     }
     if (def.outbox) {
-      const relay = startOutboxRelay({ db: database.db, schema: def.schema, bus, logger });
+      const relay = startOutboxRelay({
+        db: database.db,
+        schema: def.schema,
+        bus,
+        logger,
+        lockRows: database.kind !== 'pglite',
+      });
       closers.push(() => relay.close());
     }
     for (const stop of def.background?.(deps) ?? []) closers.push(stop);
@@ -208,9 +219,13 @@ async function databaseTarget(
 /** The bus settings openBus reads: every service's and the gateway's config has them. */
 export type BusConfig = Pick<BaseConfig, 'NATS_URL' | 'BUS_NAMESPACE'>;
 
+/** Schema of the embedded database where an in-process bus keeps its streams (openBusJournal). */
+export const BUS_JOURNAL_SCHEMA = 'bus';
+
 /**
  * The bus of one process: NATS when NATS_URL is set, else the all-in-one process's shared
- * in-process bus, else one of its own. What it opened is closed by `closers`, not what it shares.
+ * in-process bus, else one of its own, kept in `journalDb` (the embedded database) when given so
+ * that no event is lost at a stop. What it opened is closed by `closers`, not what it shares.
  */
 export async function openBus(
   name: string,
@@ -219,6 +234,8 @@ export async function openBus(
   metrics: Metrics,
   logger: Logger,
   closers: Array<() => Promise<void>>,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any service's database
+  journalDb?: Kysely<any>,
 ): Promise<Bus> {
   if (config.NATS_URL) {
     const bus = await createNatsBus({
@@ -232,7 +249,14 @@ export async function openBus(
     return bus;
   }
   if (shared.bus) return shared.bus;
-  const bus = createMemoryBus({ name, metrics, logger });
+  const bus = journalDb
+    ? await openMemoryBus({
+        name,
+        metrics,
+        logger,
+        journal: await openBusJournal(journalDb, BUS_JOURNAL_SCHEMA),
+      })
+    : createMemoryBus({ name, metrics, logger });
   closers.push(() => bus.close());
   return bus;
 }
