@@ -154,16 +154,41 @@ async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
       finished_at: finishedAt.toISOString(),
       changes: report.changes ?? (previous ? changesSince(previous, report.findings) : null),
     };
-    const done = await moveRun(deps.db, run.id, ['running'], {
-      status: 'succeeded',
-      report: final as never,
-      finished_at: finishedAt,
-      lease_until: null,
-    });
-    if (done)
-      await trace('run', 'finished', `grade ${final.grade ?? '-'}, ${final.findings.length} findings`);
+    await finishRun(deps, run.id, final, finishedAt);
   } finally {
     clearInterval(heartbeat);
+  }
+}
+
+/**
+ * The run succeeded and its trace says so in one transaction: a reader that sees `succeeded` sees
+ * `run:finished` too, and a crash between them cannot leave a finished run whose trace never ends.
+ */
+async function finishRun(deps: AnalysisDeps, runId: string, final: Report, finishedAt: Date): Promise<void> {
+  const message = `grade ${final.grade ?? '-'}, ${final.findings.length} findings`;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    try {
+      await deps.db.transaction().execute(async (trx) => {
+        const done = await moveRun(trx, runId, ['running'], {
+          status: 'succeeded',
+          report: final as never,
+          finished_at: finishedAt,
+          lease_until: null,
+        });
+        if (done)
+          await appendTrace(trx, {
+            run_id: runId,
+            at: finishedAt,
+            stage: 'run',
+            status: 'finished',
+            message,
+          });
+      });
+      return;
+    } catch (err) {
+      // Another trace event took the same sequence number at once: the whole step again.
+      if (!isUnique(err)) throw err;
+    }
   }
 }
 
