@@ -32,6 +32,36 @@ export interface BusJournal {
 }
 
 /**
+ * How long a message every consumer of its stream settled stays in the journal: a durable added by a
+ * later build still finds this much history (a JetStream stream's max age, in spirit), and the journal,
+ * read whole at start, does not grow with the whole life of a `.data` directory.
+ */
+export const JOURNAL_KEEP_SETTLED_DAYS = 7;
+
+/**
+ * Drops the messages older than JOURNAL_KEEP_SETTLED_DAYS that every durable known on their stream
+ * (one that settled anything there) has settled, and their settlements. A message some consumer has
+ * not settled stays, whatever its age: it is still owed.
+ */
+async function trimJournal(db: Kysely<any>, schema: string): Promise<void> {
+  const messages = sql.table(`${schema}.bus_messages`);
+  const settled = sql.table(`${schema}.bus_settled`);
+  await sql`
+    with gone as (
+      delete from ${messages} m
+      where m.stored_at < now() - make_interval(days => ${JOURNAL_KEEP_SETTLED_DAYS})
+        and not exists (
+          select 1 from (select distinct durable from ${settled} k where k.stream = m.stream) d
+          where not exists (
+            select 1 from ${settled} s where s.stream = m.stream and s.durable = d.durable and s.seq = m.seq
+          )
+        )
+      returning m.stream, m.seq
+    )
+    delete from ${settled} s using gone where s.stream = gone.stream and s.seq = gone.seq`.execute(db);
+}
+
+/**
  * A journal in `schema` of the embedded database (tables `bus_messages` and `bus_settled`, created
  * if missing). Only for a database one process owns (PGlite behind its directory lock): two buses
  * on one journal would each deliver the other's messages.
@@ -62,6 +92,7 @@ export async function openBusJournal(db: Kysely<any>, schema: string): Promise<B
   const q = db.withSchema(schema);
   return {
     load: async () => {
+      await trimJournal(db, schema);
       const rows = await q
         .selectFrom('bus_messages')
         .select(['stream', 'seq', 'msg_id', 'subject', 'data', 'headers'])

@@ -185,4 +185,46 @@ describe('in-process bus kept in the embedded database', () => {
     expect(second).toEqual([early.id, late.id]);
     await bus.close();
   });
+
+  it('drops at start what every consumer settled a week ago, and keeps what is still owed', async () => {
+    const root = uniqueName('jt');
+    const stream = root.toUpperCase();
+    const done = await write(root);
+    const applied: string[] = [];
+    const bus = await run(root, 'apply', applied);
+    const relay = relayOn(bus);
+    await relay.flush();
+    await waitFor(async () => (await appliedCount(done.id)) === 1, { what: 'the first event applied' });
+    await relay.close();
+    await bus.close();
+    // A message no consumer settled (published while none ran), as old.
+    const owed = newEvent('test', `${root}.order.placed.v1`, { order: 2 });
+    await db
+      .withSchema(JOURNAL)
+      .insertInto('bus_messages')
+      .values({
+        stream,
+        seq: 99,
+        msg_id: owed.id,
+        subject: `${root}.order.placed.v1`,
+        data: JSON.stringify(owed),
+        headers: '{}',
+      })
+      .execute();
+    await db
+      .withSchema(JOURNAL)
+      .updateTable('bus_messages')
+      .set({ stored_at: new Date(Date.now() - 8 * 86_400_000) })
+      .where('stream', '=', stream)
+      .execute();
+    const next = await run(root, 'apply', []);
+    const kept = await db
+      .withSchema(JOURNAL)
+      .selectFrom('bus_messages')
+      .select('seq')
+      .where('stream', '=', stream)
+      .execute();
+    expect(kept.map((r: { seq: number }) => Number(r.seq))).toEqual([99]);
+    await next.close();
+  });
 });
