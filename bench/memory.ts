@@ -177,9 +177,14 @@ async function split(): Promise<void> {
     for (const part of parts) {
       const port = await freePort();
       const url = `http://127.0.0.1:${port}`;
-      const child = launch(entryArgs(part.folder), { ...env, PORT: String(port) });
+      // Built, the portal serves the pages `pnpm build` bundled (as its image does), not its sources.
+      const pages: Record<string, string> =
+        process.env.MEMORY_DIST && part.name === 'portal' ? { PORTAL_DIST: 'portal/dist/public' } : {};
+      const child = launch(entryArgs(part.folder), { ...env, ...pages, PORT: String(port) });
       running.push({ name: part.name, child, url, metrics: `${url}/metrics` });
-      await waitHttp(`${url}/ready`, {}, 120_000);
+      await waitHttp(`${url}/ready`, {}, 120_000).catch((err: Error) => {
+        throw new Error(`${part.name}: ${err.message} (BENCH_VERBOSE=1 shows its stderr)`);
+      });
     }
     const urls = Object.fromEntries(running.map((r) => [`${r.name.toUpperCase()}_URL`, r.url]));
     const port = await freePort();
