@@ -2,6 +2,7 @@
  * Runs the benchmarks that live beside each service and the gateway (`services/<name>/bench/*.ts`,
  * `gateway/bench/*.ts`; each exports `run()`), one after the other: `pnpm bench [name...]`, where a
  * name picks every bench whose label (`data-rollup`, `gateway-proxy`, ...) contains it.
+ * `bench/memory.ts` (label `memory`) measures every process at idle.
  * Peers a bench starts as processes of their own live in its bench/peers/.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -27,6 +28,8 @@ const benches = benchFolders()
       .filter((f) => f.endsWith('.ts') && f !== 'support.ts')
       .map((f) => ({ label: `${owner}-${f.slice(0, -'.ts'.length)}`, file: join(dir, f) })),
   )
+  // The system-wide one: every process's resident memory at idle (bench/memory.ts).
+  .concat({ label: 'memory', file: join(ROOT, 'bench', 'memory.ts') })
   .filter((b) => only.length === 0 || only.some((o) => b.label.includes(o)))
   .sort((a, b) => a.label.localeCompare(b.label));
 

@@ -18,7 +18,9 @@ import { start as startRequests } from '@meridian/requests';
 import { start as startX402 } from '@meridian/x402';
 import { start as startPortal } from '@meridian/portal';
 import { BUS_JOURNAL_SCHEMA, type SharedInfra } from '@meridian/runtime';
-import { startX402Facilitator } from '@meridian/test-peers';
+// Only the facilitator's launcher: the package's index loads every test peer (OIDC provider,
+// Chromium driver, LiteSVM, Solana clients), over 50 MB of heap that this process never uses.
+import { startX402Facilitator } from '@meridian/test-peers/x402-facilitator';
 
 const SERVICES = {
   identity: startIdentity,

@@ -1,0 +1,230 @@
+/**
+ * Resident memory at idle, measured the same way every run:
+ *   (1) the all-in-one (scripts/start.ts) on an embedded PGlite in a fresh DATA_DIR, once with
+ *       INGEST_MODE=replay (the default) and once with INGEST_MODE=off;
+ *   (2) every service, the portal, the MCP edge and the gateway as its own process on a fresh
+ *       database of the machine's Postgres and a private namespace of its NATS.
+ * Each process waits for /ready, idles MEMORY_IDLE_SECONDS (20), and the table shows VmRSS and
+ * VmHWM (peak) from /proc/<pid>/status, the V8 heap used from its /metrics
+ * (nodejs_heap_size_used_bytes), and the RSS of its child processes (the local facilitator, ...)
+ * on a line of their own. Children run as `node --conditions=source --import tsx <entry>`, the
+ * way `pnpm start` and the e2e suite run them; MEMORY_DIST=1 runs the split services from their
+ * built dist/main.js instead (after `pnpm build`), as the container images do.
+ *
+ *   npx -y pnpm@10 bench memory
+ *   MEMORY_HEAPSNAPSHOT=1 npx -y pnpm@10 bench memory   (also writes a heap snapshot of the
+ *                                                        all-in-one at idle, path printed)
+ */
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabase } from '@meridian/db/testing';
+import { freePort, launch, ROOT, tsx, waitHttp } from './support.js';
+
+const IDLE_MS = Number(process.env.MEMORY_IDLE_SECONDS ?? 20) * 1000;
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const MB = 1024 * 1024;
+
+interface Row {
+  name: string;
+  rssMb: number;
+  hwmMb: number;
+  heapMb?: number;
+}
+
+/** VmRSS and VmHWM of one process, in MB. */
+function statusOf(pid: number): { rssMb: number; hwmMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+}
+
+/** Every descendant of `pid`, with its command line. */
+function descendants(pid: number): { pid: number; cmd: string }[] {
+  const out: { pid: number; cmd: string }[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const file = `/proc/${pid}/task/${tid}/children`;
+    if (!existsSync(file)) continue;
+    for (const child of readFileSync(file, 'utf8').split(' ').filter(Boolean).map(Number)) {
+      const cmd = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      out.push({
+        pid: child,
+        cmd: cmd
+          .map((a) => a.replace(`${ROOT}/`, ''))
+          .join(' ')
+          .slice(0, 70),
+      });
+      out.push(...descendants(child));
+    }
+  }
+  return out;
+}
+
+/** The V8 heap in use, from the process's prom-client /metrics. */
+async function heapUsedMb(metricsUrl: string): Promise<number | undefined> {
+  const text = await fetch(metricsUrl).then(
+    (r) => r.text(),
+    () => '',
+  );
+  const m = /^nodejs_heap_size_used_bytes(?:\{[^}]*\})? ([\d.e+]+)$/m.exec(text);
+  return m ? Number(m[1]) / MB : undefined;
+}
+
+async function rowsOf(name: string, child: ChildProcess, metricsUrl: string): Promise<Row[]> {
+  const rows: Row[] = [{ name, ...statusOf(child.pid!), heapMb: await heapUsedMb(metricsUrl) }];
+  for (const d of descendants(child.pid!)) rows.push({ name: `  └ ${d.cmd}`, ...statusOf(d.pid) });
+  return rows;
+}
+
+function print(title: string, rows: Row[]): void {
+  const mb = (n?: number) => (n === undefined ? '-' : n.toFixed(0)).padStart(8);
+  console.log(
+    `\n${title}\n${'process'.padEnd(72)} ${'RSS MB'.padStart(8)} ${'peak MB'.padStart(8)} ${'heap MB'.padStart(8)}`,
+  );
+  for (const r of rows) console.log(`${r.name.padEnd(72)} ${mb(r.rssMb)} ${mb(r.hwmMb)} ${mb(r.heapMb)}`);
+  const top = rows.filter((r) => !r.name.startsWith(' '));
+  const all = rows.reduce((s, r) => s + r.rssMb, 0);
+  console.log(
+    `${'total (with children)'.padEnd(72)} ${mb(all)}  (largest top-level process ${mb(Math.max(...top.map((r) => r.rssMb))).trim()} MB)`,
+  );
+}
+
+async function stopAll(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
+          c.once('exit', () => (clearTimeout(timer), resolve()));
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+const idle = () => new Promise((r) => setTimeout(r, IDLE_MS));
+
+/** The all-in-one on a fresh embedded database; its gateway's /metrics is the whole process's. */
+async function allInOne(ingestMode: string): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'memory-bench-'));
+  const port = await freePort();
+  const metricsPort = await freePort();
+  const snapshot = process.env.MEMORY_HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2'] : [];
+  const child = launch([...snapshot, ...tsx('scripts/start.ts')], {
+    DATA_DIR: dir,
+    PORT: String(port),
+    METRICS_PORT: String(metricsPort),
+    INGEST_MODE: ingestMode,
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: '',
+    NATS_URL: '',
+  });
+  try {
+    await waitHttp(`http://127.0.0.1:${port}/ready`, {}, 120_000);
+    await idle();
+    print(
+      `all-in-one, INGEST_MODE=${ingestMode}, PGlite + in-process bus, ${IDLE_MS / 1000} s idle`,
+      await rowsOf('all-in-one (scripts/start.ts)', child, `http://127.0.0.1:${metricsPort}/metrics`),
+    );
+    if (snapshot.length) {
+      child.kill('SIGUSR2');
+      await new Promise((r) => setTimeout(r, 15_000));
+      const files = readdirSync(ROOT).filter(
+        (f) => f.endsWith('.heapsnapshot') && f.includes(String(child.pid)),
+      );
+      console.log(
+        `heap snapshot: ${files.map((f) => join(ROOT, f)).join(', ') || 'none yet (still writing?)'}`,
+      );
+    }
+  } finally {
+    await stopAll([child]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The entry a split process runs: its main.ts through tsx, or its built dist/main.js. */
+function entryArgs(folder: string): string[] {
+  if (process.env.MEMORY_DIST) return [join(folder, 'dist', 'main.js')];
+  return tsx(join(folder, 'src', 'main.ts'));
+}
+
+/** Every part as its own process, as in production. */
+async function split(): Promise<void> {
+  const db = await createTestDatabase('bench_memory');
+  const dir = mkdtempSync(join(tmpdir(), 'memory-bench-'));
+  const env: Record<string, string> = {
+    DATABASE_URL: db.url,
+    DATABASE_POOL_SIZE: '3',
+    NATS_URL,
+    BUS_NAMESPACE: `mem${randomBytes(4).toString('hex')}`,
+    INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
+    DATA_DIR: dir,
+    LOG_LEVEL: 'warn',
+    X402_FEE_PAYER: 'FeePayer1111111111111111111111111111111111',
+  };
+  const services = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'];
+  const parts = [
+    ...services.map((name) => ({ name, folder: `services/${name}` })),
+    { name: 'portal', folder: 'portal' },
+    { name: 'mcp', folder: 'mcp' },
+  ];
+  const running: { name: string; child: ChildProcess; url: string; metrics: string }[] = [];
+  try {
+    // One after the other, so a start's peak is its own and not four compilers at once.
+    for (const part of parts) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      // Built, the portal serves the pages `pnpm build` bundled (as its image does), not its sources.
+      const pages: Record<string, string> =
+        process.env.MEMORY_DIST && part.name === 'portal' ? { PORTAL_DIST: 'portal/dist/public' } : {};
+      const child = launch(entryArgs(part.folder), { ...env, ...pages, PORT: String(port) });
+      running.push({ name: part.name, child, url, metrics: `${url}/metrics` });
+      await waitHttp(`${url}/ready`, {}, 120_000).catch((err: Error) => {
+        throw new Error(`${part.name}: ${err.message} (BENCH_VERBOSE=1 shows its stderr)`);
+      });
+    }
+    const urls = Object.fromEntries(running.map((r) => [`${r.name.toUpperCase()}_URL`, r.url]));
+    const port = await freePort();
+    const metricsPort = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const gateway = launch(entryArgs('gateway'), {
+      ...env,
+      ...urls,
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+    });
+    running.push({
+      name: 'gateway',
+      child: gateway,
+      url,
+      metrics: `http://127.0.0.1:${metricsPort}/metrics`,
+    });
+    await waitHttp(`${url}/ready`, {}, 120_000);
+    await idle();
+    const rows: Row[] = [];
+    for (const r of running) rows.push(...(await rowsOf(r.name, r.child, r.metrics)));
+    print(
+      `split (${process.env.MEMORY_DIST ? 'dist/main.js' : 'tsx'}), Postgres + NATS, ${IDLE_MS / 1000} s idle after the last was ready`,
+      rows,
+    );
+  } finally {
+    await stopAll(running.map((r) => r.child));
+    await db.drop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<void> {
+  console.log(`node ${process.version}, ${spawnSync('nproc').stdout.toString().trim()} cores`);
+  const only = process.env.MEMORY_ONLY; // all-in-one | split
+  if (only !== 'split') {
+    await allInOne('replay');
+    await allInOne('off');
+  }
+  if (only !== 'all-in-one') await split();
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await run().then(() => process.exit(0));
