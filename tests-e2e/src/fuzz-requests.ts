@@ -18,6 +18,7 @@ export interface JsonSchema {
   enum?: unknown[];
   const?: unknown;
   minimum?: number;
+  format?: string;
   maximum?: number;
   properties?: Record<string, JsonSchema>;
   anyOf?: JsonSchema[];
@@ -70,12 +71,20 @@ const hostileString = fc.oneof(
   fc.double().map(String),
 );
 
-function schemaValue(schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
+const HOUR = 3_600_000;
+/** A whole hour from two hours ago to 40 days ahead: consulting slots and windows are whole hours. */
+const instant = fc
+  .integer({ min: -2, max: 24 * 40 })
+  .map((h) => new Date((Math.ceil(Date.now() / HOUR) + h) * HOUR).toISOString());
+const hostname = fc.oneof(fc.constantFrom('example.com', 'fuzz.example.org'), fc.domain());
+
+/** A value the schema accepts, mostly; `name` tells a hostname or a time from other strings. */
+function schemaValue(schema: JsonSchema | undefined, name = ''): fc.Arbitrary<unknown> {
   if (!schema) return fc.jsonValue({ maxDepth: 2 });
   if (schema.enum?.length) return fc.constantFrom(...schema.enum);
   if (schema.const !== undefined) return fc.constant(schema.const);
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives?.length) return fc.oneof(...alternatives.map(schemaValue));
+  if (alternatives?.length) return fc.oneof(...alternatives.map((a) => schemaValue(a, name)));
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case 'integer':
@@ -85,6 +94,9 @@ function schemaValue(schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
     case 'boolean':
       return fc.boolean();
     case 'string':
+      if (schema.format === 'date-time' || name.endsWith('_at') || ['from', 'to', 'before'].includes(name))
+        return instant;
+      if (schema.format === 'hostname' || name === 'domain') return hostname;
       return fc.oneof(
         fc.constantFrom('example.com', 'BTC-USD', 'BTC', 'free', 'pro'),
         fc.string({ maxLength: 12 }),
@@ -98,21 +110,28 @@ function schemaValue(schema: JsonSchema | undefined): fc.Arbitrary<unknown> {
 
 /** A body shaped like the schema, each field either well-typed or hostile, some dropped, some extra. */
 function objectOf(properties: Record<string, JsonSchema>): fc.Arbitrary<Record<string, unknown>> {
+  // Mostly exact (every field, well-typed, nothing extra: strict schemas refuse extras), so
+  // that the writes behind the validation run too.
+  const exact = fc.record(
+    Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, schemaValue(schema, name)])),
+  );
   const fields = Object.fromEntries(
     Object.entries(properties).map(([name, schema]) => [
       name,
       fc.oneof(
         { weight: 3, arbitrary: schemaValue(schema) },
         { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 1 }) },
+        { weight: 1, arbitrary: hostileString },
       ),
     ]),
   );
-  return fc
+  const mutated = fc
     .tuple(
       fc.record(fields, { requiredKeys: [] }),
       fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
     )
     .map(([known, extra]) => ({ ...extra, ...known }));
+  return fc.oneof({ weight: 2, arbitrary: exact }, { weight: 3, arbitrary: mutated });
 }
 
 function pathArb(op: Operation): fc.Arbitrary<string> {
@@ -151,7 +170,7 @@ function queryArb(op: Operation): fc.Arbitrary<[string, string][]> {
     fc.tuple(
       fc.constant(q.name),
       fc.oneof(
-        { weight: 2, arbitrary: schemaValue(q.schema).map(String) },
+        { weight: 2, arbitrary: schemaValue(q.schema, q.name).map(String) },
         { weight: 1, arbitrary: hostileString },
       ),
     ),
@@ -171,7 +190,9 @@ function queryArb(op: Operation): fc.Arbitrary<[string, string][]> {
 }
 
 const credentialArb: fc.Arbitrary<Credential> = fc.oneof(
-  fc.constantFrom<Credential>('none', 'session-bearer', 'session-cookie', 'key-header', 'key-bearer'),
+  // The signed-in account most often: the routes' own rules lie behind the session check.
+  { weight: 3, arbitrary: fc.constant<Credential>('session-bearer') },
+  fc.constantFrom<Credential>('none', 'session-cookie', 'key-header', 'key-bearer'),
   fc.record({
     forged: fc.constantFrom('key' as const, 'session' as const, 'basic' as const, 'cookie' as const),
     // Header values must be bytes: fetch refuses anything else before sending.
