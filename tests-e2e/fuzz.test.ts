@@ -4,7 +4,7 @@ import { SESSION_COOKIE } from '@meridian/contracts';
 import { openDatabase } from '@meridian/db';
 import { runScript, startDnsPeer, startSmtp } from '@meridian/test-peers';
 import { createKey, signedInAccount } from './src/accounts.js';
-import { operationsOf, requestArb, type FuzzRequest, type Operation } from './src/fuzz-requests.js';
+import { operationsOf, requestArb, writeArb, type FuzzRequest, type Operation } from './src/fuzz-requests.js';
 import { startSystem, type System } from './src/system.js';
 
 /**
@@ -93,7 +93,13 @@ describe('the whole system under generated and mutated requests', () => {
 
   function headersOf(req: FuzzRequest): Record<string, string> {
     const headers: Record<string, string> = { 'x-forwarded-for': req.forwardedFor };
-    const c = req.credential;
+    // Signing out would end the one session every later request uses: logout gets a forged one.
+    const c =
+      req.path.startsWith('/auth/logout') &&
+      typeof req.credential === 'string' &&
+      req.credential.startsWith('session')
+        ? { forged: 'session' as const, value: 'signed-out-by-the-fuzzer' }
+        : req.credential;
     if (c === 'session-bearer') headers.authorization = `Bearer ${secrets.session}`;
     else if (c === 'session-cookie') headers.cookie = `${SESSION_COOKIE}=${secrets.session}`;
     else if (c === 'key-header') headers['x-api-key'] = secrets.key;
@@ -185,10 +191,16 @@ describe('the whole system under generated and mutated requests', () => {
     );
     const groups = [...new Set(ops.map((o) => o.group))];
     // Each group weighs the same, whatever its number of operations (data has one per metric).
-    const anyRequest = fc
+    const generated = fc
       .constantFrom(...groups)
       .chain((g) => fc.constantFrom(...ops.filter((o) => o.group === g)))
       .chain(requestArb);
+    const writes = ops.filter((o) => o.method !== 'GET' && Object.keys(o.body).length > 0);
+    // One request in five is a well-formed write of the signed-in account.
+    const anyRequest = fc.oneof(
+      { weight: 4, arbitrary: generated },
+      { weight: 1, arbitrary: fc.constantFrom(...writes).chain(writeArb) },
+    );
     const started = Date.now();
     await fc.assert(
       fc.asyncProperty(fc.array(anyRequest, { minLength: BATCH, maxLength: BATCH }), async (batch) => {
@@ -214,6 +226,11 @@ describe('the whole system under generated and mutated requests', () => {
     );
     expect(total).toBeGreaterThanOrEqual(REQUESTS);
     expect([...violations]).toEqual([]);
+    // The session lasted the whole run, so the signed-in routes were reached to the end.
+    const me = await fetch(`${system.gatewayUrl}/v1/account`, {
+      headers: { authorization: `Bearer ${secrets.session}` },
+    });
+    expect(me.status).toBe(200);
   }, 600_000);
 
   it('leaves nothing half-written: balances, ledgers, keys, requests agree in the databases', async () => {

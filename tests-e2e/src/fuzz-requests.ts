@@ -109,12 +109,15 @@ function schemaValue(schema: JsonSchema | undefined, name = ''): fc.Arbitrary<un
 }
 
 /** A body shaped like the schema, each field either well-typed or hostile, some dropped, some extra. */
-function objectOf(properties: Record<string, JsonSchema>): fc.Arbitrary<Record<string, unknown>> {
-  // Mostly exact (every field, well-typed, nothing extra: strict schemas refuse extras), so
-  // that the writes behind the validation run too.
-  const exact = fc.record(
+/** Every field, well-typed, nothing extra (strict schemas refuse extras): the write behind the validation runs. */
+function exactObjectOf(properties: Record<string, JsonSchema>): fc.Arbitrary<Record<string, unknown>> {
+  return fc.record(
     Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, schemaValue(schema, name)])),
   );
+}
+
+function objectOf(properties: Record<string, JsonSchema>): fc.Arbitrary<Record<string, unknown>> {
+  const exact = exactObjectOf(properties);
   const fields = Object.fromEntries(
     Object.entries(properties).map(([name, schema]) => [
       name,
@@ -281,6 +284,26 @@ export function requestArb(op: Operation): fc.Arbitrary<FuzzRequest> {
     query: queryArb(op),
     credential: credentialArb,
     body: bodyArb(op),
+    forwardedFor: forwardedForArb,
+  });
+}
+
+/**
+ * A write as the signed-in account makes it (its own method, an exact body), so that purchases,
+ * bookings, domains and service requests really happen and the invariants have rows to check.
+ */
+export function writeArb(op: Operation): fc.Arbitrary<FuzzRequest> {
+  return fc.record({
+    op: fc.constant(`${op.method} ${op.path}`),
+    method: fc.constant(op.method),
+    path: pathArb(op),
+    query: fc.constant([]),
+    credential: fc.constant<Credential>('session-bearer'),
+    body: fc.record({
+      kind: fc.constant('json' as const),
+      value: exactObjectOf(op.body),
+      contentType: fc.constant('application/json'),
+    }),
     forwardedFor: forwardedForArb,
   });
 }
