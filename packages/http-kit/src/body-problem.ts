@@ -40,6 +40,10 @@ function isClientHttpError(err: unknown): err is ClientHttpError {
  * whatever the client sent (passwords, tokens) and is neither answered nor logged.
  */
 export function requestErrorProblem(err: unknown): HttpProblem | undefined {
+  // express's router cannot decode a path parameter such as `%FF`: it marks the URIError 400 but
+  // not `expose`, so without this the client's malformed path would be answered as our 500.
+  if (err instanceof URIError && (err as { status?: unknown }).status === 400)
+    return httpProblem('bad_request', 'The request path holds a malformed percent-encoding.');
   const type = (err as { type?: unknown } | null | undefined)?.type;
   if (typeof type === 'string' && Object.hasOwn(BODY_PROBLEMS, type)) return BODY_PROBLEMS[type]!();
   if (!isClientHttpError(err)) return undefined;

@@ -29,6 +29,7 @@ function app() {
   router.get('/v1/widgets', (_req, res) => void res.json({}));
   router.post('/v1/widgets', (_req, res) => void res.json({}));
   router.put('/v1/widgets/:id/name', (_req, res) => void res.json({}));
+  router.get('/v1/gadgets/:id', (req, res) => void res.json({ id: req.params.id }));
   express.use(router);
   const finished = finishApp(express, leanMethods([lean]));
   return withLeanRoutes(finished, { routes: [lean], assertionKey: testAssertionKey, logger, metrics });
@@ -50,6 +51,14 @@ describe('a known path with another method', () => {
     expect([res.status, res.headers.allow]).toEqual([405, 'GET, HEAD']);
     const unknown = await request(app()).delete('/v1/gadgets');
     expect([unknown.status, unknown.body.error_category]).toEqual([404, 'route_not_found']);
+  });
+
+  it('answers a path parameter that is not valid percent-encoding with a 400 problem, not a 500', async () => {
+    const res = await request(app()).get('/v1/gadgets/%FF');
+    expect(res.status).toBe(400);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 400, error_category: 'bad_request', retryable: false });
+    expect((await request(app()).get('/v1/gadgets/%E2%82%AC')).body).toEqual({ id: '€' });
   });
 
   it('serves a trailing slash as the same resource', async () => {

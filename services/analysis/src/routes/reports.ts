@@ -9,8 +9,9 @@ import { REPORT_PAGE_CSP, noticePage, reportPage } from '../domain/report-html.j
 import type { AnalysisDeps } from '../deps.js';
 import { mintShareLink, readShared, revokeShareLink, type SharedRead } from '../flows/share-report.js';
 import { valueOf } from './answer.js';
+import { runIdSchema } from './schemas.js';
 
-const idPath = z.object({ id: z.string().min(1).max(100) });
+const idPath = z.object({ id: runIdSchema });
 const method = "The analysis service's record of the run, built by its pipeline.";
 
 /** The caller's finished report, or the problem of why not (another account's run is a 404). */

@@ -63,6 +63,28 @@ describe('reports, PDFs and share links', () => {
     ).toBe(404);
   });
 
+  it('refuses a report id no run can have (a NUL, a non-ASCII byte) with a 400 problem, not a 500', async () => {
+    for (const path of [
+      '/v1/analysis/report/%00',
+      '/v1/analysis/report/a%00b/pdf',
+      '/v1/analysis/report/%C3%A4/trace',
+    ]) {
+      const res = await request(h.app)
+        .get(path)
+        .set(await h.as(owner));
+      expect({ path, status: res.status, type: res.type }).toEqual({
+        path,
+        status: 400,
+        type: 'application/problem+json',
+      });
+    }
+    const share = await request(h.app)
+      .post('/v1/analysis/report/%00/share')
+      .set(await h.as(owner))
+      .send({});
+    expect(share.status).toBe(400);
+  });
+
   it('mints a link anyone can read with the token alone, and revokes it at once', async () => {
     const minted = await share({});
     expect(minted.status).toBe(201);

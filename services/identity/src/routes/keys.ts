@@ -6,7 +6,15 @@ import { createKey } from '../flows/create-key.js';
 import { revokeKey } from '../flows/revoke-key.js';
 import { valueOf } from './answer.js';
 
-const keyPath = z.object({ id: z.string().min(1).max(64) });
+// Printable ASCII, as every key id is (base62): Postgres refuses a text holding NUL, which must be
+// the client's 400, not our 500. A well-formed id of no key of the caller's is a 404.
+const keyPath = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII'),
+});
 
 export function keyRoutes(deps: IdentityDeps): Router {
   const router = Router();

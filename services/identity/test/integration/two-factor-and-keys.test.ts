@@ -304,6 +304,17 @@ describe('API keys', () => {
     expect(JSON.stringify(account.body)).not.toContain(key.slice(prefix.length));
   });
 
+  it('refuses a key id no key can have (a NUL, a non-ASCII byte) with a 400 problem, not a 500', async () => {
+    for (const id of ['%00', 'a%00b', '%C3%A4']) {
+      const res = await request(h.app).post(`/v1/keys/${id}/revoke`).set(owner.headers);
+      expect({ id, status: res.status, type: res.type }).toEqual({
+        id,
+        status: 400,
+        type: 'application/problem+json',
+      });
+    }
+  });
+
   it("refuses to revoke another account's key (404) and revokes its own at once", async () => {
     const { id, key } = (await request(h.app).post('/v1/keys').set(owner.headers).send({})).body.data;
     const foreign = await request(h.app).post(`/v1/keys/${id}/revoke`).set(other.headers);
