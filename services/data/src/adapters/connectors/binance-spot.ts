@@ -1,6 +1,7 @@
 import type { CandleRow, TradeRow } from '@meridian/contracts';
 import {
   arrayOf,
+  candleOfArray,
   isoOfMs,
   num,
   objectOf,
@@ -36,16 +37,9 @@ const TRADES_LIMIT = 1000;
 function klines(body: unknown): CandleRow[] {
   return oldestFirst(
     arrayOf(body, 'klines').map((k, i) => {
-      const [openTime, open, high, low, close, volume, , , count] = arrayOf(k, `kline ${i}`);
-      return {
-        ts: isoOfMs(num(openTime, 'kline open time')),
-        open: num(open, 'open'),
-        high: num(high, 'high'),
-        low: num(low, 'low'),
-        close: num(close, 'close'),
-        volume: num(volume, 'volume'),
-        trade_count: num(count, 'number of trades'),
-      };
+      // After the volume: close time, quote volume, then the number of trades.
+      const { rest, ...candle } = candleOfArray(k, `kline ${i}`);
+      return { ...candle, trade_count: num(rest[2], 'number of trades') };
     }),
   );
 }

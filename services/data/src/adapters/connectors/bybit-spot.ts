@@ -1,14 +1,15 @@
 import type { CandleRow, TradeRow } from '@meridian/contracts';
 import {
   arrayOf,
+  candleOfArray,
   isoOfMs,
   num,
   objectOf,
   oldestFirst,
   realTrades,
   spotConnector,
-  venueRefusal,
   type SpotVenue,
+  venueRefusal,
 } from './spot-venue.js';
 
 /**
@@ -48,15 +49,8 @@ function bybitList(body: unknown): unknown[] {
 export function parseBybitKlines(body: unknown): CandleRow[] {
   return oldestFirst(
     bybitList(body).map((k, i) => {
-      const [start, open, high, low, close, volume] = arrayOf(k, `kline ${i}`);
-      return {
-        ts: isoOfMs(num(start, 'startTime')),
-        open: num(open, 'open'),
-        high: num(high, 'high'),
-        low: num(low, 'low'),
-        close: num(close, 'close'),
-        volume: num(volume, 'volume'),
-      };
+      const { rest: _turnover, ...candle } = candleOfArray(k, `kline ${i}`);
+      return candle;
     }),
   );
 }

@@ -1,14 +1,15 @@
 import type { CandleRow, TradeRow } from '@meridian/contracts';
 import {
   arrayOf,
+  candleOfArray,
   isoOfMs,
   num,
   objectOf,
   oldestFirst,
   realTrades,
   spotConnector,
-  venueRefusal,
   type SpotVenue,
+  venueRefusal,
 } from './spot-venue.js';
 
 /**
@@ -42,15 +43,8 @@ function okxData(body: unknown): unknown[] {
 export function parseOkxCandles(body: unknown): CandleRow[] {
   return oldestFirst(
     okxData(body).map((c, i) => {
-      const [ts, open, high, low, close, volume] = arrayOf(c, `candle ${i}`);
-      return {
-        ts: isoOfMs(num(ts, 'ts')),
-        open: num(open, 'open'),
-        high: num(high, 'high'),
-        low: num(low, 'low'),
-        close: num(close, 'close'),
-        volume: num(volume, 'vol'),
-      };
+      const { rest: _quoteVolumes, ...candle } = candleOfArray(c, `candle ${i}`);
+      return candle;
     }),
   );
 }

@@ -181,6 +181,23 @@ export function objectOf(v: unknown, what: string): Record<string, unknown> {
 }
 
 /** Candles oldest first, whatever order the venue answers in (several answer newest first). */
+/**
+ * A candle of the venues that answer one as an array starting `[start ms, open, high, low, close,
+ * volume, …]` (Binance, Bybit, OKX); whatever follows is the venue's own.
+ */
+export function candleOfArray(row: unknown, what: string): CandleRow & { rest: unknown[] } {
+  const [start, open, high, low, close, volume, ...rest] = arrayOf(row, what);
+  return {
+    ts: isoOfMs(num(start, `${what} start time`)),
+    open: num(open, 'open'),
+    high: num(high, 'high'),
+    low: num(low, 'low'),
+    close: num(close, 'close'),
+    volume: num(volume, 'volume'),
+    rest,
+  };
+}
+
 export function oldestFirst(rows: CandleRow[]): CandleRow[] {
   return [...rows].sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts));
 }
