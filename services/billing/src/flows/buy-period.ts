@@ -36,11 +36,14 @@ export interface PeriodState {
 export async function buyPeriod(
   deps: BillingDeps,
   order: PeriodOrder,
-  now = new Date(),
+  at?: Date,
 ): Promise<Result<PeriodState>> {
   const key = `period:${order.product}:${order.idempotency_key}`;
   return inPostingTransaction(deps, async (trx) => {
     await lockBalance(trx, order.account_id);
+    // The instant is taken once the account's purchases are ours alone: a purchase that waited for
+    // another must not start, or end the other's period, before the other was bought.
+    const now = at ?? new Date();
     if (await findEntryByKey(trx, order.account_id, key))
       return ok(await subscriptionOf(trx, order.account_id, order.product, now));
     const price = await priceOf(trx, order.item);

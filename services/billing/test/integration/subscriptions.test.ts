@@ -118,6 +118,28 @@ describe('subscriptions and data plans bought from credit', () => {
     expect(entries[0].delta_atomic).toBeLessThanOrEqual(49_000_000);
   });
 
+  it('answers purchases made at once one after the other, never a 5xx, never overlapping periods', async () => {
+    const account = randomUUID();
+    await billing.grant(account, 2_000_000_000);
+    // Found by the fuzzer: a purchase that waited for another's lock took its instant before waiting,
+    // then started (or ended) periods before the other's and gave back more than was paid.
+    const answers = await Promise.all(
+      ['audit_base', 'audit_base', 'audit_secure', 'audit_base', 'audit_secure', 'audit_base'].map((tier) =>
+        subscribe(account, tier),
+      ),
+    );
+    for (const a of answers) expect([200, 409]).toContain(a.status);
+    expect(answers.some((a) => a.status === 200)).toBe(true);
+    const entries = (
+      await request(billing.app)
+        .get('/v1/credits')
+        .set(await billing.as(account))
+    ).body.entries as { reason: string; delta_atomic: number; ref: string }[];
+    // No give-back larger than a month's price.
+    for (const e of entries.filter((x) => x.reason === 'refund'))
+      expect(e.delta_atomic).toBeLessThanOrEqual(149_000_000);
+  });
+
   it('refuses an unknown tier and a malformed body', async () => {
     const account = randomUUID();
     expect((await subscribe(account, 'audit_gold')).status).toBe(400);
