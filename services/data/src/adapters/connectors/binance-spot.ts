@@ -1,7 +1,8 @@
-import type { CandleRow, TradeRow } from '@meridian/contracts';
+import { LIVE_SPOT_VENUES, type CandleRow, type TradeRow } from '@meridian/contracts';
 import {
   arrayOf,
   candleOfArray,
+  concatenatedSymbols,
   isoOfMs,
   num,
   objectOf,
@@ -18,17 +19,9 @@ import {
  * included (stored, then corrected by the next poll). Aggregate trades `{a, p, q, f, l, T, m, M}`:
  * `m` (buyer is the maker) true means the taker sold. An error is HTTP 4xx with `{"code":-1121,"msg":...}`.
  */
-export const BINANCE_MARKETS: Readonly<Record<string, string>> = {
-  'BTC-USDT': 'BTCUSDT',
-  'BTC-USDC': 'BTCUSDC',
-  'ETH-USDT': 'ETHUSDT',
-  'ETH-USDC': 'ETHUSDC',
-  'SOL-USDT': 'SOLUSDT',
-  'SOL-USDC': 'SOLUSDC',
-  'XRP-USDT': 'XRPUSDT',
-  'DOGE-USDT': 'DOGEUSDT',
-  'ADA-USDT': 'ADAUSDT',
-};
+export const BINANCE_MARKETS: Readonly<Record<string, string>> = concatenatedSymbols(
+  LIVE_SPOT_VENUES.binance!,
+);
 
 /** aggTrades answers at most this many. */
 const TRADES_LIMIT = 1000;

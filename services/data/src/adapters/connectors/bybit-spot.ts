@@ -1,7 +1,8 @@
-import type { CandleRow, TradeRow } from '@meridian/contracts';
+import { LIVE_SPOT_VENUES, type CandleRow, type TradeRow } from '@meridian/contracts';
 import {
   arrayOf,
   candleOfArray,
+  concatenatedSymbols,
   isoOfMs,
   num,
   objectOf,
@@ -20,17 +21,7 @@ import {
  * first; recent trades `result.list` `{execId, symbol, price, size, side: "Buy"|"Sell", time}`, newest
  * first, `side` the taker's; at most 60 on spot.
  */
-export const BYBIT_MARKETS: Readonly<Record<string, string>> = {
-  'BTC-USDT': 'BTCUSDT',
-  'BTC-USDC': 'BTCUSDC',
-  'ETH-USDT': 'ETHUSDT',
-  'ETH-USDC': 'ETHUSDC',
-  'SOL-USDT': 'SOLUSDT',
-  'SOL-USDC': 'SOLUSDC',
-  'XRP-USDT': 'XRPUSDT',
-  'DOGE-USDT': 'DOGEUSDT',
-  'ADA-USDT': 'ADAUSDT',
-};
+export const BYBIT_MARKETS: Readonly<Record<string, string>> = concatenatedSymbols(LIVE_SPOT_VENUES.bybit!);
 
 const TRADES_LIMIT = 60;
 

@@ -198,6 +198,11 @@ export function candleOfArray(row: unknown, what: string): CandleRow & { rest: u
   };
 }
 
+/** The symbol map of a venue that names a market by its legs run together (`BTC-USDT` → `BTCUSDT`). */
+export function concatenatedSymbols(markets: readonly string[]): Readonly<Record<string, string>> {
+  return Object.fromEntries(markets.map((m) => [m, m.replace('-', '')]));
+}
+
 export function oldestFirst(rows: CandleRow[]): CandleRow[] {
   return [...rows].sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts));
 }
