@@ -40,6 +40,7 @@ export async function startServiceProcess(
   const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = launch(entry, { ...env, PORT: String(port) });
+  reportUnexpectedExit(entry, child);
   try {
     await waitReady(url, child);
   } catch (err) {
@@ -55,10 +56,32 @@ function launch(entry: string, env: Record<string, string>): ChildProcess {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  const tail: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
     if (process.env.E2E_VERBOSE) process.stderr.write(chunk);
+    tail.push(chunk.toString('utf8'));
+    if (tail.length > STDERR_TAIL_CHUNKS) tail.shift();
   });
+  stderrTails.set(child, tail);
   return child;
+}
+
+const STDERR_TAIL_CHUNKS = 40;
+const stderrTails = new WeakMap<ChildProcess, string[]>();
+const stopping = new WeakSet<ChildProcess>();
+
+/**
+ * A peer that dies on its own makes the test fail later and elsewhere (a 503 from the service
+ * that called it), so its death and the end of its stderr are said where it happens.
+ */
+function reportUnexpectedExit(entry: string, child: ChildProcess): void {
+  child.once('exit', (code, signal) => {
+    if (stopping.has(child)) return;
+    const tail = (stderrTails.get(child) ?? []).join('').slice(-4_000);
+    process.stderr.write(
+      `${entry} (pid ${child.pid}) exited on its own: code ${code}, signal ${signal}\n${tail}\n`,
+    );
+  });
 }
 
 async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
@@ -77,6 +100,7 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): 
 
 function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  stopping.add(child);
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.once('exit', () => {
