@@ -160,9 +160,11 @@ describe('NATS bus specifics', () => {
     let server: { close(): Promise<void> } | undefined;
     const pending = bus.request<{ late: boolean }>(subject, {});
     setTimeout(() => {
-      void bus.serve(subject, 'late', async () => ({ ok: true, data: { late: true } })).then((s) => {
-        server = s;
-      });
+      void bus
+        .serve(subject, 'late', async () => ({ ok: true, data: { late: true } }))
+        .then((s) => {
+          server = s;
+        });
     }, 200);
     expect(await pending).toEqual({ ok: true, data: { late: true } });
     await server?.close();
