@@ -31,18 +31,21 @@ export async function freePort(): Promise<number> {
  * port (or on `env.PORT` when it names one, for a peer that must know the address first), and
  * resolves once its /ready answers. The child inherits this process's environment, so
  * the suite's log capture directory (MERIDIAN_LOG_CAPTURE_DIR) collects its log lines too, for the
- * teardown's secret scan; `env` comes on top. Its stderr shows only with E2E_VERBOSE set.
+ * teardown's secret scan; `env` comes on top. Its stderr shows only with E2E_VERBOSE set, or
+ * when it dies on its own. `readyTimeoutMs` (60 s) is for the all-in-one's first start, which
+ * creates a database and loads the replay before it is ready.
  */
 export async function startServiceProcess(
   entry: string,
   env: Record<string, string>,
+  { readyTimeoutMs = 60_000 }: { readyTimeoutMs?: number } = {},
 ): Promise<ServiceProcess> {
   const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = launch(entry, { ...env, PORT: String(port) });
   reportUnexpectedExit(entry, child);
   try {
-    await waitReady(url, child);
+    await waitReady(url, child, readyTimeoutMs);
   } catch (err) {
     await stop(child, 'SIGKILL');
     throw err;
@@ -84,7 +87,7 @@ function reportUnexpectedExit(entry: string, child: ChildProcess): void {
   });
 }
 
-async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+async function waitReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`${url} exited with ${child.exitCode} before it was ready`);
