@@ -146,19 +146,6 @@ export function spotConnector(venue: SpotVenue, options: { gapMs?: number } = {}
   };
 }
 
-/** A venue's refusal given in the body of its answer (Kraken `error`, OKX `code`, Bybit `retCode`). */
-export function venueRefusal(
-  venue: string,
-  code: string,
-  message: string,
-  rateLimited: boolean,
-): UpstreamError {
-  return new UpstreamError(
-    rateLimited ? 'rate_limited' : 'http_error',
-    `${venue} refused: ${code} ${message}`.trim().slice(0, 300),
-  );
-}
-
 /** A number the venue writes as a string or a number; anything else is not its format. */
 export function num(v: unknown, what: string): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
