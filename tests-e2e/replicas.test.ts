@@ -106,6 +106,7 @@ describe('two replicas of data and analysis, one of each killed under load', () 
   /** billing.order.paid.v1 as a consumer of the stream sees them, by order (run) id. */
   const paidEvents = new Map<string, number>();
   const startedAt = Date.now();
+  let systemUp = 0;
 
   beforeAll(async () => {
     smtp = await startSmtp();
@@ -130,7 +131,8 @@ describe('two replicas of data and analysis, one of each killed under load', () 
       },
       { replicas: { data: 2, analysis: 2 } },
     );
-    gateways = [system.gatewayUrl, await system.addGateway()];
+    systemUp = Date.now();
+    const secondGateway = system.addGateway();
     bus = await createNatsBus({
       url: system.env.NATS_URL!,
       name: 'e2e-replicas',
@@ -185,6 +187,7 @@ describe('two replicas of data and analysis, one of each killed under load', () 
       headers: { authorization: `Bearer ${account.session}` },
     });
     expect(((await verified.json()) as { data: { found: boolean } }).data.found).toBe(true);
+    gateways = [system.gatewayUrl, await secondGateway];
   }, 180_000);
 
   afterAll(async () => {
@@ -380,7 +383,7 @@ describe('two replicas of data and analysis, one of each killed under load', () 
         `commission answers ${commissions.map((a) => a.status).join(' ')}; served before the kill: ` +
         `data ${before[0]!.dataReads}/${before[1]!.dataReads} reads, analysis ${before[2]!.runsCommissioned}/` +
         `${before[3]!.runsCommissioned} runs commissioned, ${before[2]!.jobsDone}/${before[3]!.jobsDone} jobs; ` +
-        `run ${victimRun} taken over; system up ${Math.round((ready - startedAt) / 1000)} s, ` +
+        `run ${victimRun} taken over; processes up ${Math.round((systemUp - startedAt) / 1000)} s, ready ${Math.round((ready - startedAt) / 1000)} s, ` +
         `kill after ${Math.round((killedAt - ready) / 1000)} s, all settled ${Math.round((Date.now() - killedAt) / 1000)} s after it`,
     );
   }, 150_000);

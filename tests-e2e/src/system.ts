@@ -64,30 +64,34 @@ export async function startSystem(
     throw err;
   };
   // Every start settles before a failure is reported, so none is left running behind it. The
-  // first replica of each service starts alone (it migrates its schema), the others after it.
-  for (const wave of [0, 1]) {
-    const started = await Promise.allSettled(
-      SERVICE_NAMES.flatMap((name) => {
-        const count = wave === 0 ? 1 : (options.replicas?.[name] ?? 1) - 1;
-        return Array.from({ length: count }, async () => {
-          replicas[name].push(await startServiceProcess(`services/${name}/src/main.ts`, env));
-        });
-      }),
-    );
-    const failed = started.find((s) => s.status === 'rejected');
-    if (failed) return abort(failed.reason);
-  }
+  // first replica of each service starts alone (it migrates its schema), its others right after.
+  // The web portal's edge (the pages the gateway serves at `/`: no data, no assertion) meanwhile.
+  const starting: Promise<void>[] = [
+    startServiceProcess('portal/src/main.ts', { ...env, LOG_LEVEL: 'info' }).then((p) => {
+      edges.set('portal', p);
+    }),
+  ];
+  const started = await Promise.allSettled([
+    ...starting,
+    ...SERVICE_NAMES.map(async (name) => {
+      replicas[name].push(await startServiceProcess(`services/${name}/src/main.ts`, env));
+      const more = Array.from({ length: (options.replicas?.[name] ?? 1) - 1 }, async () => {
+        replicas[name].push(await startServiceProcess(`services/${name}/src/main.ts`, env));
+      });
+      const failed = (await Promise.allSettled(more)).find((s) => s.status === 'rejected');
+      if (failed) throw failed.reason;
+    }),
+  ]);
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) return abort(failed.reason);
   const serviceUrls = Object.fromEntries(
     SERVICE_NAMES.map((name) => [name, replicas[name][0]!.url]),
   ) as Record<ServiceName, string>;
   const urls = Object.fromEntries(
     SERVICE_NAMES.map((n) => [`${n.toUpperCase()}_URL`, replicas[n].map((r) => r.url).join(',')]),
   );
+  urls.PORTAL_URL = edges.get('portal')!.url;
   try {
-    // The web portal's edge: the pages the gateway serves at `/` (no data, no assertion).
-    const portal = await startServiceProcess('portal/src/main.ts', { ...env, LOG_LEVEL: 'info' });
-    edges.set('portal', portal);
-    urls.PORTAL_URL = portal.url;
     edges.set(
       'gateway',
       await startServiceProcess('gateway/src/main.ts', { ...env, ...urls, METRICS_PORT: '0' }),
