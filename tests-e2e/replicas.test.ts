@@ -278,7 +278,7 @@ describe('two replicas of data and analysis, one of each killed under load', () 
     // Both replicas of each served: data reads on both; runs commissioned on both; jobs done on both.
     const [data0, data1] = system.replicas.data;
     const [analysis0, analysis1] = system.replicas.analysis;
-    let before: Awaited<ReturnType<typeof served>>[] = [];
+    let before: Awaited<ReturnType<typeof served>>[];
     let victimRun: string | undefined;
     for (const until = Date.now() + 60_000; ;) {
       before = await Promise.all([data0!, data1!, analysis0!, analysis1!].map((r) => served(r.url)));
@@ -377,7 +377,7 @@ describe('two replicas of data and analysis, one of each killed under load', () 
     });
     expect(credits.body).toMatchObject({ balance_atomic: GRANT - runs.length * RUN_PRICE });
 
-    console.log(
+    console.error(
       `replicas: ${reads.length} reads (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}), ` +
         `slowest ${Math.max(...reads.map((r) => r.answer.ms))} ms; ${runs.length} runs, ` +
         `commission answers ${commissions.map((a) => a.status).join(' ')}; served before the kill: ` +
