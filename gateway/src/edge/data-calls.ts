@@ -46,12 +46,13 @@ import { ANONYMOUS, type AssertionSigner } from './assertion.js';
 import { checkDataQuery } from './query-check.js';
 import { CLOSE_FIELDS, readBody, type BodyLimits } from './bodies.js';
 import type { InFlightGate } from './in-flight.js';
+import { mayTryElsewhere, unreachable, type Replicas } from '../domain/replicas.js';
 
 export interface DataEdgeOptions {
   /** The catalogue of the data service's mode: what the pre-challenge checks accept. */
   catalog: Catalog;
-  /** The data service. */
-  target: string;
+  /** The data service's replicas (DATA_URL), taken in turn. */
+  replicas: Replicas;
   timeoutMs: number;
   keys: VerifiedCache<KeyVerifyReply>;
   /** A signed-in person's session reads data at its account's plan, as a key does (no x402). */
@@ -163,14 +164,12 @@ type PricedTarget = DataTarget & { hit: NonNullable<DataTarget['hit']> };
  * Each step below hands the call to the next, synchronously while the answer is in memory.
  */
 class DataEdge {
-  private readonly upstream: URL;
   private readonly trusted: ReturnType<typeof proxyaddr.compile>;
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 256 });
   private readonly dataTarget: ReturnType<typeof dataTargets>;
   private readonly paidCalls: PaidCalls;
 
   constructor(private readonly options: DataEdgeOptions) {
-    this.upstream = new URL(options.target);
     this.dataTarget = dataTargets(options.catalog);
     this.trusted = proxyaddr.compile(trustedProxies(options.trustProxy));
     this.paidCalls = new PaidCalls(options.payments, options.metrics, {
@@ -299,7 +298,9 @@ class DataEdge {
    * parameters only) and the series flag of its price.
    */
   private resourceOf(call: DataCall, target: PricedTarget) {
-    const base = this.options.publicBaseUrl ?? `http://${call.req.headers.host ?? `${this.upstream.host}`}`;
+    const base =
+      this.options.publicBaseUrl ??
+      `http://${call.req.headers.host ?? `${this.options.replicas.urls[0]!.host}`}`;
     const query = new URLSearchParams(call.query);
     return { url: challengedUrl(base, call.path, query), series: isSeriesRead(target, query) };
   }
@@ -418,10 +419,11 @@ class DataEdge {
 
   /** A body is read whole at the edge first, so no upstream socket waits for a slow client. */
   private forward(call: DataCall, token: string): void {
-    if (call.req.method === 'GET' || call.req.method === 'HEAD') return this.send(call, token, undefined);
+    if (call.req.method === 'GET' || call.req.method === 'HEAD')
+      return void this.send(call, token, undefined);
     readBody(call.req, call.res, this.options.bodies).then(
       (read) => {
-        if (read.ok) return this.send(call, token, read.body);
+        if (read.ok) return void this.send(call, token, read.body);
         call.fields.push(...CLOSE_FIELDS);
         this.refuse(call, read.problem);
       },
@@ -429,32 +431,62 @@ class DataEdge {
     );
   }
 
-  /** The keep-alive request to the data service; its answer is piped back as it comes. */
-  private send(call: DataCall, token: string, body: Buffer | undefined): void {
+  /**
+   * The keep-alive request to the next replica of the data service; its answer is piped back as
+   * it comes. A replica that could not be reached (or broke the connection of this read before
+   * answering) passes the call to the next one it has not tried (domain/replicas.ts).
+   */
+  private send(
+    call: DataCall,
+    token: string,
+    body: Buffer | undefined,
+    tried: Set<number> = new Set(),
+  ): boolean {
     const { req, res } = call;
+    const { replicas } = this.options;
+    const index = replicas.pick(tried, Date.now());
+    if (index === undefined) return false;
+    tried.add(index);
+    const upstream = replicas.urls[index]!;
     const started = Date.now();
+    let answered = false;
     const out = httpRequest({
-      host: this.upstream.hostname,
-      port: this.upstream.port,
+      host: upstream.hostname,
+      port: upstream.port,
       method: req.method,
       path: req.url,
-      headers: this.upstreamFields(call, token, body),
+      headers: this.upstreamFields(call, token, body, upstream),
       agent: this.agent,
     });
     out.setTimeout(this.options.timeoutMs, () =>
       out.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
     );
     out.on('response', (answer) => {
+      answered = true;
       if (call.paid) return this.paidCalls.answered(call, answer);
       res.writeHead(answer.statusCode ?? 502, answerFields(answer.rawHeaders, call.fields));
       answer.pipe(res);
     });
-    out.on('error', (err: NodeJS.ErrnoException) => this.upstreamFailed(call, err, started));
+    out.on('error', (err: NodeJS.ErrnoException) => {
+      if (unreachable(err.code)) replicas.refused(index, Date.now());
+      const again =
+        !answered &&
+        !res.headersSent &&
+        mayTryElsewhere(err.code, req.method) &&
+        this.send(call, token, body, tried);
+      if (again)
+        this.options.logger.warn(
+          { service: 'data', code: err.code, replica: index },
+          'upstream failed, trying another replica',
+        );
+      else this.upstreamFailed(call, err, started);
+    });
     out.end(body);
+    return true;
   }
 
   /** The request's fields for the data service, as a flat list like the answer's. */
-  private upstreamFields(call: DataCall, token: string, body: Buffer | undefined): string[] {
+  private upstreamFields(call: DataCall, token: string, body: Buffer | undefined, upstream: URL): string[] {
     const incoming = call.req.headers;
     const headers: string[] = [];
     for (const name in incoming) {
@@ -464,7 +496,7 @@ class DataEdge {
       else for (const v of value) headers.push(name, v);
     }
     // node adds Host only to an object of fields; an HTTP/1.0 client may have sent none.
-    if (incoming.host === undefined) headers.push('host', this.upstream.host);
+    if (incoming.host === undefined) headers.push('host', upstream.host);
     // A chunked body was read whole: it goes on with its length.
     if (body !== undefined && incoming['content-length'] === undefined)
       headers.push('content-length', String(body.length));

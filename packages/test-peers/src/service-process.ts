@@ -8,6 +8,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 export interface ServiceProcess {
   url: string;
+  /** The process id (a service may name itself by it, e.g. analysis's worker id). */
+  pid: number;
   /** SIGKILL: no drain, to see how the rest behave. */
   kill(): Promise<void>;
   /** SIGTERM, so it drains as in production; SIGKILL if it has not exited within 10 s. */
@@ -50,7 +52,7 @@ export async function startServiceProcess(
     await stop(child, 'SIGKILL');
     throw err;
   }
-  return { url, kill: () => stop(child, 'SIGKILL'), close: () => stop(child, 'SIGTERM') };
+  return { url, pid: child.pid!, kill: () => stop(child, 'SIGKILL'), close: () => stop(child, 'SIGTERM') };
 }
 
 function launch(entry: string, env: Record<string, string>): ChildProcess {
