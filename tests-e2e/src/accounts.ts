@@ -38,7 +38,11 @@ export async function signedInAccount(system: System, mailbox: Mailbox, label: s
 }
 
 /** The `nth` mail to `email` (the first by default), waiting up to 15 s for it. */
-export async function mailTo(mailbox: Mailbox, email: string, nth = 1): Promise<{ to: string; text: string }> {
+export async function mailTo(
+  mailbox: Mailbox,
+  email: string,
+  nth = 1,
+): Promise<{ to: string; text: string }> {
   const mails = () => mailbox.mails.filter((m) => m.to === email);
   const deadline = Date.now() + 15_000;
   while (mails().length < nth && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -10,7 +10,10 @@ import type { LocalWallet, X402Facilitator } from '@meridian/test-peers';
  */
 export async function payingFetch(facilitator: X402Facilitator, wallet: LocalWallet) {
   const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(wallet.secretKey));
-  const client = new x402Client().register('solana:*', new ExactSvmScheme(signer, { rpcUrl: facilitator.rpcUrl }));
+  const client = new x402Client().register(
+    'solana:*',
+    new ExactSvmScheme(signer, { rpcUrl: facilitator.rpcUrl }),
+  );
   const sent: string[] = [];
   const recording: typeof fetch = (input, init) => {
     const request = new Request(input, init);
