@@ -84,6 +84,7 @@ describe("one person's journey through the gateway", () => {
       startSite(),
       startX402Facilitator(),
     ]);
+    timings.peers = Date.now() - started;
     dns.zone.A.set(DOMAIN, ['127.0.0.1']);
     const depositWallet = await facilitator.wallet();
     await facilitator.openTokenAccount(depositWallet.address);
@@ -111,6 +112,7 @@ describe("one person's journey through the gateway", () => {
       CONSULTING_HOURS: 'mon-sun 00:00-24:00',
       CONSULTING_NOTICE_HOURS: '1',
     });
+    timings.system = Date.now() - started;
     // The data service serves the replay of recorded data once it has loaded it; until then a
     // keyless read is no challenge. Waiting keyless spends nothing of the key's budget later.
     for (let i = 0; i < 150; i++) {
