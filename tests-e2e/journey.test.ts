@@ -128,7 +128,7 @@ describe("one person's journey through the gateway", () => {
     await system?.stop();
     await Promise.all([smtp?.close(), dns?.close(), site?.close(), facilitator?.close()]);
     timings.total = Date.now() - started;
-    console.log(`journey timings (ms): ${JSON.stringify(timings)}`);
+    console.error(`journey timings (ms): ${JSON.stringify(timings)}`);
   });
 
   beforeEach(() => {
