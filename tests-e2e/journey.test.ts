@@ -292,6 +292,8 @@ describe("one person's journey through the gateway", () => {
     expect(envelope.provenance.sources.length).toBeGreaterThan(0);
     expect(free.headers.get('ratelimit-limit')).toBe('10');
     expect(free.headers.get('ratelimit-policy')).toBe('"per-key";q=10;w=60');
+    expect(Number(free.headers.get('ratelimit-remaining'))).toBeLessThan(10);
+    expect(free.headers.get('ratelimit-reset')).toMatch(/^\d+$/);
 
     const gated = await withKey(PRO_METRIC);
     const problem = await problemOf(gated, 403, 'tier_forbidden');
@@ -320,6 +322,7 @@ describe("one person's journey through the gateway", () => {
     expect(refused!.headers.get('retry-after')).toBe(String(problem.retry_after));
     expect(refused!.headers.get('ratelimit-limit')).toBe('10');
     expect(refused!.headers.get('ratelimit-remaining')).toBe('0');
+    expect(Number(refused!.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(problem.retry_after!);
     expect(refused!.headers.get('ratelimit-policy')).toBe('"per-key";q=10;w=60');
     expect(refused!.headers.get('ratelimit')).toMatch(/^"per-key";r=0;t=\d+$/);
   });
@@ -390,7 +393,7 @@ describe("one person's journey through the gateway", () => {
       }),
     ]);
     expect(JSON.stringify(credited.entries[0])).toContain(depositSignature);
-  });
+  }, 45_000);
 
   it('9 subscribes to the pro data plan and an audit subscription from credit', async () => {
     const prices = (await read(await fetch(url('/v1/billing/prices')), enveloped(pricesSchema))).data;
@@ -423,7 +426,7 @@ describe("one person's journey through the gateway", () => {
     });
     const credits = await read(await get('/v1/credits'), creditsAnswerSchema);
     expect(credits.balance_atomic).toBe(TOP_UP - pro.monthly_price_atomic! - auditBase.price_atomic!);
-  });
+  }, 45_000);
 
   it('10 verifies a domain by its DNS TXT record', async () => {
     const added = await post('/v1/analysis/domains', { domain: DOMAIN });
@@ -543,7 +546,7 @@ describe("one person's journey through the gateway", () => {
     const trace = (await json.json()) as { data: unknown[]; meta: { run_status: string } };
     expect(trace.meta.run_status).toBe('succeeded');
     expect(z.array(traceEventSchema).parse(trace.data)).toEqual(events);
-  });
+  }, 90_000);
 
   it('12 reads the report and its PDF', async () => {
     const listed = (await (await get(`/v1/analysis/reports?domain=${DOMAIN}`)).json()) as {
