@@ -688,5 +688,18 @@ describe("one person's journey through the gateway", () => {
     const credits = await read(await get('/v1/credits'), creditsAnswerSchema);
     expect(credits.balance_atomic).toBe(rows.reduce((sum, r) => sum + r.balance_delta_atomic, 0));
     expect(credits.balance_atomic).toBe(TOP_UP - price.plan - price.subscription - price.booking);
+    // The ledger behind it, entry for entry.
+    expect(credits.entries.map((e) => `ledger:${e.id}`)).toEqual(rows.map((r) => r.id));
+
+    // Page by page: two rows, then the cursor resumes after them.
+    const page = (query: string) =>
+      get(`/v1/account/billing/history?${query}`).then(
+        async (r) => (await r.json()) as { data: { id: string }[]; meta: { next_cursor: string | null } },
+      );
+    const first = await page('limit=2');
+    expect(first.data.map((r) => r.id)).toEqual(rows.slice(0, 2).map((r) => r.id));
+    expect(first.meta.next_cursor).toEqual(expect.any(String));
+    const second = await page(`limit=2&cursor=${encodeURIComponent(first.meta.next_cursor!)}`);
+    expect(second.data.map((r) => r.id)).toEqual(rows.slice(2).map((r) => r.id));
   });
 });
