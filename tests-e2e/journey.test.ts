@@ -30,7 +30,7 @@ import {
 } from '@meridian/test-peers';
 import { mailTo, pressConfirmButton } from './src/accounts.js';
 import { startSite, type Site } from './src/site.js';
-import { startSystem, type System } from './src/system.js';
+import { replayLoaded, startSystem, type System } from './src/system.js';
 import { totpCode } from './src/totp.js';
 import { payingFetch } from './src/x402.js';
 
@@ -113,14 +113,7 @@ describe("one person's journey through the gateway", () => {
       CONSULTING_NOTICE_HOURS: '1',
     });
     timings.system = Date.now() - started;
-    // The data service serves the replay of recorded data once it has loaded it; until then a
-    // keyless read is no challenge. Waiting keyless spends nothing of the key's budget later.
-    for (let i = 0; i < 150; i++) {
-      const res = await fetch(`${system.gatewayUrl}${FREE_METRIC}`);
-      await res.arrayBuffer();
-      if (res.status === 402) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await replayLoaded(system, FREE_METRIC);
     timings.start = Date.now() - started;
   }, 180_000);
 

@@ -8,7 +8,7 @@ import {
   type LocalWallet,
   type X402Facilitator,
 } from '@meridian/test-peers';
-import { startSystem, type System } from './src/system.js';
+import { replayLoaded, startSystem, type System } from './src/system.js';
 import { payingFetch } from './src/x402.js';
 
 interface Challenge {
@@ -43,12 +43,7 @@ describe('x402 pay per call through the gateway', () => {
     });
     replica = await system.addGateway();
     buyer = await facilitator.wallet({ usdc: 1_000_000 });
-    // The replay of recorded data is served once the data service has loaded it.
-    for (let i = 0; i < 100; i++) {
-      const res = await fetch(`${system.gatewayUrl}${READ}`);
-      if (res.status === 402) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await replayLoaded(system, READ);
   }, 180_000);
 
   afterAll(async () => {
