@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { decodePaymentResponseHeader } from '@x402/fetch';
 import { z } from 'zod';
 import {
@@ -74,7 +74,8 @@ describe("one person's journey through the gateway", () => {
   let depositSignature = '';
   let bookingId = '';
   const timings: Record<string, number> = {};
-  let stepStarted = 0;
+  /** The last step that passed: a step after a failed one fails at once, naming it. */
+  let passed = 0;
   const started = Date.now();
 
   beforeAll(async () => {
@@ -124,13 +125,19 @@ describe("one person's journey through the gateway", () => {
     console.error(`journey timings (ms): ${JSON.stringify(timings)}`);
   });
 
-  beforeEach(() => {
-    stepStarted = Date.now();
-  });
-  afterEach(() => {
-    const step = /journey through the gateway (\d+)/.exec(expect.getState().currentTestName ?? '')?.[1];
-    timings[`step${step}`] = Date.now() - stepStarted;
-  });
+  /** Step `n` of the journey: it runs only after step n-1 passed, and its time is recorded. */
+  const step = (n: number, name: string, body: () => Promise<void>, timeout?: number) =>
+    it(
+      `${n} ${name}`,
+      async () => {
+        if (passed !== n - 1) throw new Error(`step ${passed + 1} did not pass; the journey stops there`);
+        const stepStarted = Date.now();
+        await body();
+        timings[`step${n}`] = Date.now() - stepStarted;
+        passed = n;
+      },
+      timeout,
+    );
 
   const url = (path: string) => `${system.gatewayUrl}${path}`;
   const bearer = () => ({ authorization: `Bearer ${session}` });
@@ -168,7 +175,7 @@ describe("one person's journey through the gateway", () => {
     }
   }
 
-  it('1 signs up', async () => {
+  step(1, 'signs up', async () => {
     const signup = await post('/auth/signup', { email, password: PASSWORD }, {});
     expect(signup.status).toBe(202);
     expect(await signup.json()).toMatchObject({ data: { status: 'accepted' } });
@@ -176,7 +183,7 @@ describe("one person's journey through the gateway", () => {
     await problemOf(await post('/auth/login', { email, password: PASSWORD }, {}), 403, 'email_unconfirmed');
   });
 
-  it('2 confirms by the mailed link', async () => {
+  step(2, 'confirms by the mailed link', async () => {
     const link = linkIn(await mailTo(smtp, email));
     expect(link.pathname).toBe('/auth/verify-email');
     // Opening the link (as a mail scanner would) shows a page and changes nothing.
@@ -191,7 +198,7 @@ describe("one person's journey through the gateway", () => {
     expect(await confirmed.text()).toContain('Email address confirmed');
   });
 
-  it('3 signs in, turns TOTP on, and signs in again with a code', async () => {
+  step(3, 'signs in, turns TOTP on, and signs in again with a code', async () => {
     const login = await post('/auth/login', { email, password: PASSWORD }, {});
     expect(login.status).toBe(200);
     const first = (await login.json()) as {
@@ -255,7 +262,7 @@ describe("one person's journey through the gateway", () => {
     });
   });
 
-  it('4 creates an API key', async () => {
+  step(4, 'creates an API key', async () => {
     const created = await post('/v1/keys', {});
     expect(created.status).toBe(201);
     const body = (await created.json()) as {
@@ -273,7 +280,7 @@ describe("one person's journey through the gateway", () => {
     });
   });
 
-  it('5 reads a free metric and is refused a gated one on the free plan', async () => {
+  step(5, 'reads a free metric and is refused a gated one on the free plan', async () => {
     const free = await withKey(FREE_METRIC);
     expect(free.status).toBe(200);
     const envelope = (await free.json()) as {
@@ -294,7 +301,7 @@ describe("one person's journey through the gateway", () => {
     expect(problem.retryable).toBe(false);
   });
 
-  it('6 hits the rate limit of the free plan', async () => {
+  step(6, 'hits the rate limit of the free plan', async () => {
     // Sequential reads until the bucket of 10 a minute is spent (one token comes back every 6 s).
     const statuses: number[] = [];
     let refused: Response | undefined;
@@ -320,7 +327,7 @@ describe("one person's journey through the gateway", () => {
     expect(refused!.headers.get('ratelimit')).toMatch(/^"per-key";r=0;t=\d+$/);
   });
 
-  it('7 pays one call with x402 from a wallet, no key', async () => {
+  step(7, 'pays one call with x402 from a wallet, no key', async () => {
     const challenge = await fetch(url(FREE_METRIC));
     expect(challenge.status).toBe(402);
     const required = await read(challenge, paymentRequiredSchema);
@@ -349,79 +356,89 @@ describe("one person's journey through the gateway", () => {
     expect(((await replayed.json()) as { error: string }).error).toMatch(/^payment_replayed: /);
   });
 
-  it('8 tops the credit up by an on-chain deposit', async () => {
-    const before = await read(await get('/v1/credits'), creditsAnswerSchema);
-    expect(before).toMatchObject({
-      balance_atomic: 0,
-      entries: [],
-      topup: {
-        deposit_address: depositAddress,
-        memo: `top-${accountId}`,
-        network: facilitator.network,
-        asset: facilitator.mint,
-      },
-    });
-    // The person's wallet pays the deposit address with the memo the portal shows.
-    depositSignature = await facilitator.transfer({
-      from: wallet,
-      to: before.topup.deposit_address,
-      amount: TOP_UP,
-      memo: before.topup.memo,
-    });
-    // Billing's watcher reads the chain every 300 ms.
-    const deadline = Date.now() + 20_000;
-    let credited = before;
-    while (credited.balance_atomic === 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      credited = await read(await get('/v1/credits'), creditsAnswerSchema);
-    }
-    expect(credited.balance_atomic).toBe(TOP_UP);
-    expect(credited.balance_usd).toBe(300);
-    expect(credited.entries).toEqual([
-      expect.objectContaining({
-        reason: 'topup_usdc',
-        direction: 'credit',
-        delta_atomic: TOP_UP,
-        actor: 'deposit-watcher',
-      }),
-    ]);
-    expect(JSON.stringify(credited.entries[0])).toContain(depositSignature);
-  }, 45_000);
+  step(
+    8,
+    'tops the credit up by an on-chain deposit',
+    async () => {
+      const before = await read(await get('/v1/credits'), creditsAnswerSchema);
+      expect(before).toMatchObject({
+        balance_atomic: 0,
+        entries: [],
+        topup: {
+          deposit_address: depositAddress,
+          memo: `top-${accountId}`,
+          network: facilitator.network,
+          asset: facilitator.mint,
+        },
+      });
+      // The person's wallet pays the deposit address with the memo the portal shows.
+      depositSignature = await facilitator.transfer({
+        from: wallet,
+        to: before.topup.deposit_address,
+        amount: TOP_UP,
+        memo: before.topup.memo,
+      });
+      // Billing's watcher reads the chain every 300 ms.
+      const deadline = Date.now() + 20_000;
+      let credited = before;
+      while (credited.balance_atomic === 0 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        credited = await read(await get('/v1/credits'), creditsAnswerSchema);
+      }
+      expect(credited.balance_atomic).toBe(TOP_UP);
+      expect(credited.balance_usd).toBe(300);
+      expect(credited.entries).toEqual([
+        expect.objectContaining({
+          reason: 'topup_usdc',
+          direction: 'credit',
+          delta_atomic: TOP_UP,
+          actor: 'deposit-watcher',
+        }),
+      ]);
+      expect(JSON.stringify(credited.entries[0])).toContain(depositSignature);
+    },
+    45_000,
+  );
 
-  it('9 subscribes to the pro data plan and an audit subscription from credit', async () => {
-    const prices = (await read(await fetch(url('/v1/billing/prices')), enveloped(pricesSchema))).data;
-    const pro = prices.plans.find((p) => p.plan === 'pro')!;
-    const auditBase = prices.audit_subscriptions.find((s) => s.tier === 'audit_base')!;
+  step(
+    9,
+    'subscribes to the pro data plan and an audit subscription from credit',
+    async () => {
+      const prices = (await read(await fetch(url('/v1/billing/prices')), enveloped(pricesSchema))).data;
+      const pro = prices.plans.find((p) => p.plan === 'pro')!;
+      const auditBase = prices.audit_subscriptions.find((s) => s.tier === 'audit_base')!;
 
-    const plan = await post('/v1/billing/plan', { plan: 'pro' });
-    expect(plan.status).toBe(200);
-    expect((await read(plan, enveloped(planSubscriptionSchema))).data).toMatchObject({
-      plan: 'pro',
-      active: true,
-    });
-    // billing announces the plan, identity applies it and tells the gateway: the key now reads the pro metric.
-    const opened = await until(
-      () => withKey(PRO_METRIC),
-      (res) => res.status === 200,
-    );
-    expect(opened.status).toBe(200);
-    expect(opened.headers.get('ratelimit-limit')).toBe(String(pro.rate_limit_per_minute));
-    const chain = (await opened.json()) as { data: { underlying: string; options: unknown[] } };
-    expect(chain.data.underlying).toBe('BTC');
-    expect(chain.data.options.length).toBeGreaterThan(0);
-    expect(await (await get('/v1/account')).json()).toMatchObject({ data: { plan: 'pro' } });
+      const plan = await post('/v1/billing/plan', { plan: 'pro' });
+      expect(plan.status).toBe(200);
+      expect((await read(plan, enveloped(planSubscriptionSchema))).data).toMatchObject({
+        plan: 'pro',
+        active: true,
+      });
+      // billing announces the plan, identity applies it and tells the gateway: the key now reads the pro metric.
+      const opened = await until(
+        () => withKey(PRO_METRIC),
+        (res) => res.status === 200,
+      );
+      expect(opened.status).toBe(200);
+      expect(opened.headers.get('ratelimit-limit')).toBe(String(pro.rate_limit_per_minute));
+      const chain = (await opened.json()) as { data: { underlying: string; options: unknown[] } };
+      expect(chain.data.underlying).toBe('BTC');
+      expect(chain.data.options.length).toBeGreaterThan(0);
+      expect(await (await get('/v1/account')).json()).toMatchObject({ data: { plan: 'pro' } });
 
-    const subscribed = await post('/v1/audit/subscribe', { tier: 'audit_base' });
-    expect(subscribed.status).toBe(200);
-    expect((await read(subscribed, enveloped(subscriptionSchema))).data).toMatchObject({
-      tier: 'audit_base',
-      active: true,
-    });
-    const credits = await read(await get('/v1/credits'), creditsAnswerSchema);
-    expect(credits.balance_atomic).toBe(TOP_UP - pro.monthly_price_atomic! - auditBase.price_atomic!);
-  }, 45_000);
+      const subscribed = await post('/v1/audit/subscribe', { tier: 'audit_base' });
+      expect(subscribed.status).toBe(200);
+      expect((await read(subscribed, enveloped(subscriptionSchema))).data).toMatchObject({
+        tier: 'audit_base',
+        active: true,
+      });
+      const credits = await read(await get('/v1/credits'), creditsAnswerSchema);
+      expect(credits.balance_atomic).toBe(TOP_UP - pro.monthly_price_atomic! - auditBase.price_atomic!);
+    },
+    45_000,
+  );
 
-  it('10 verifies a domain by its DNS TXT record', async () => {
+  step(10, 'verifies a domain by its DNS TXT record', async () => {
     const added = await post('/v1/analysis/domains', { domain: DOMAIN });
     expect(added.status).toBe(201);
     const domain = (
@@ -462,86 +479,91 @@ describe("one person's journey through the gateway", () => {
     });
   });
 
-  it('11 runs an audit of the local site, covered by the subscription, and follows its live trace', async () => {
-    const entitlement = (await (await get('/v1/analysis/entitlement')).json()) as {
-      data: { tiers: { tier: string; covered_by_subscription: boolean; charge_atomic: number | null }[] };
-    };
-    expect(entitlement.data.tiers.find((t) => t.tier === 'audit_base')).toMatchObject({
-      covered_by_subscription: true,
-      charge_atomic: 0,
-    });
-    const run = await post(
-      '/v1/analysis/run',
-      { domain: DOMAIN, tier: 'audit_base' },
-      {
+  step(
+    11,
+    'runs an audit of the local site, covered by the subscription, and follows its live trace',
+    async () => {
+      const entitlement = (await (await get('/v1/analysis/entitlement')).json()) as {
+        data: { tiers: { tier: string; covered_by_subscription: boolean; charge_atomic: number | null }[] };
+      };
+      expect(entitlement.data.tiers.find((t) => t.tier === 'audit_base')).toMatchObject({
+        covered_by_subscription: true,
+        charge_atomic: 0,
+      });
+      const run = await post(
+        '/v1/analysis/run',
+        { domain: DOMAIN, tier: 'audit_base' },
+        {
+          ...bearer(),
+          'idempotency-key': `journey-${accountId}`,
+        },
+      );
+      expect(run.status).toBe(201);
+      const view = (
+        (await run.json()) as {
+          data: {
+            id: string;
+            status: string;
+            payment: string;
+            amount_atomic: number;
+            links: { trace: string };
+          };
+        }
+      ).data;
+      expect(view).toMatchObject({
+        domain: DOMAIN,
+        tier: 'audit_base',
+        status: 'queued',
+        payment: 'subscription',
+        amount_atomic: 0,
+      });
+      runId = view.id;
+
+      // The live trace, as server-sent events, from the start of the run to its end.
+      const stream = await get(`/v1/analysis/report/${runId}/trace`, {
         ...bearer(),
-        'idempotency-key': `journey-${accountId}`,
-      },
-    );
-    expect(run.status).toBe(201);
-    const view = (
-      (await run.json()) as {
-        data: {
-          id: string;
-          status: string;
-          payment: string;
-          amount_atomic: number;
-          links: { trace: string };
-        };
+        accept: 'text/event-stream',
+      });
+      expect(stream.status).toBe(200);
+      expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const events: TraceEvent[] = [];
+      let end: { run_id: string; status: string } | undefined;
+      const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      const deadline = Date.now() + 60_000;
+      while (!end && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let cut: number;
+        while ((cut = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          const event = /^event: (.+)$/m.exec(block)?.[1];
+          const data = /^data: (.+)$/m.exec(block)?.[1];
+          if (event === 'trace') events.push(traceEventSchema.parse(JSON.parse(data!)));
+          if (event === 'end') end = JSON.parse(data!) as typeof end;
+        }
       }
-    ).data;
-    expect(view).toMatchObject({
-      domain: DOMAIN,
-      tier: 'audit_base',
-      status: 'queued',
-      payment: 'subscription',
-      amount_atomic: 0,
-    });
-    runId = view.id;
+      await reader.cancel();
+      expect(end).toEqual({ run_id: runId, status: 'succeeded' });
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      expect(events[0]).toMatchObject({ stage: 'run', status: 'started', message: 'attempt 1 of 3' });
+      expect(events.at(-1)).toMatchObject({ stage: 'run', status: 'finished' });
+      const stages = new Set(events.map((e) => e.stage));
+      for (const stage of ['dns', 'http', 'headers', 'content']) expect(stages).toContain(stage);
 
-    // The live trace, as server-sent events, from the start of the run to its end.
-    const stream = await get(`/v1/analysis/report/${runId}/trace`, {
-      ...bearer(),
-      accept: 'text/event-stream',
-    });
-    expect(stream.status).toBe(200);
-    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
-    const events: TraceEvent[] = [];
-    let end: { run_id: string; status: string } | undefined;
-    const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
-    let buffer = '';
-    const deadline = Date.now() + 60_000;
-    while (!end && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buffer += value;
-      let cut: number;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const event = /^event: (.+)$/m.exec(block)?.[1];
-        const data = /^data: (.+)$/m.exec(block)?.[1];
-        if (event === 'trace') events.push(traceEventSchema.parse(JSON.parse(data!)));
-        if (event === 'end') end = JSON.parse(data!) as typeof end;
-      }
-    }
-    await reader.cancel();
-    expect(end).toEqual({ run_id: runId, status: 'succeeded' });
-    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
-    expect(events[0]).toMatchObject({ stage: 'run', status: 'started', message: 'attempt 1 of 3' });
-    expect(events.at(-1)).toMatchObject({ stage: 'run', status: 'finished' });
-    const stages = new Set(events.map((e) => e.stage));
-    for (const stage of ['dns', 'http', 'headers', 'content']) expect(stages).toContain(stage);
+      // The same trace as JSON, once the run has finished.
+      const json = await get(`/v1/analysis/report/${runId}/trace`);
+      expect(json.status).toBe(200);
+      const trace = (await json.json()) as { data: unknown[]; meta: { run_status: string } };
+      expect(trace.meta.run_status).toBe('succeeded');
+      expect(z.array(traceEventSchema).parse(trace.data)).toEqual(events);
+    },
+    90_000,
+  );
 
-    // The same trace as JSON, once the run has finished.
-    const json = await get(`/v1/analysis/report/${runId}/trace`);
-    expect(json.status).toBe(200);
-    const trace = (await json.json()) as { data: unknown[]; meta: { run_status: string } };
-    expect(trace.meta.run_status).toBe('succeeded');
-    expect(z.array(traceEventSchema).parse(trace.data)).toEqual(events);
-  }, 90_000);
-
-  it('12 reads the report and its PDF', async () => {
+  step(12, 'reads the report and its PDF', async () => {
     const listed = (await (await get(`/v1/analysis/reports?domain=${DOMAIN}`)).json()) as {
       data: { id: string; status: string; grade: string }[];
     };
@@ -574,7 +596,7 @@ describe("one person's journey through the gateway", () => {
     expect((await get(`/v1/analysis/report/${runId}`, {})).status).toBe(401);
   });
 
-  it('13 shares the report, the link works signed out, and stops working once revoked', async () => {
+  step(13, 'shares the report, the link works signed out, and stops working once revoked', async () => {
     const minted = await post(`/v1/analysis/report/${runId}/share`, {});
     expect(minted.status).toBe(201);
     const share = (await read(minted, enveloped(shareLinkSchema))).data;
@@ -618,7 +640,7 @@ describe("one person's journey through the gateway", () => {
     ).toBe(404);
   });
 
-  it('14 files a service request', async () => {
+  step(14, 'files a service request', async () => {
     const first = await post('/v1/requests', { kind: 'pentest', domain: DOMAIN, detail: 'after the audit' });
     expect(first.status).toBe(200);
     expect(await read(first, serviceRequestAnswerSchema)).toEqual({ ok: true, count: 1 });
@@ -627,7 +649,7 @@ describe("one person's journey through the gateway", () => {
     await problemOf(await post('/v1/requests', { kind: 'pentest' }), 400, 'validation_failed');
   });
 
-  it('15 books a consulting slot from credit and gets the mail', async () => {
+  step(15, 'books a consulting slot from credit and gets the mail', async () => {
     const slots = (await read(await get('/v1/consulting/slots'), enveloped(z.array(slotSchema)))).data;
     // A slot past the hour of notice.
     const slot = slots.find((s) => s.available && Date.parse(s.starts_at) > Date.now() + 2 * 3_600_000)!;
@@ -655,44 +677,48 @@ describe("one person's journey through the gateway", () => {
     expect(mail.text).toContain('Topic:   the audit findings');
   });
 
-  it('16 reads a billing history showing the top-up, the plan, the subscription and the booking', async () => {
-    const res = await get('/v1/account/billing/history');
-    expect(res.status).toBe(200);
-    const history = (await res.json()) as { data: unknown[]; meta: { truncated: boolean } };
-    const rows = z.array(billingHistoryRowSchema).parse(history.data);
-    expect(history.meta.truncated).toBe(false);
-    const prices = (await read(await fetch(url('/v1/billing/prices')), enveloped(pricesSchema))).data;
-    const price = {
-      plan: prices.plans.find((p) => p.plan === 'pro')!.monthly_price_atomic!,
-      subscription: prices.audit_subscriptions.find((s) => s.tier === 'audit_base')!.price_atomic!,
-      booking: prices.consulting.find((c) => c.kind === 'consulting')!.price_atomic!,
-    };
-    // Newest first.
-    expect(rows.map((r) => [r.reason, r.direction, r.amount_atomic, r.balance_delta_atomic])).toEqual([
-      ['booking', 'debit', price.booking, -price.booking],
-      ['subscription', 'debit', price.subscription, -price.subscription],
-      ['data_plan', 'debit', price.plan, -price.plan],
-      ['topup_usdc', 'credit', TOP_UP, TOP_UP],
-    ]);
-    expect(rows[0]).toMatchObject({ kind: 'ledger', ref: bookingId, tx_signature: null });
-    expect(rows[1]!.ref).toMatch(/^sub-/);
-    expect(rows[2]!.ref).toMatch(/^sub-/);
-    expect(rows[3]).toMatchObject({ kind: 'ledger', tx_signature: depositSignature });
-    const credits = await read(await get('/v1/credits'), creditsAnswerSchema);
-    expect(credits.balance_atomic).toBe(rows.reduce((sum, r) => sum + r.balance_delta_atomic, 0));
-    expect(credits.balance_atomic).toBe(TOP_UP - price.plan - price.subscription - price.booking);
-    // The ledger behind it, entry for entry.
-    expect(credits.entries.map((e) => `ledger:${e.id}`)).toEqual(rows.map((r) => r.id));
+  step(
+    16,
+    'reads a billing history showing the top-up, the plan, the subscription and the booking',
+    async () => {
+      const res = await get('/v1/account/billing/history');
+      expect(res.status).toBe(200);
+      const history = (await res.json()) as { data: unknown[]; meta: { truncated: boolean } };
+      const rows = z.array(billingHistoryRowSchema).parse(history.data);
+      expect(history.meta.truncated).toBe(false);
+      const prices = (await read(await fetch(url('/v1/billing/prices')), enveloped(pricesSchema))).data;
+      const price = {
+        plan: prices.plans.find((p) => p.plan === 'pro')!.monthly_price_atomic!,
+        subscription: prices.audit_subscriptions.find((s) => s.tier === 'audit_base')!.price_atomic!,
+        booking: prices.consulting.find((c) => c.kind === 'consulting')!.price_atomic!,
+      };
+      // Newest first.
+      expect(rows.map((r) => [r.reason, r.direction, r.amount_atomic, r.balance_delta_atomic])).toEqual([
+        ['booking', 'debit', price.booking, -price.booking],
+        ['subscription', 'debit', price.subscription, -price.subscription],
+        ['data_plan', 'debit', price.plan, -price.plan],
+        ['topup_usdc', 'credit', TOP_UP, TOP_UP],
+      ]);
+      expect(rows[0]).toMatchObject({ kind: 'ledger', ref: bookingId, tx_signature: null });
+      expect(rows[1]!.ref).toMatch(/^sub-/);
+      expect(rows[2]!.ref).toMatch(/^sub-/);
+      expect(rows[3]).toMatchObject({ kind: 'ledger', tx_signature: depositSignature });
+      const credits = await read(await get('/v1/credits'), creditsAnswerSchema);
+      expect(credits.balance_atomic).toBe(rows.reduce((sum, r) => sum + r.balance_delta_atomic, 0));
+      expect(credits.balance_atomic).toBe(TOP_UP - price.plan - price.subscription - price.booking);
+      // The ledger behind it, entry for entry.
+      expect(credits.entries.map((e) => `ledger:${e.id}`)).toEqual(rows.map((r) => r.id));
 
-    // Page by page: two rows, then the cursor resumes after them.
-    const page = (query: string) =>
-      get(`/v1/account/billing/history?${query}`).then(
-        async (r) => (await r.json()) as { data: { id: string }[]; meta: { next_cursor: string | null } },
-      );
-    const first = await page('limit=2');
-    expect(first.data.map((r) => r.id)).toEqual(rows.slice(0, 2).map((r) => r.id));
-    expect(first.meta.next_cursor).toEqual(expect.any(String));
-    const second = await page(`limit=2&cursor=${encodeURIComponent(first.meta.next_cursor!)}`);
-    expect(second.data.map((r) => r.id)).toEqual(rows.slice(2).map((r) => r.id));
-  });
+      // Page by page: two rows, then the cursor resumes after them.
+      const page = (query: string) =>
+        get(`/v1/account/billing/history?${query}`).then(
+          async (r) => (await r.json()) as { data: { id: string }[]; meta: { next_cursor: string | null } },
+        );
+      const first = await page('limit=2');
+      expect(first.data.map((r) => r.id)).toEqual(rows.slice(0, 2).map((r) => r.id));
+      expect(first.meta.next_cursor).toEqual(expect.any(String));
+      const second = await page(`limit=2&cursor=${encodeURIComponent(first.meta.next_cursor!)}`);
+      expect(second.data.map((r) => r.id)).toEqual(rows.slice(2).map((r) => r.id));
+    },
+  );
 });
