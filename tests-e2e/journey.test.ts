@@ -559,6 +559,16 @@ describe("one person's journey through the gateway", () => {
       const trace = (await json.json()) as { data: unknown[]; meta: { run_status: string } };
       expect(trace.meta.run_status).toBe('succeeded');
       expect(z.array(traceEventSchema).parse(trace.data)).toEqual(events);
+
+      // The same request again (a client retrying) answers the same run, and makes no second one.
+      const replayed = await post(
+        '/v1/analysis/run',
+        { domain: DOMAIN, tier: 'audit_base' },
+        { ...bearer(), 'idempotency-key': `journey-${accountId}` },
+      );
+      expect(replayed.status).toBe(200);
+      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+      expect(await replayed.json()).toMatchObject({ data: { id: runId, status: 'succeeded' } });
     },
     90_000,
   );
@@ -613,6 +623,8 @@ describe("one person's journey through the gateway", () => {
     });
     const page = await get(path, { accept: 'text/html' });
     expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(await page.text()).toContain(DOMAIN);
     const sharedPdf = await get(`${path}/pdf`, {});
     expect(sharedPdf.status).toBe(200);
