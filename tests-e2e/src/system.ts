@@ -120,3 +120,19 @@ export async function startSystem(
     },
   };
 }
+
+/**
+ * Waits until the data service serves the replay of recorded data it loads at start: until then
+ * a keyless read is no x402 challenge. Keyless, so that no key's budget is spent on the wait.
+ */
+export async function replayLoaded(system: System, path: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${system.gatewayUrl}${path}`);
+    await res.arrayBuffer();
+    if (res.status === 402) return;
+    if (Date.now() > deadline)
+      throw new Error(`${path} answered ${res.status}, not 402, for ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
