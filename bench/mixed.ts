@@ -27,13 +27,14 @@
 import { type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import autocannon from 'autocannon';
 import { connect } from 'nats';
 import { INTERNAL_ASSERTION_HEADER, type Caller } from '@meridian/contracts';
+import { openDatabase } from '@meridian/db';
 import { createTestDatabase } from '@meridian/db/testing';
 import { assertionKey, signCallerAssertion } from '@meridian/http-kit';
 import { linkIn, runScript, startSmtp } from '@meridian/test-peers';
@@ -334,7 +335,7 @@ function printLines(title: string, lines: Line[], seconds: number): void {
 interface Measured {
   name: string;
   pid: number;
-  idleRssMb: number;
+  beforeRssMb: number;
   startPeakMb: number;
   cpuBefore: number;
 }
@@ -360,11 +361,14 @@ function processesOf(parts: Part[], facilitatorPid: number | undefined): { name:
 function printMemory(
   measured: Measured[],
   seconds: number,
-  bench: { cpu: number; rss: number; hwm: number },
+  others: { bench: { cpu: number; rss: number; hwm: number }; postgres: { count: number; cpu: number } },
 ): void {
   const mb = (n: number) => n.toFixed(0).padStart(9);
+  const blank = ''.padStart(9);
+  const cpuCols = (used: number) =>
+    `${used.toFixed(1).padStart(6)} ${((used / seconds) * 100).toFixed(0).padStart(6)}`;
   console.log(
-    `\nper process, MB (peak = VmHWM during the load, reset just before it; start peak = VmHWM before the reset)\n${'process'.padEnd(58)} ${'RSS idle'.padStart(9)} ${'peak'.padStart(9)} ${'RSS after'.padStart(9)} ${'start pk'.padStart(9)} ${'CPU s'.padStart(6)} ${'CPU %'.padStart(6)}`,
+    `\nper process, MB (RSS before: after the warm-up; peak: VmHWM during the load, reset just before it; start peak: VmHWM before that reset); CPU during the load, % of one core\n${'process'.padEnd(58)} ${'RSS before'.padStart(9)} ${'peak'.padStart(9)} ${'RSS after'.padStart(9)} ${'start pk'.padStart(9)} ${'CPU s'.padStart(6)} ${'CPU %'.padStart(6)}`,
   );
   let rss = 0;
   let cpu = 0;
@@ -374,16 +378,46 @@ function printMemory(
     rss += now.rssMb;
     cpu += used;
     console.log(
-      `${m.name.slice(0, 58).padEnd(58)} ${mb(m.idleRssMb)} ${mb(now.hwmMb)} ${mb(now.rssMb)} ${mb(m.startPeakMb)} ${used.toFixed(1).padStart(6)} ${((used / seconds) * 100).toFixed(0).padStart(6)}`,
+      `${m.name.slice(0, 58).padEnd(58)} ${mb(m.beforeRssMb)} ${mb(now.hwmMb)} ${mb(now.rssMb)} ${mb(m.startPeakMb)} ${cpuCols(used)}`,
     );
   }
   console.log(
-    `${'total of the system'.padEnd(58)} ${''.padStart(9)} ${''.padStart(9)} ${mb(rss)} ${''.padStart(9)} ${cpu.toFixed(1).padStart(6)} ${((cpu / seconds) * 100).toFixed(0).padStart(6)}`,
+    `${'total of these processes'.padEnd(58)} ${blank} ${blank} ${mb(rss)} ${blank} ${cpuCols(cpu)}`,
   );
   console.log(
-    `${'bench process (autocannon, the load generator)'.padEnd(58)} ${''.padStart(9)} ${mb(bench.hwm)} ${mb(bench.rss)} ${''.padStart(9)} ${bench.cpu.toFixed(1).padStart(6)} ${((bench.cpu / seconds) * 100).toFixed(0).padStart(6)}`,
+    `${`Postgres: the ${others.postgres.count} backends of the run's database`.padEnd(58)} ${blank} ${blank} ${blank} ${blank} ${cpuCols(others.postgres.cpu)}`,
+  );
+  const { bench } = others;
+  console.log(
+    `${'bench process (autocannon: the load generator)'.padEnd(58)} ${blank} ${mb(bench.hwm)} ${mb(bench.rss)} ${blank} ${cpuCols(bench.cpu)}`,
   );
 }
+
+/** The pids of the Postgres backends connected to the run's database (the services' pools). */
+async function backendsOf(url: string): Promise<number[]> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const { db, close } = openDatabase<any>({ kind: 'pg', url, poolSize: 1 }, 'public');
+  try {
+    const rows = await db
+      .selectFrom('pg_catalog.pg_stat_activity')
+      .select('pid')
+      .where('datname', '=', new URL(url).pathname.slice(1))
+      .execute();
+    return rows.map((r: { pid: number }) => Number(r.pid));
+  } finally {
+    await close();
+  }
+}
+
+/** CPU seconds of those of `pids` still running (a backend may end meanwhile). */
+const cpuOfLiving = (pids: number[]) =>
+  pids.reduce((sum, pid) => {
+    try {
+      return sum + cpuSeconds(pid);
+    } catch {
+      return sum;
+    }
+  }, 0);
 
 /** The JetStream streams the services created under the run's namespace. */
 async function dropStreams(namespace: string): Promise<void> {
@@ -510,24 +544,26 @@ export async function run(): Promise<void> {
 
     const measured: Measured[] = processesOf(parts, facilitatorPid).map((p) => {
       const s = statusOf(p.pid);
-      return { ...p, idleRssMb: s.rssMb, startPeakMb: s.hwmMb, cpuBefore: cpuSeconds(p.pid) };
+      return { ...p, beforeRssMb: s.rssMb, startPeakMb: s.hwmMb, cpuBefore: cpuSeconds(p.pid) };
     });
     for (const m of measured) resetPeak(m.pid);
     resetPeak(process.pid);
+    const backends = await backendsOf(db.url);
+    const backendsCpu = cpuOfLiving(backends);
     const benchCpu = process.cpuUsage();
+    const load = loadavg()[0]!;
     const t0 = performance.now();
     const lines = await drive([...viaGateway, ...portalStreams, x402Stream], SECONDS);
     const elapsed = (performance.now() - t0) / 1000;
     const used = process.cpuUsage(benchCpu);
     const self = statusOf(process.pid);
     console.log(
-      `\nmixed load, ${SECONDS} s, every route at once (autocannon, one instance per route, in this process); x402 at ${X402_RATE}/s, ${spent} payments used`,
+      `\nmixed load, ${SECONDS} s, every route at once (autocannon, one instance per route, in this process); x402 at ${X402_RATE}/s, ${spent} payments used; load average ${load.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after, ${cpus().length} cores`,
     );
     printLines('', lines, SECONDS);
     printMemory(measured, elapsed, {
-      cpu: (used.user + used.system) / 1e6,
-      rss: self.rssMb,
-      hwm: self.hwmMb,
+      bench: { cpu: (used.user + used.system) / 1e6, rss: self.rssMb, hwm: self.hwmMb },
+      postgres: { count: backends.length, cpu: cpuOfLiving(backends) - backendsCpu },
     });
 
     // Data reads alone: through the gateway, then straight to the data service.
