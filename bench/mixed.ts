@@ -26,9 +26,9 @@
  */
 import { type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import autocannon from 'autocannon';
@@ -340,28 +340,35 @@ interface Measured {
   cpuBefore: number;
 }
 
+/** A child's name in the tables: the entry it runs (a script's file, or the binary's). */
+function entryOf(pid: number): string {
+  const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const script = args.slice(1).find((a) => /\.(ts|js)$/.test(a)) ?? args[0] ?? '?';
+  const name = basename(script);
+  return name === 'esbuild' ? 'esbuild (its bundler)' : name;
+}
+
 /** Every process of the run, with the children each has (the portal's esbuild, the chain). */
 function processesOf(parts: Part[], facilitatorPid: number | undefined): { name: string; pid: number }[] {
   const out: { name: string; pid: number }[] = [];
-  for (const p of parts) {
-    out.push({ name: p.name, pid: p.child.pid! });
-    for (const d of descendants(p.child.pid!)) out.push({ name: `  └ ${d.cmd}`, pid: d.pid });
-  }
-  if (facilitatorPid !== undefined) {
-    out.push({ name: 'x402 facilitator (local)', pid: facilitatorPid });
-    for (const d of descendants(facilitatorPid))
-      out.push({
-        name: `  └ ${d.cmd.includes('solana-node') ? 'LiteSVM chain (solana-node.ts)' : d.cmd}`,
-        pid: d.pid,
-      });
-  }
+  const withChildren = (name: string, pid: number) => {
+    out.push({ name, pid });
+    for (const d of descendants(pid)) out.push({ name: `  └ ${entryOf(d.pid)}`, pid: d.pid });
+  };
+  for (const p of parts) withChildren(p.name, p.child.pid!);
+  // Its child is the LiteSVM chain (solana-node.ts).
+  if (facilitatorPid !== undefined) withChildren('x402 facilitator (local)', facilitatorPid);
   return out;
 }
 
 function printMemory(
   measured: Measured[],
   seconds: number,
-  others: { bench: { cpu: number; rss: number; hwm: number }; postgres: { count: number; cpu: number } },
+  others: {
+    bench: { cpu: number; rss: number; hwm: number };
+    postgres: { count: number; cpu: number };
+    answers: number;
+  },
 ): void {
   const mb = (n: number) => n.toFixed(0).padStart(9);
   const blank = ''.padStart(9);
@@ -391,6 +398,10 @@ function printMemory(
   console.log(
     `${'bench process (autocannon: the load generator)'.padEnd(58)} ${blank} ${mb(bench.hwm)} ${mb(bench.rss)} ${blank} ${cpuCols(bench.cpu)}`,
   );
+  const perAnswer = (c: number) => ((c * 1000) / others.answers).toFixed(2);
+  console.log(
+    `CPU ms per answer of the mix: these processes ${perAnswer(cpu)}, Postgres ${perAnswer(others.postgres.cpu)}, load generator ${perAnswer(bench.cpu)}`,
+  );
 }
 
 /** The pids of the Postgres backends connected to the run's database (the services' pools). */
@@ -419,6 +430,19 @@ const cpuOfLiving = (pids: number[]) =>
     }
   }, 0);
 
+/** CPU seconds each group of processes (and this process, `load generator`) uses from now on. */
+function cpuMeter(groups: Record<string, number[]>): () => Record<string, number> {
+  const before = Object.fromEntries(Object.entries(groups).map(([n, pids]) => [n, cpuOfLiving(pids)]));
+  const self = process.cpuUsage();
+  return () => {
+    const used = process.cpuUsage(self);
+    return {
+      ...Object.fromEntries(Object.entries(groups).map(([n, pids]) => [n, cpuOfLiving(pids) - before[n]!])),
+      'load generator': (used.user + used.system) / 1e6,
+    };
+  };
+}
+
 /** The JetStream streams the services created under the run's namespace. */
 async function dropStreams(namespace: string): Promise<void> {
   const nc = await connect({ servers: NATS_URL });
@@ -440,8 +464,9 @@ export async function run(): Promise<void> {
     const before = new Set(descendants(process.pid).map((d) => d.pid));
     facilitator = await startX402Facilitator();
     const facilitatorPid = descendants(process.pid).find(
-      (d) => !before.has(d.pid) && d.cmd.includes('x402-facilitator-process'),
+      (d) => !before.has(d.pid) && entryOf(d.pid) === 'x402-facilitator-process.ts',
     )?.pid;
+    if (facilitatorPid === undefined) throw new Error('the facilitator process was not found');
     const env: Record<string, string> = {
       DATABASE_URL: db.url,
       DATABASE_POOL_SIZE: '5',
@@ -492,12 +517,12 @@ export async function run(): Promise<void> {
     for (const route of PORTAL_ROUTES)
       await expectStatus(await fetch(`${gateway.url}${route}`, { headers: session }), 200, route);
 
-    const paymentsNeeded = Math.ceil(X402_RATE * SECONDS * 1.2) + 20;
+    const paymentsNeeded = X402_RATE > 0 ? Math.ceil(X402_RATE * SECONDS * 1.2) + 20 : 0;
     const signing = Date.now();
     const pool = await signedPayments(gateway.url, facilitator, PAID_ROUTE, paymentsNeeded);
     console.log(`${pool.length} payments signed in ${((Date.now() - signing) / 1000).toFixed(1)} s`);
     // Five paid calls one by one: the x402 path's first use (fee payer, pools) is not measured.
-    for (let i = 0; i < 5; i++)
+    for (let i = 0; i < Math.min(5, pool.length); i++)
       await expectStatus(
         await fetch(`${gateway.url}${PAID_ROUTE}`, { headers: { 'payment-signature': pool.pop()! } }),
         200,
@@ -553,7 +578,10 @@ export async function run(): Promise<void> {
     const benchCpu = process.cpuUsage();
     const load = loadavg()[0]!;
     const t0 = performance.now();
-    const lines = await drive([...viaGateway, ...portalStreams, x402Stream], SECONDS);
+    const lines = await drive(
+      [...viaGateway, ...portalStreams, ...(X402_RATE > 0 ? [x402Stream] : [])],
+      SECONDS,
+    );
     const elapsed = (performance.now() - t0) / 1000;
     const used = process.cpuUsage(benchCpu);
     const self = statusOf(process.pid);
@@ -564,6 +592,7 @@ export async function run(): Promise<void> {
     printMemory(measured, elapsed, {
       bench: { cpu: (used.user + used.system) / 1e6, rss: self.rssMb, hwm: self.hwmMb },
       postgres: { count: backends.length, cpu: cpuOfLiving(backends) - backendsCpu },
+      answers: lines.reduce((sum, l) => sum + l.result.requests.total, 0),
     });
 
     // Data reads alone: through the gateway, then straight to the data service.
@@ -583,8 +612,28 @@ export async function run(): Promise<void> {
     }, 20_000);
     const data = parts.find((p) => p.name === 'data')!;
     try {
-      const gatewayLines = await drive(viaGateway, half);
-      const directLines = await drive(
+      const meterOf = () =>
+        cpuMeter({ gateway: [gateway.child.pid!], data: [data.child.pid!], Postgres: backends });
+      const alone = async (title: string, streams: Stream[]) => {
+        const load = loadavg()[0]!;
+        const meter = meterOf();
+        const lines = await drive(streams, half);
+        const cpu = meter();
+        printLines(`${title} (load average ${load.toFixed(1)})`, lines, half);
+        const answers = lines.reduce((s, l) => s + l.result.requests.total, 0);
+        console.log(
+          `CPU ms per answer: ${Object.entries(cpu)
+            .map(([n, c]) => `${n} ${((c * 1000) / answers).toFixed(2)}`)
+            .join(', ')}`,
+        );
+        return lines;
+      };
+      const gatewayLines = await alone(
+        `data reads alone, ${half} s, through the gateway (API keys)`,
+        viaGateway,
+      );
+      const directLines = await alone(
+        `data reads alone, ${half} s, straight to the data service (caller assertion)`,
         DATA_ROUTES.map((route) => ({
           group: 'data',
           route: route.slice('/v1/data/'.length),
@@ -602,13 +651,6 @@ export async function run(): Promise<void> {
             ],
           },
         })),
-        half,
-      );
-      printLines(`data reads alone, ${half} s, through the gateway (API keys)`, gatewayLines, half);
-      printLines(
-        `data reads alone, ${half} s, straight to the data service (caller assertion)`,
-        directLines,
-        half,
       );
       const rps = (ls: Line[]) => ls.reduce((s, l) => s + l.result.requests.total, 0) / half;
       console.log('\ngateway / direct, throughput:');
