@@ -468,8 +468,8 @@ export async function run(): Promise<void> {
     )?.pid;
     if (facilitatorPid === undefined) throw new Error('the facilitator process was not found');
     const env: Record<string, string> = {
+      // Each service's pool at its default size (DATABASE_POOL_SIZE 10), as deployed.
       DATABASE_URL: db.url,
-      DATABASE_POOL_SIZE: '5',
       NATS_URL,
       BUS_NAMESPACE: namespace,
       INTERNAL_AUTH_SECRET: secret,
