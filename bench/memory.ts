@@ -21,7 +21,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '@meridian/db/testing';
-import { descendants, freePort, launch, ROOT, statusOf, tsx, waitHttp } from './support.js';
+import { descendants, dropStreams, freePort, launch, ROOT, statusOf, tsx, waitHttp } from './support.js';
 
 const IDLE_MS = Number(process.env.MEMORY_IDLE_SECONDS ?? 20) * 1000;
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -127,11 +127,12 @@ function entryArgs(folder: string): string[] {
 async function split(): Promise<void> {
   const db = await createTestDatabase('bench_memory');
   const dir = mkdtempSync(join(tmpdir(), 'memory-bench-'));
+  const namespace = `mem${randomBytes(4).toString('hex')}`;
   const env: Record<string, string> = {
     DATABASE_URL: db.url,
     DATABASE_POOL_SIZE: '3',
     NATS_URL,
-    BUS_NAMESPACE: `mem${randomBytes(4).toString('hex')}`,
+    BUS_NAMESPACE: namespace,
     INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
     DATA_DIR: dir,
     LOG_LEVEL: 'warn',
@@ -184,6 +185,7 @@ async function split(): Promise<void> {
     );
   } finally {
     await stopAll(running.map((r) => r.child));
+    await dropStreams(NATS_URL, namespace).catch(() => {});
     await db.drop();
     rmSync(dir, { recursive: true, force: true });
   }

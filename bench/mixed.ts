@@ -32,14 +32,23 @@ import { basename, join } from 'node:path';
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import autocannon from 'autocannon';
-import { connect } from 'nats';
 import { INTERNAL_ASSERTION_HEADER, type Caller } from '@meridian/contracts';
 import { openDatabase } from '@meridian/db';
 import { createTestDatabase } from '@meridian/db/testing';
 import { assertionKey, signCallerAssertion } from '@meridian/http-kit';
 import { linkIn, runScript, startSmtp } from '@meridian/test-peers';
 import { startX402Facilitator, type X402Facilitator } from '@meridian/test-peers/x402-facilitator';
-import { cpuSeconds, descendants, freePort, launch, resetPeak, statusOf, tsx, waitHttp } from './support.js';
+import {
+  cpuSeconds,
+  descendants,
+  dropStreams,
+  freePort,
+  launch,
+  resetPeak,
+  statusOf,
+  tsx,
+  waitHttp,
+} from './support.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const X402_RATE = Number(process.env.MIXED_X402_RATE ?? 10);
@@ -443,15 +452,6 @@ function cpuMeter(groups: Record<string, number[]>): () => Record<string, number
   };
 }
 
-/** The JetStream streams the services created under the run's namespace. */
-async function dropStreams(namespace: string): Promise<void> {
-  const nc = await connect({ servers: NATS_URL });
-  const jsm = await nc.jetstreamManager();
-  for await (const name of jsm.streams.names())
-    if (name.startsWith(`${namespace.toUpperCase()}_`)) await jsm.streams.delete(name);
-  await nc.close();
-}
-
 export async function run(): Promise<void> {
   const db = await createTestDatabase('bench_mixed');
   const dir = mkdtempSync(join(tmpdir(), 'mixed-bench-'));
@@ -668,7 +668,7 @@ export async function run(): Promise<void> {
     await stopAll(parts.map((p) => p.child));
     await facilitator?.close();
     await smtp.close();
-    await dropStreams(namespace).catch(() => {});
+    await dropStreams(NATS_URL, namespace).catch(() => {});
     await db.drop();
     rmSync(dir, { recursive: true, force: true });
   }
