@@ -13,10 +13,12 @@
  * It prints per route the requests, throughput, p50 and p99 (autocannon's, whole ms) and the
  * answers that were not 2xx (429s apart), the totals, then per process the RSS before the load,
  * the peak during it (VmHWM, reset with clear_refs just before the load), the RSS after it, the
- * peak of its start and the CPU it used during the load; the bench process (the load generator)
- * is on that list too, as it shares the machine's cores. Last, the data routes alone for half as
- * long, through the gateway and then straight to the data service (a caller assertion signed with
- * the run's INTERNAL_AUTH_SECRET, as the gateway signs it), and the ratio of the two.
+ * peak of its start and the CPU it used during the load, beside the CPU of the Postgres backends
+ * of the run's database and of the bench process (the load generator shares the machine's cores),
+ * and the machine's load average (other work on it shows there). Last, the data routes alone for
+ * half as long, through the gateway and then straight to the data service (a caller assertion
+ * signed with the run's INTERNAL_AUTH_SECRET, as the gateway signs it), with the CPU per answer of
+ * the gateway, data and Postgres in each, and the throughput ratio of the two.
  *
  *   npx -y pnpm@10 bench mixed
  *   BENCH_SECONDS=60 MIXED_X402_RATE=20 npx -y pnpm@10 bench mixed
