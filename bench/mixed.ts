@@ -22,6 +22,7 @@
  *
  *   npx -y pnpm@10 bench mixed
  *   BENCH_SECONDS=60 MIXED_X402_RATE=20 npx -y pnpm@10 bench mixed
+ *   npx -y pnpm@10 build && MIXED_DIST=1 npx -y pnpm@10 bench mixed   (the processes from dist/)
  *
  * Needs the machine's Postgres, NATS (JetStream) and Redis (the gateway's rate-limit buckets).
  * BENCH_VERBOSE=1 shows the children's logs.
@@ -54,6 +55,7 @@ import {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const X402_RATE = Number(process.env.MIXED_X402_RATE ?? 10);
+const DIST = process.env.MIXED_DIST === '1';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Connections per route. All of them come from one address: the gateway's default in-flight
@@ -248,16 +250,23 @@ async function signedPayments(
   return out;
 }
 
-/** Starts a process and waits for its /ready; its name in the tables. */
+/**
+ * Starts the process of `folder` (its src/main.ts through tsx, or with MIXED_DIST=1 its built
+ * dist/main.js, as the images run it) and waits for its /ready; `name` is its name in the tables.
+ */
 async function start(
   name: string,
-  entry: string,
+  folder: string,
   env: Record<string, string>,
   extra: Record<string, string> = {},
 ): Promise<Part> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = launch(tsx(entry), { ...env, ...extra, PORT: String(port) });
+  // Built, the portal serves the pages `pnpm build` bundled (as its image does), not its sources.
+  const built: Record<string, string> =
+    DIST && name === 'portal' ? { PORTAL_DIST: 'portal/dist/public' } : {};
+  const args = DIST ? [join(folder, 'dist', 'main.js')] : tsx(join(folder, 'src', 'main.ts'));
+  const child = launch(args, { ...env, ...built, ...extra, PORT: String(port) });
   await waitHttp(`${url}/ready`, {}, 180_000).catch((err: Error) => {
     throw new Error(`${name}: ${err.message} (BENCH_VERBOSE=1 shows its stderr)`);
   });
@@ -488,10 +497,10 @@ export async function run(): Promise<void> {
     };
     const started = Date.now();
     // One at a time, so a start's peak is its own and not six compilers at once.
-    for (const name of SERVICES) parts.push(await start(name, `services/${name}/src/main.ts`, env));
-    parts.push(await start('portal', 'portal/src/main.ts', env));
+    for (const name of SERVICES) parts.push(await start(name, `services/${name}`, env));
+    parts.push(await start('portal', 'portal', env));
     const urls = Object.fromEntries(parts.map((p) => [`${p.name.toUpperCase()}_URL`, p.url]));
-    const gateway = await start('gateway', 'gateway/src/main.ts', env, {
+    const gateway = await start('gateway', 'gateway', env, {
       ...urls,
       METRICS_PORT: '0',
       REDIS_URL,
@@ -499,7 +508,7 @@ export async function run(): Promise<void> {
     });
     parts.push(gateway);
     console.log(
-      `node ${process.version}; started ${parts.length} processes + the facilitator in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+      `node ${process.version}; started ${parts.length} processes (${DIST ? 'dist/main.js' : 'tsx'}) + the facilitator in ${((Date.now() - started) / 1000).toFixed(0)} s`,
     );
 
     const account = await prepareAccount(gateway.url, smtp, db.url);
