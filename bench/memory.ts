@@ -17,11 +17,11 @@
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '@meridian/db/testing';
-import { freePort, launch, ROOT, tsx, waitHttp } from './support.js';
+import { descendants, dropStreams, freePort, launch, ROOT, statusOf, tsx, waitHttp } from './support.js';
 
 const IDLE_MS = Number(process.env.MEMORY_IDLE_SECONDS ?? 20) * 1000;
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -32,34 +32,6 @@ interface Row {
   rssMb: number;
   hwmMb: number;
   heapMb?: number;
-}
-
-/** VmRSS and VmHWM of one process, in MB. */
-function statusOf(pid: number): { rssMb: number; hwmMb: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
-  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
-}
-
-/** Every descendant of `pid`, with its command line. */
-function descendants(pid: number): { pid: number; cmd: string }[] {
-  const out: { pid: number; cmd: string }[] = [];
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    const file = `/proc/${pid}/task/${tid}/children`;
-    if (!existsSync(file)) continue;
-    for (const child of readFileSync(file, 'utf8').split(' ').filter(Boolean).map(Number)) {
-      const cmd = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      out.push({
-        pid: child,
-        cmd: cmd
-          .map((a) => a.replace(`${ROOT}/`, ''))
-          .join(' ')
-          .slice(0, 70),
-      });
-      out.push(...descendants(child));
-    }
-  }
-  return out;
 }
 
 /** The V8 heap in use, from the process's prom-client /metrics. */
@@ -155,11 +127,12 @@ function entryArgs(folder: string): string[] {
 async function split(): Promise<void> {
   const db = await createTestDatabase('bench_memory');
   const dir = mkdtempSync(join(tmpdir(), 'memory-bench-'));
+  const namespace = `mem${randomBytes(4).toString('hex')}`;
   const env: Record<string, string> = {
     DATABASE_URL: db.url,
     DATABASE_POOL_SIZE: '3',
     NATS_URL,
-    BUS_NAMESPACE: `mem${randomBytes(4).toString('hex')}`,
+    BUS_NAMESPACE: namespace,
     INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
     DATA_DIR: dir,
     LOG_LEVEL: 'warn',
@@ -212,6 +185,7 @@ async function split(): Promise<void> {
     );
   } finally {
     await stopAll(running.map((r) => r.child));
+    await dropStreams(NATS_URL, namespace).catch(() => {});
     await db.drop();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -2,7 +2,8 @@
  * Runs the benchmarks that live beside each service and the gateway (`services/<name>/bench/*.ts`,
  * `gateway/bench/*.ts`; each exports `run()`), one after the other: `pnpm bench [name...]`, where a
  * name picks every bench whose label (`data-rollup`, `gateway-proxy`, ...) contains it.
- * `bench/memory.ts` (label `memory`) measures every process at idle.
+ * `bench/memory.ts` (label `memory`) measures every process at idle; `bench/mixed.ts` (label `mixed`)
+ * drives a mixed load (data reads by key, portal reads, pay per call) on the split system.
  * Peers a bench starts as processes of their own live in its bench/peers/.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -30,6 +31,8 @@ const benches = benchFolders()
   )
   // The system-wide one: every process's resident memory at idle (bench/memory.ts).
   .concat({ label: 'memory', file: join(ROOT, 'bench', 'memory.ts') })
+  // The system under a mixed load: throughput, latency per route, memory per process (bench/mixed.ts).
+  .concat({ label: 'mixed', file: join(ROOT, 'bench', 'mixed.ts') })
   .filter((b) => only.length === 0 || only.some((o) => b.label.includes(o)))
   .sort((a, b) => a.label.localeCompare(b.label));
 

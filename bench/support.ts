@@ -1,10 +1,13 @@
 /**
- * The plumbing every benchmark shares: timing, free ports, child processes and waiting for them.
+ * The plumbing every benchmark shares: timing, free ports, child processes and waiting for them,
+ * and what /proc says of a process (memory, CPU, children).
  * Nothing here knows a service; each service's benches live in its own bench/ folder.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { connect } from 'nats';
 
 /** The repository root: children start here, so their entry paths are the repository's. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,4 +61,57 @@ export async function waitHttp(
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not come up`);
+}
+
+/** VmRSS and VmHWM (the peak since start, or since `resetPeak`) of one process, in MB. */
+export function statusOf(pid: number): { rssMb: number; hwmMb: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+}
+
+/** Every descendant of `pid`, with its command line (the repository's path left out, cut at 70). */
+export function descendants(pid: number): { pid: number; cmd: string }[] {
+  const out: { pid: number; cmd: string }[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const file = `/proc/${pid}/task/${tid}/children`;
+    if (!existsSync(file)) continue;
+    for (const child of readFileSync(file, 'utf8').split(' ').filter(Boolean).map(Number)) {
+      const cmd = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      out.push({
+        pid: child,
+        cmd: cmd
+          .map((a) => a.replace(`${ROOT}/`, ''))
+          .join(' ')
+          .slice(0, 70),
+      });
+      out.push(...descendants(child));
+    }
+  }
+  return out;
+}
+
+/** Sets VmHWM back to the current VmRSS (Linux's clear_refs 5), so the next peak is of what follows. */
+export function resetPeak(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+const TICK_S = 1 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100);
+
+/** CPU time (user + system) the process has used, in seconds, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * TICK_S;
+}
+
+/** Deletes the JetStream streams the processes of a run created under its bus namespace. */
+export async function dropStreams(natsUrl: string, namespace: string): Promise<void> {
+  const nc = await connect({ servers: natsUrl });
+  try {
+    const jsm = await nc.jetstreamManager();
+    for await (const name of jsm.streams.names())
+      if (name.startsWith(`${namespace.toUpperCase()}_`)) await jsm.streams.delete(name);
+  } finally {
+    await nc.close();
+  }
 }
