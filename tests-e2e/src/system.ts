@@ -11,17 +11,31 @@ export interface System {
   env: Record<string, string>;
   /** Kills one service process (SIGKILL: no drain) to see how the rest behave. */
   kill(name: ServiceName | 'gateway'): Promise<void>;
+  /**
+   * Starts a service killed (or still running: it is stopped first, SIGKILL) again on its port, so
+   * the gateway finds it where it was; `env` comes on top of the system's (e.g. a test seam unset).
+   */
+  restart(name: ServiceName, env?: Record<string, string>): Promise<void>;
   /** Another gateway replica on the same services, bus and database (stopped with the rest); its URL. */
   addGateway(): Promise<string>;
   stop(): Promise<void>;
 }
 
+export interface SystemOptions {
+  /** The server to make the system's database on (its `postgres` database's URL); default the machine's. */
+  postgresUrl?: string;
+}
+
 /**
  * Every service and the gateway as its own process, on a fresh database of the machine's
- * Postgres and a private namespace of the machine's NATS.
+ * Postgres and a private namespace of the machine's NATS (`NATS_URL` in `extraEnv`: another server).
  */
-export async function startSystem(prefix: string, extraEnv: Record<string, string> = {}): Promise<System> {
-  const database: TestDatabase = await createTestDatabase(prefix);
+export async function startSystem(
+  prefix: string,
+  extraEnv: Record<string, string> = {},
+  options: SystemOptions = {},
+): Promise<System> {
+  const database: TestDatabase = await createTestDatabase(prefix, options.postgresUrl);
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     DATABASE_POOL_SIZE: '3',
@@ -71,6 +85,11 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
     serviceUrls,
     env,
     kill: async (name) => processes.get(name)?.kill(),
+    restart: async (name, more = {}) => {
+      await processes.get(name)?.kill();
+      const port = new URL(serviceUrls[name]).port;
+      processes.set(name, await startServiceProcess(`services/${name}/src/main.ts`, { ...env, ...more, PORT: port }));
+    },
     addGateway: async () => {
       const replica = await startServiceProcess('gateway/src/main.ts', {
         ...env,
