@@ -8,7 +8,8 @@ import { freePort } from './service-process.js';
 
 /** The nats-server binary: `NATS_SERVER_BIN`, else Debian's, else the one on the PATH. */
 const NATS_SERVER_BIN =
-  process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server');
+  process.env.NATS_SERVER_BIN ??
+  (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server');
 
 export interface NatsServer {
   /** `nats://127.0.0.1:<port>`: the same across restarts. */

@@ -49,7 +49,18 @@ export async function startPostgresServer(): Promise<PostgresServer> {
       ? run('runuser', ['-u', 'postgres', '--', join(bin, tool), ...args], { cwd: dir })
       : run(join(bin, tool), args, { cwd: dir });
 
-  await pg('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  await pg('initdb', [
+    '-D',
+    dataDir,
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '-E',
+    'UTF8',
+    '--locale=C',
+    '--no-sync',
+  ]);
   // fsync off: the stops this server is for are process crashes, which the OS's page cache survives.
   const options = [
     '-c listen_addresses=127.0.0.1',
