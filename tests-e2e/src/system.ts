@@ -88,7 +88,10 @@ export async function startSystem(
     restart: async (name, more = {}) => {
       await processes.get(name)?.kill();
       const port = new URL(serviceUrls[name]).port;
-      processes.set(name, await startServiceProcess(`services/${name}/src/main.ts`, { ...env, ...more, PORT: port }));
+      processes.set(
+        name,
+        await startServiceProcess(`services/${name}/src/main.ts`, { ...env, ...more, PORT: port }),
+      );
     },
     addGateway: async () => {
       const replica = await startServiceProcess('gateway/src/main.ts', {
