@@ -93,18 +93,25 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
     duringOutages.push({ what, status: res.status, retryable: body.retryable });
   };
   /** Every service answers /ready again (its database and bus reachable). */
-  const allReady = () =>
-    eventually(async () => {
-      const ready = await Promise.all(
-        SERVICE_NAMES.map((n) =>
-          fetch(`${system.serviceUrls[n]}/ready`).then(
-            (r) => r.ok,
-            () => false,
-          ),
-        ),
-      );
-      return ready.every(Boolean);
-    }, 60_000);
+  const allReady = async () => {
+    const notReady = async () =>
+      (
+        await Promise.all(
+          SERVICE_NAMES.map(async (n) => {
+            const answer = await fetch(`${system.serviceUrls[n]}/ready`).then(
+              async (r) => (r.ok ? undefined : `${r.status} ${await r.text()}`),
+              (err: unknown) => String(err),
+            );
+            return answer && `${n}: ${answer}`;
+          }),
+        )
+      ).filter(Boolean);
+    try {
+      await eventually(async () => (await notReady()).length === 0, 60_000);
+    } catch {
+      throw new Error(`not ready within 60 s: ${(await notReady()).join('; ')}`);
+    }
+  };
 
   it('keeps its state through a NATS restart: what billing wrote meanwhile reaches identity after it', async () => {
     const [alpha, bravo, charlie] = accounts as [SignedIn, SignedIn, SignedIn];
