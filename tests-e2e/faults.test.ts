@@ -59,6 +59,7 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
     await Promise.all([nats?.close(), postgres?.close(), smtp?.close()]);
   });
 
+  const account = (i: number): SignedIn => accounts[i]!;
   const get = (path: string, session: string) =>
     fetch(`${system.gatewayUrl}${path}`, { headers: { authorization: `Bearer ${session}` } });
   const accountIdOf = async (session: string) =>
@@ -114,7 +115,7 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
   };
 
   it('keeps its state through a NATS restart: what billing wrote meanwhile reaches identity after it', async () => {
-    const [alpha, bravo, charlie] = accounts as [SignedIn, SignedIn, SignedIn];
+    const [alpha, bravo, charlie] = [account(0), account(1), account(2)];
     expect((await buyPlan(alpha.session, 'pro')).status).toBe(200);
     expect((await book(alpha.session)).status).toBe(201);
     expect((await buyPlan(bravo.session, 'basic')).status).toBe(200);
@@ -139,7 +140,7 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
   }, 120_000);
 
   it('answers 503 while Postgres is down and works again once it is back', async () => {
-    const [alpha, , charlie] = accounts as [SignedIn, SignedIn, SignedIn];
+    const [alpha, charlie] = [account(0), account(2)];
     const t0 = Date.now();
     await postgres.stop('immediate');
     await during('postgres down: credits', get('/v1/credits', alpha.session));
@@ -155,7 +156,7 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
   }, 120_000);
 
   it('publishes once what billing wrote before a SIGKILL, and once what it published but had not marked', async () => {
-    const [alpha, bravo] = accounts as [SignedIn, SignedIn];
+    const [alpha, bravo] = [account(0), account(1)];
     const billing = openDatabase<BillingTables>(
       { kind: 'pg', url: system.env.DATABASE_URL!, poolSize: 1 },
       'billing',

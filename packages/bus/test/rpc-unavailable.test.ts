@@ -36,7 +36,7 @@ describe('request handlers whose database is unavailable', () => {
       client.on('error', () => {});
       try {
         await client.connect();
-        return await query(client);
+        return { ok: true as const, data: await query(client) };
       } finally {
         await client.end().catch(() => undefined);
       }
