@@ -169,7 +169,8 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
         .orderBy('seq')
         .execute();
     try {
-      // Its relay holds every row before publishing it.
+      // What billing wrote before is relayed; then its relay holds every row before publishing it.
+      await eventually(async () => (await unsent()).length === 0);
       await system.restart('billing', { OUTBOX_TEST_RELAY_DELAY_MS: '600000' });
       expect((await buyPlan(bravo.session, 'ultra')).status).toBe(200);
       expect((await book(alpha.session)).status).toBe(201);
