@@ -155,7 +155,7 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
     await eventually(async () => (await planOf(alpha.session)) === 'ultra');
   }, 120_000);
 
-  it('publishes once what billing wrote before a SIGKILL, and once what it published but had not marked', async () => {
+  it('publishes once what billing wrote before a SIGKILL, and once what it published but had not marked; a killed consumer catches up', async () => {
     const [alpha, bravo] = [account(0), account(1)];
     const billing = openDatabase<BillingTables>(
       { kind: 'pg', url: system.env.DATABASE_URL!, poolSize: 1 },
@@ -180,9 +180,18 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
       expect(await planOf(bravo.session)).toBe('pro');
 
       // Killed with both written and neither published; restarted with the relay holding each row
-      // after publishing it, before marking it sent.
+      // after publishing it, before marking it sent. Identity, the plan's consumer, is killed too
+      // and comes back only once the event waits in the stream: its durable consumer catches up.
       await system.kill('billing');
+      await system.kill('identity');
       await system.restart('billing', { OUTBOX_TEST_MARK_DELAY_MS: '600000' });
+      const reader = await streamReader(nats.url, system.env.BUS_NAMESPACE!);
+      try {
+        await eventually(async () => (await reader.contents('BILLING')).ids.includes(held[0]!.id));
+      } finally {
+        await reader.close();
+      }
+      await system.restart('identity');
       await eventually(async () => (await planOf(bravo.session)) === 'ultra');
       expect((await unsent()).map((r) => r.id)).toEqual(held.map((r) => r.id));
 
