@@ -14,6 +14,11 @@ export interface System {
   env: Record<string, string>;
   /** Kills one service process, its first replica (SIGKILL: no drain), to see how the rest behave. */
   kill(name: ServiceName | 'gateway'): Promise<void>;
+  /**
+   * Starts a service killed (or still running: it is stopped first, SIGKILL) again on its port, so
+   * the gateway finds it where it was; `env` comes on top of the system's (e.g. a test seam unset).
+   */
+  restart(name: ServiceName, env?: Record<string, string>): Promise<void>;
   /** Another gateway replica on the same services, bus and database (stopped with the rest); its URL. */
   addGateway(): Promise<string>;
   stop(): Promise<void>;
@@ -26,18 +31,20 @@ export interface SystemOptions {
    * Replicas of a service).
    */
   replicas?: Partial<Record<ServiceName, number>>;
+  /** The server to make the system's database on (its `postgres` database's URL); default the machine's. */
+  postgresUrl?: string;
 }
 
 /**
  * Every service and the gateway as its own process, on a fresh database of the machine's
- * Postgres and a private namespace of the machine's NATS.
+ * Postgres and a private namespace of the machine's NATS (`NATS_URL` in `extraEnv`: another server).
  */
 export async function startSystem(
   prefix: string,
   extraEnv: Record<string, string> = {},
   options: SystemOptions = {},
 ): Promise<System> {
-  const database: TestDatabase = await createTestDatabase(prefix);
+  const database: TestDatabase = await createTestDatabase(prefix, options.postgresUrl);
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
     DATABASE_POOL_SIZE: '3',
@@ -105,6 +112,15 @@ export async function startSystem(
     replicas,
     env,
     kill: async (name) => (name === 'gateway' ? edges.get(name) : replicas[name][0])?.kill(),
+    restart: async (name, more = {}) => {
+      await replicas[name][0]?.kill();
+      const port = new URL(serviceUrls[name]).port;
+      replicas[name][0] = await startServiceProcess(`services/${name}/src/main.ts`, {
+        ...env,
+        ...more,
+        PORT: port,
+      });
+    },
     addGateway: async () => {
       const gateway = await startServiceProcess('gateway/src/main.ts', {
         ...env,

@@ -1,4 +1,4 @@
-import { deadLetterSubject, type CloudEvent } from '@meridian/contracts';
+import { deadLetterSubject, isDependencyUnavailable, type CloudEvent } from '@meridian/contracts';
 import type { Logger, Metrics } from '@meridian/observability';
 import {
   AckPolicy,
@@ -10,7 +10,7 @@ import {
   type JetStreamManager,
   type JsMsg,
 } from 'nats';
-import { backoffFor, decodeEvent, errorMessage, headerSafe, withIncomingTrace } from './codec.js';
+import { backoffFor, decodeEvent, errorMessage, headerSafe, sleep, withIncomingTrace } from './codec.js';
 import type { NatsNames } from './nats-names.js';
 import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
 import { consumerSettings, type ConsumerSettings } from './settings.js';
@@ -38,11 +38,13 @@ export async function startNatsConsumer<T>(deps: ConsumerDeps, spec: ConsumerSpe
   const consumer = await deps.js.consumers.get(stream, spec.durable);
   // Few messages per pull: they are handled one at a time and their ack_wait runs while they wait.
   const messages = await consumer.consume({ max_messages: settings.maxMessages });
+  let closing = false;
   const loop = (async () => {
-    for await (const msg of messages) await handleMessage(deps, settings, msg);
+    for await (const msg of messages) await handleMessage(deps, settings, msg, () => closing);
   })().catch((err: unknown) => deps.logger?.error({ err, durable: spec.durable }, 'consumer stopped'));
   return {
     close: async () => {
+      closing = true;
       await messages.close();
       await loop;
     },
@@ -80,7 +82,12 @@ async function upsertConsumer(
   }
 }
 
-async function handleMessage(deps: ConsumerDeps, s: Settings, msg: JsMsg): Promise<void> {
+async function handleMessage(
+  deps: ConsumerDeps,
+  s: Settings,
+  msg: JsMsg,
+  closing: () => boolean,
+): Promise<void> {
   const subject = deps.names.unsubject(msg.subject);
   const decoded = decodeEvent(decoder.decode(msg.data));
   const ctx = { deliveryCount: msg.info.deliveryCount, headers: fromNatsHeaders(msg.headers) };
@@ -88,7 +95,7 @@ async function handleMessage(deps: ConsumerDeps, s: Settings, msg: JsMsg): Promi
   if (ctx.deliveryCount > s.maxDeliver) {
     return deadLetter(deps, s, msg, subject, 'the last delivery was never settled');
   }
-  const failure = await runHandler(s, decoded.event, ctx, msg);
+  const failure = await runHandler(deps, s, decoded.event, ctx, msg, closing);
   if (!failure) return acknowledge(deps, msg, subject);
   deps.logger?.warn(
     { err: failure.error, durable: s.durable, event_id: decoded.event.id, delivery: ctx.deliveryCount },
@@ -100,19 +107,39 @@ async function handleMessage(deps: ConsumerDeps, s: Settings, msg: JsMsg): Promi
   deps.metrics?.busMessages.inc({ direction: 'consume', subject, outcome: 'retry' });
 }
 
+/** Longest wait between two tries of a handler whose database is unavailable (the message held). */
+const UNAVAILABLE_RETRY_MAX_MS = 5000;
+
+/**
+ * Runs the handler. A failure because a server it depends on is unreachable (its database
+ * restarting: isDependencyUnavailable) is no fault of the event: the handler is tried again, the
+ * message held (`working`), until it passes, fails otherwise or the consumer closes, so an outage
+ * longer than the backoff does not use up the deliveries and dead-letter events that were fine.
+ */
 async function runHandler(
+  deps: ConsumerDeps,
   s: Settings,
   event: CloudEvent,
   ctx: ConsumeContext,
   msg: JsMsg,
+  closing: () => boolean,
 ): Promise<{ error: unknown } | undefined> {
   // Tell the server the message is still being worked on, so a slow handler is not redelivered meanwhile.
   const keepAlive = setInterval(() => msg.working(), Math.max(s.ackWaitMs / 2, 50));
   try {
-    await withIncomingTrace(ctx.headers, () => s.handler(event, ctx));
-    return undefined;
-  } catch (error) {
-    return { error };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await withIncomingTrace(ctx.headers, () => s.handler(event, ctx));
+        return undefined;
+      } catch (error) {
+        if (!isDependencyUnavailable(error) || closing()) return { error };
+        deps.logger?.warn(
+          { err: error, durable: s.durable, event_id: event.id, attempt },
+          'event handler: a dependency is unavailable; holding the message',
+        );
+        await sleep(Math.min(backoffFor(s.backoffMs, attempt) || 1000, UNAVAILABLE_RETRY_MAX_MS));
+      }
+    }
   } finally {
     clearInterval(keepAlive);
   }

@@ -90,8 +90,11 @@ export interface OutboxRelayOptions {
    * not marked (crash) is then published again at the next start and dropped by its id.
    */
   lockRows?: boolean;
-  /** Test seam: runs after each publish and before the row is marked sent; a throw stops the pass there. */
-  hooks?: { afterPublish?: (id: string) => Promise<void> };
+  /**
+   * Test seams: `beforePublish` runs before each row is published (after its commit), `afterPublish`
+   * after each publish and before the row is marked sent; a throw stops the pass there.
+   */
+  hooks?: { beforePublish?: (id: string) => Promise<void>; afterPublish?: (id: string) => Promise<void> };
 }
 
 export interface OutboxRelay {
@@ -200,6 +203,7 @@ async function publishRows(options: OutboxRelayOptions, rows: OutboxRow[]): Prom
     try {
       // pg and PGlite parse jsonb; a driver that does not hands over the text.
       const event = (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as CloudEvent;
+      await options.hooks?.beforePublish?.(row.id);
       await options.bus.publish(event, { subject: row.subject });
       await options.hooks?.afterPublish?.(row.id);
       sent.push(row.id);

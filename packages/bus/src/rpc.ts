@@ -1,4 +1,9 @@
-import { problemSchema, type RpcReply } from '@meridian/contracts';
+import {
+  dependencyUnavailable,
+  isDependencyUnavailable,
+  problemSchema,
+  type RpcReply,
+} from '@meridian/contracts';
 import type { Logger } from '@meridian/observability';
 import { z } from 'zod';
 import { errorMessage, withIncomingTrace } from './codec.js';
@@ -27,6 +32,11 @@ export async function answerRequest(
     try {
       return await handler(req, { headers });
     } catch (err) {
+      // The database restarting or failing over: the caller may retry in a moment.
+      if (isDependencyUnavailable(err)) {
+        log.logger?.warn({ err, subject: log.subject }, 'rpc handler: a dependency is unavailable');
+        return { ok: false, problem: dependencyUnavailable() };
+      }
       log.logger?.error({ err, subject: log.subject }, 'rpc handler failed');
       return { ok: false, problem: internalError() };
     }

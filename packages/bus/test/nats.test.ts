@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { connect as netConnect, createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { deadLetterSubject, type CloudEvent } from '@meridian/contracts';
 import { createMetrics } from '@meridian/observability';
@@ -116,6 +117,52 @@ describe('NATS bus specifics', () => {
     expect(dead[0]!.id).toBe(event.id);
     expect(calls).toEqual([]);
     await Promise.all([restarted.close(), dlq.close()]);
+  });
+
+  it('holds a message while its handler finds the database unreachable, past its deliveries, and applies it once', async () => {
+    const root = uniqueName('nn');
+    const stream = root.toUpperCase();
+    await bus.ensureStream({ name: stream, subjects: [`${root}.>`] });
+    const durable = uniqueName('svc__');
+    // A real refused connection, as a pool gets while its database restarts: four times, then it is back.
+    const refused = async () => {
+      const closed = createServer();
+      await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+      const { port } = closed.address() as AddressInfo;
+      await new Promise((r) => closed.close(r));
+      await new Promise((_resolve, reject) => netConnect(port, '127.0.0.1').once('error', reject));
+    };
+    const deliveries: number[] = [];
+    let applied = 0;
+    const handler = async (_e: CloudEvent, ctx: ConsumeContext) => {
+      deliveries.push(ctx.deliveryCount);
+      if (deliveries.length <= 4) await refused();
+      applied++;
+    };
+    const consumer = await bus.consume({
+      stream,
+      durable,
+      filterSubject: `${root}.>`,
+      maxDeliver: 2,
+      backoffMs: [50],
+      handler,
+    });
+    const dead: CloudEvent[] = [];
+    const dlq = await bus.consume({
+      stream: 'DEADLETTER',
+      durable: `${durable}_dlq`,
+      filterSubject: deadLetterSubject(durable, `${root}.db.v1`),
+      handler: async (e) => void dead.push(e),
+    });
+    await bus.publish(newEvent('x', `${root}.db.v1`, {}));
+    await waitFor(() => applied === 1, { what: 'the event applied' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect({ applied, dead: dead.length, deliveries }).toEqual({
+      applied: 1,
+      dead: 0,
+      deliveries: [1, 1, 1, 1, 1],
+    });
+    await Promise.all([consumer.close(), dlq.close()]);
   });
 
   it('does not redeliver the message of a slow handler while it runs', async () => {

@@ -90,3 +90,49 @@ export function problem(code: ProblemCode, detail: string, init: ProblemInit = {
 
 /** A reply on a request/reply subject: `{ok: true, data}` or `{ok: false, problem}`. */
 export type RpcReply<T> = { ok: true; data: T } | { ok: false; problem: Problem };
+
+/** Node's codes of a peer that cannot be reached or dropped the connection. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+/**
+ * PostgreSQL's SQLSTATEs of a server going away or not yet taking work: class 08 (connection
+ * exception), admin / crash shutdown, starting up or recovering, too many connections.
+ */
+const UNAVAILABLE_SQLSTATES = /^(08...|57P01|57P02|57P03|53300)$/;
+/** node-postgres's own messages for a connection that ended or never came (they carry no code). */
+const UNREACHABLE_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/**
+ * Whether `err` (or its cause, or one of an AggregateError's errors) says that a server this process
+ * depends on, its database above all, is unreachable for now: a restart or failover, which a retry
+ * in a moment survives. Such a failure is answered 503 (retryable), not 500, which says our bug.
+ */
+export function isDependencyUnavailable(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 5) return false;
+  const { code, message, cause, errors } = err as {
+    code?: unknown;
+    message?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_SQLSTATES.test(code)))
+    return true;
+  if (typeof message === 'string' && UNREACHABLE_MESSAGES.test(message)) return true;
+  if (Array.isArray(errors) && errors.some((e) => isDependencyUnavailable(e, depth + 1))) return true;
+  return isDependencyUnavailable(cause, depth + 1);
+}
+
+/** The answer to a request that failed because a dependency is unreachable (isDependencyUnavailable). */
+export function dependencyUnavailable(): Problem {
+  return problem('service_unavailable', 'A server this service depends on is unreachable; retry shortly.', {
+    retryAfter: 1,
+  });
+}

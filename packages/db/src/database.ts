@@ -33,6 +33,11 @@ export function openDatabase<DB>(target: DatabaseTarget, schema: string): OpenDa
     // An idle client dropped by the server (restart, failover, a forced drop) is removed from the
     // pool and the next checkout reconnects; unhandled, the pool's 'error' would end the process.
     pool.on('error', () => {});
+    // A client checked out (inside a transaction, between two of its queries) when the server goes
+    // away emits 'error' too, and the pool listens only to idle ones: unhandled, it would end the
+    // process at every database restart. The failure reaches the client's next query instead, and
+    // the pool discards the client when it is released (it is no longer queryable).
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }).withSchema(schema);
     return { db, kind: 'pg', close: () => db.destroy() };
   }

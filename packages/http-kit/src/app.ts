@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { runWithTrace, type Logger, type Metrics } from '@meridian/observability';
+import { dependencyUnavailable, isDependencyUnavailable } from '@meridian/contracts';
 import { requestErrorProblem } from './body-problem.js';
 import { HttpProblem, httpProblem, problem, writeProblem } from './problem.js';
 import { setSecurityHeaders } from './security-headers.js';
@@ -148,6 +149,11 @@ function lastErrorHandler(err: unknown, req: Request, res: Response, _next: Next
   const known = err instanceof HttpProblem ? err : requestErrorProblem(err);
   if (known) return sendProblem(res, known);
   const logger = req.app.locals.logger as Logger | undefined;
+  // The database (or another server) restarting or failing over: retryable, not our bug.
+  if (isDependencyUnavailable(err)) {
+    logger?.warn({ err, method: req.method, path: req.path }, 'a dependency is unavailable');
+    return sendProblem(res, new HttpProblem(dependencyUnavailable()));
+  }
   logger?.error({ err, method: req.method, path: req.path }, 'unhandled error');
   // Nothing about the failure reaches the client: no message, no stack, no SQL.
   sendProblem(res, new HttpProblem(problem('internal', 'The server failed to answer this request.')));

@@ -1,6 +1,11 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
-import { INTERNAL_ASSERTION_HEADER, type Caller } from '@meridian/contracts';
+import {
+  dependencyUnavailable,
+  INTERNAL_ASSERTION_HEADER,
+  isDependencyUnavailable,
+  type Caller,
+} from '@meridian/contracts';
 import { runWithTrace, type Logger, type Metrics } from '@meridian/observability';
 import { callerVerifier, notFromGateway } from './internal-auth.js';
 import { HttpProblem, problem, writeProblem } from './problem.js';
@@ -81,6 +86,10 @@ async function serve(
 function sendLeanProblem(req: IncomingMessage, res: ServerResponse, err: unknown, logger: Logger): void {
   setSecurityHeaders(res);
   if (err instanceof HttpProblem) return writeProblem(res, err.body, err.headers);
+  if (isDependencyUnavailable(err)) {
+    logger.warn({ err, method: req.method, path: req.url?.split('?')[0] }, 'a dependency is unavailable');
+    return writeProblem(res, dependencyUnavailable());
+  }
   logger.error({ err, method: req.method, path: req.url?.split('?')[0] }, 'unhandled error');
   writeProblem(res, problem('internal', 'The server failed to answer this request.'));
 }

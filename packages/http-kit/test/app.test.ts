@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { z } from 'zod';
@@ -35,6 +36,14 @@ function testApp() {
   app.get('/slow', async (_req, res) => {
     await new Promise<void>((r) => (release = r));
     res.json({ done: true });
+  });
+  // A real refused connection, as a pool gets while its database restarts.
+  app.get('/database-down', async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((r) => closed.close(r));
+    await new Promise((_resolve, reject) => connect(port, '127.0.0.1').once('error', reject));
   });
   app.get('/refuse', () => {
     throw httpProblem('rate_limit', 'slow down', { retryAfter: 7 });
@@ -102,6 +111,15 @@ describe('http app factory', () => {
     });
     expect(JSON.stringify(res.body)).not.toMatch(/hunter2|select|at /);
     expect(sink.lines.join('')).toContain('unhandled error');
+  });
+
+  it('answers 503 (retryable) when a server it depends on cannot be reached, e.g. its database restarting', async () => {
+    const { app, sink } = testApp();
+    const res = await request(app).get('/database-down').expect(503);
+    expect(res.headers['retry-after']).toBe('1');
+    expect(res.body).toMatchObject({ status: 503, error_category: 'service_unavailable', retryable: true });
+    expect(sink.lines.join('')).toContain('a dependency is unavailable');
+    expect(sink.lines.join('')).not.toContain('unhandled error');
   });
 
   it('carries retry_after and Retry-After on a retryable refusal', async () => {

@@ -21,6 +21,13 @@ export const baseConfigSchema = z.object({
   ERRORS_BASE: z.string().url().default('https://meridian.example/errors'),
   /** Peers whose X-Forwarded-For is believed (express `trust proxy`): the gateway's network. */
   TRUST_PROXY: z.string().min(1).default('loopback, uniquelocal'),
+  /**
+   * Test only (tests-e2e/faults.test.ts): the outbox relay waits this long before publishing each
+   * row, or after publishing it and before marking it sent, so a test can kill the service in
+   * between. Never set otherwise.
+   */
+  OUTBOX_TEST_RELAY_DELAY_MS: z.coerce.number().int().min(0).default(0),
+  OUTBOX_TEST_MARK_DELAY_MS: z.coerce.number().int().min(0).default(0),
 });
 
 export type BaseConfig = z.infer<typeof baseConfigSchema>;

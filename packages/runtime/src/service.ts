@@ -10,6 +10,7 @@ import {
   startOutboxRelay,
   type Bus,
   type ConsumerSpec,
+  type OutboxRelayOptions,
   type RpcHandler,
   type StreamSpec,
 } from '@meridian/bus';
@@ -172,6 +173,7 @@ export async function startService<DB, C extends BaseConfig>(
         bus,
         logger,
         lockRows: database.kind !== 'pglite',
+        hooks: relayTestHooks(config),
       });
       closers.push(() => relay.close());
     }
@@ -195,6 +197,14 @@ export async function startService<DB, C extends BaseConfig>(
     deps: deps as unknown as ServiceDeps<unknown>,
     close: () => closeAll(closers),
   };
+}
+
+/** The relay's test seams, from OUTBOX_TEST_RELAY_DELAY_MS and OUTBOX_TEST_MARK_DELAY_MS (0: none). */
+function relayTestHooks(config: BaseConfig): OutboxRelayOptions['hooks'] {
+  const wait = (ms: number) => (ms > 0 ? () => new Promise<void>((r) => setTimeout(r, ms)) : undefined);
+  const beforePublish = wait(config.OUTBOX_TEST_RELAY_DELAY_MS);
+  const afterPublish = wait(config.OUTBOX_TEST_MARK_DELAY_MS);
+  return { ...(beforePublish ? { beforePublish } : {}), ...(afterPublish ? { afterPublish } : {}) };
 }
 
 /** Closes in reverse order of opening: HTTP first, the database last. */

@@ -23,3 +23,5 @@ export {
   type LocalWallet,
   type X402Facilitator,
 } from './x402-facilitator.js';
+export { startNatsServer, type NatsServer } from './nats-server.js';
+export { startPostgresServer, type PostgresServer } from './postgres-server.js';

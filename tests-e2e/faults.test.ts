@@ -1,0 +1,386 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { openDatabase } from '@meridian/db';
+import {
+  runScript,
+  startNatsServer,
+  startPostgresServer,
+  startSmtp,
+  type NatsServer,
+  type PostgresServer,
+} from '@meridian/test-peers';
+import { postJson, signedInAccount, type SignedIn } from './src/accounts.js';
+import { streamReader } from './src/streams.js';
+import { SERVICE_NAMES, startSystem, type System } from './src/system.js';
+
+/**
+ * Issue 19, faults: NATS restarted mid-run, Postgres restarted, billing killed (SIGKILL) between
+ * writing an event and publishing it, and again between publishing it and marking it sent. The
+ * system runs on a private nats-server and a private PostgreSQL cluster (the machine's servers are
+ * shared by the tests running beside this one and are never restarted). Afterwards every event of
+ * every outbox is in its stream once, every durable consumer applied each event of its filter once,
+ * and every ledger balance equals the sum of its entries.
+ */
+describe('faults: NATS and Postgres restarts, a service killed between write and publish', () => {
+  let nats: NatsServer;
+  let postgres: PostgresServer;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  let system: System;
+  const accounts: Array<SignedIn & { id: string }> = [];
+  /** Every answer given while a server was down: none may be a 500 or anything but a retryable 503. */
+  const duringOutages: Array<{ what: string; status: number; retryable: unknown }> = [];
+  /** Bookings answered 201 (each needs exactly one debit and one confirmation mail). */
+  const booked: string[] = [];
+  let nextSlot = 0;
+
+  beforeAll(async () => {
+    [nats, postgres, smtp] = await Promise.all([startNatsServer(), startPostgresServer(), startSmtp()]);
+    system = await startSystem(
+      'e2e_faults',
+      {
+        NATS_URL: nats.url,
+        SMTP_URL: smtp.url,
+        PUBLIC_BASE_URL: 'http://localhost:8080',
+        TRUST_PROXY: 'loopback',
+        CONSULTING_HOURS: 'mon-sun 00:00-24:00',
+        CONSULTING_NOTICE_HOURS: '1',
+      },
+      { postgresUrl: postgres.url },
+    );
+    for (const label of ['alpha', 'bravo', 'charlie']) {
+      const signed = await signedInAccount(system, smtp, `faults-${label}`);
+      const id = await accountIdOf(signed.session);
+      expect(await grant(id, 3_000_000_000)).toMatchObject({ code: 0 });
+      accounts.push({ ...signed, id });
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await Promise.all([nats?.close(), postgres?.close(), smtp?.close()]);
+  });
+
+  const account = (i: number): SignedIn => accounts[i]!;
+  const get = (path: string, session: string) =>
+    fetch(`${system.gatewayUrl}${path}`, { headers: { authorization: `Bearer ${session}` } });
+  const accountIdOf = async (session: string) =>
+    ((await (await get('/v1/agent/whoami', session)).json()) as { data: { account_id: string } }).data
+      .account_id;
+  const grant = (accountId: string, amount: number) =>
+    runScript(
+      'services/billing/scripts/admin.ts',
+      ['grant', '--operator', 'e2e', '--account', accountId, '--amount', String(amount), '--note', 'faults'],
+      { DATABASE_URL: system.env.DATABASE_URL! },
+    );
+  const buyPlan = (session: string, plan: string) => postJson(system, '/v1/billing/plan', { plan }, session);
+  /** A consulting booking paid from credit, each in an hour of its own. */
+  const book = async (session: string) => {
+    const start = new Date(Date.now() + (3 + nextSlot++) * 3_600_000);
+    start.setUTCMinutes(0, 0, 0);
+    const res = await postJson(
+      system,
+      '/v1/consulting/bookings',
+      { starts_at: start.toISOString(), topic: 'faults' },
+      session,
+    );
+    if (res.status === 201) booked.push(((await res.clone().json()) as { data: { id: string } }).data.id);
+    return res;
+  };
+  const planOf = async (session: string) =>
+    ((await (await get('/v1/account', session)).json()) as { data: { plan: string } }).data.plan;
+  /** Records an answer given during an outage. */
+  const during = async (what: string, answer: Promise<Response>) => {
+    const res = await answer;
+    const body = (await res.json().catch(() => ({}))) as { retryable?: unknown };
+    duringOutages.push({ what, status: res.status, retryable: body.retryable });
+  };
+  /** Every service answers /ready again (its database and bus reachable). */
+  const allReady = async () => {
+    const notReady = async () =>
+      (
+        await Promise.all(
+          SERVICE_NAMES.map(async (n) => {
+            const answer = await fetch(`${system.serviceUrls[n]}/ready`).then(
+              async (r) => (r.ok ? undefined : `${r.status} ${await r.text()}`),
+              (err: unknown) => String(err),
+            );
+            return answer && `${n}: ${answer}`;
+          }),
+        )
+      ).filter(Boolean);
+    try {
+      await eventually(async () => (await notReady()).length === 0, 60_000);
+    } catch {
+      throw new Error(`not ready within 60 s: ${(await notReady()).join('; ')}`);
+    }
+  };
+
+  it('keeps its state through a NATS restart: what billing wrote meanwhile reaches identity after it', async () => {
+    const [alpha, bravo, charlie] = [account(0), account(1), account(2)];
+    expect((await buyPlan(alpha.session, 'pro')).status).toBe(200);
+    expect((await book(alpha.session)).status).toBe(201);
+    expect((await buyPlan(bravo.session, 'basic')).status).toBe(200);
+    expect(
+      (await postJson(system, '/v1/audit/subscribe', { tier: 'audit_base' }, charlie.session)).status,
+    ).toBe(200);
+    await eventually(async () => (await planOf(bravo.session)) === 'basic');
+
+    const t0 = Date.now();
+    await nats.stop('SIGKILL');
+    const boughtDuring = await buyPlan(bravo.session, 'pro');
+    await during('nats down: buy a plan', Promise.resolve(boughtDuring));
+    await during('nats down: book', book(alpha.session));
+    await during('nats down: credits', get('/v1/credits', charlie.session));
+    await new Promise((r) => setTimeout(r, 2_000));
+    await nats.start();
+    await allReady();
+    console.error(`faults: NATS down and back, services ready again, in ${Date.now() - t0} ms`);
+    if (boughtDuring.status === 200) await eventually(async () => (await planOf(bravo.session)) === 'pro');
+    // Work goes on as before.
+    expect((await book(bravo.session)).status).toBe(201);
+  }, 120_000);
+
+  it('answers 503 while Postgres is down and works again once it is back', async () => {
+    const [alpha, charlie] = [account(0), account(2)];
+    const t0 = Date.now();
+    await postgres.stop('immediate');
+    await during('postgres down: credits', get('/v1/credits', alpha.session));
+    await during('postgres down: buy a plan', buyPlan(charlie.session, 'basic'));
+    await during('postgres down: book', book(alpha.session));
+    await during('postgres down: account', get('/v1/account', alpha.session));
+    await postgres.start();
+    await allReady();
+    console.error(`faults: Postgres down and back, services ready again, in ${Date.now() - t0} ms`);
+    expect((await buyPlan(alpha.session, 'ultra')).status).toBe(200);
+    expect((await book(charlie.session)).status).toBe(201);
+    await eventually(async () => (await planOf(alpha.session)) === 'ultra');
+  }, 120_000);
+
+  it('publishes once what billing wrote before a SIGKILL, and once what it published but had not marked; a killed consumer catches up', async () => {
+    const [alpha, bravo] = [account(0), account(1)];
+    const billing = openDatabase<BillingTables>(
+      { kind: 'pg', url: system.env.DATABASE_URL!, poolSize: 1 },
+      'billing',
+    );
+    const unsent = async () =>
+      await billing.db
+        .selectFrom('outbox')
+        .select(['id', 'subject'])
+        .where('sent_at', 'is', null)
+        .orderBy('seq')
+        .execute();
+    try {
+      // What billing wrote before is relayed; then its relay holds every row before publishing it.
+      await eventually(async () => (await unsent()).length === 0);
+      await system.restart('billing', { OUTBOX_TEST_RELAY_DELAY_MS: '600000' });
+      expect((await buyPlan(bravo.session, 'ultra')).status).toBe(200);
+      expect((await book(alpha.session)).status).toBe(201);
+      const held = await unsent();
+      expect(held.map((r) => r.subject)).toEqual(['billing.plan.changed.v1', 'billing.order.paid.v1']);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await planOf(bravo.session)).toBe('pro');
+
+      // Killed with both written and neither published; restarted with the relay holding each row
+      // after publishing it, before marking it sent. Identity, the plan's consumer, is killed too
+      // and comes back only once the event waits in the stream: its durable consumer catches up.
+      await system.kill('billing');
+      await system.kill('identity');
+      await system.restart('billing', { OUTBOX_TEST_MARK_DELAY_MS: '600000' });
+      const reader = await streamReader(nats.url, system.env.BUS_NAMESPACE!);
+      try {
+        await eventually(async () => (await reader.contents('BILLING')).ids.includes(held[0]!.id));
+      } finally {
+        await reader.close();
+      }
+      await system.restart('identity');
+      await eventually(async () => (await planOf(bravo.session)) === 'ultra');
+      expect((await unsent()).map((r) => r.id)).toEqual(held.map((r) => r.id));
+
+      // Killed again with the first published and not marked: the next relay publishes it again
+      // (JetStream drops the copy by its id) and the second for the first time.
+      await system.kill('billing');
+      await system.restart('billing');
+      await eventually(async () => (await unsent()).length === 0);
+    } finally {
+      await billing.close();
+    }
+  }, 120_000);
+
+  it('after recovery: every event in its stream once, applied once by each consumer; every balance the sum of its entries', async () => {
+    expect(
+      duringOutages.filter((a) => a.status >= 500 && (a.status !== 503 || a.retryable !== true)),
+    ).toEqual([]);
+    console.error(`faults: answers during outages: ${JSON.stringify(duringOutages)}`);
+
+    const url = system.env.DATABASE_URL!;
+    const open = <T>(schema: string) => openDatabase<T>({ kind: 'pg', url, poolSize: 1 }, schema);
+    const dbs = {
+      identity: open<OutboxOnly>('identity'),
+      billing: open<BillingTables>('billing'),
+      requests: open<RequestsTables>('requests'),
+      analysis: open<OutboxOnly>('analysis'),
+      x402: open<OutboxOnly>('x402'),
+      data: open<OutboxOnly>('data'),
+    };
+    const reader = await streamReader(nats.url, system.env.BUS_NAMESPACE!);
+    const durables = [
+      ['BILLING', 'identity__plan_changed'],
+      ['BILLING', 'requests__order_paid'],
+      ['BILLING', 'analysis__order_paid'],
+      ['REQUESTS', 'identity__booking_confirmed'],
+    ] as const;
+    try {
+      const outboxOf = (schema: keyof typeof dbs) =>
+        (dbs[schema] as ReturnType<typeof open<OutboxOnly>>).db
+          .selectFrom('outbox')
+          .select(['id', 'subject', 'payload', 'sent_at'])
+          .orderBy('seq')
+          .execute();
+      // Quiet: every outbox relayed, every durable consumer caught up with nothing unacknowledged.
+      await eventually(async () => {
+        for (const schema of Object.keys(dbs) as Array<keyof typeof dbs>)
+          if ((await outboxOf(schema)).some((r) => r.sent_at === null)) return false;
+        for (const [stream, durable] of durables) {
+          const state = await reader.durable(stream, durable);
+          if (state.pending > 0 || state.ackPending > 0) return false;
+        }
+        return true;
+      }, 60_000);
+
+      // Every stream holds each event of its service's outbox exactly once: no copy, no gap.
+      const streams = {
+        identity: 'IDENTITY',
+        billing: 'BILLING',
+        requests: 'REQUESTS',
+        analysis: 'ANALYSIS',
+        x402: 'X402',
+        data: 'DATA',
+      } as const;
+      const outboxes = new Map<string, Awaited<ReturnType<typeof outboxOf>>>();
+      let events = 0;
+      for (const [schema, stream] of Object.entries(streams) as Array<[keyof typeof dbs, string]>) {
+        const rows = await outboxOf(schema);
+        outboxes.set(schema, rows);
+        const { ids } = await reader.contents(stream);
+        expect({ stream, copies: ids.filter((id, i) => ids.indexOf(id) !== i) }).toEqual({
+          stream,
+          copies: [],
+        });
+        expect({ stream, ids: [...ids].sort() }).toEqual({ stream, ids: rows.map((r) => r.id).sort() });
+        events += ids.length;
+      }
+      expect(await reader.messages('DEADLETTER')).toBe(0);
+
+      // Each consumer applied each event of its filter once (processed_events, recorded in the
+      // transaction of the change).
+      const billingRows = outboxes.get('billing')!;
+      const ofType = (rows: typeof billingRows, subject: string) => rows.filter((r) => r.subject === subject);
+      const orderOf = (r: (typeof billingRows)[number]) =>
+        (r.payload as { data: { order_id: string } }).data.order_id;
+      const processed = async (schema: keyof typeof dbs, consumer: string) =>
+        (
+          await (dbs[schema] as ReturnType<typeof open<OutboxOnly>>).db
+            .selectFrom('processed_events')
+            .select('event_id')
+            .where('consumer', '=', consumer)
+            .execute()
+        )
+          .map((r) => r.event_id)
+          .sort();
+      expect(await processed('identity', 'identity__plan_changed')).toEqual(
+        ofType(billingRows, 'billing.plan.changed.v1')
+          .map((r) => r.id)
+          .sort(),
+      );
+      expect(await processed('identity', 'identity__booking_confirmed')).toEqual(
+        ofType(outboxes.get('requests')!, 'requests.booking.confirmed.v1')
+          .map((r) => r.id)
+          .sort(),
+      );
+      expect(await processed('requests', 'requests__order_paid')).toEqual(
+        ofType(billingRows, 'billing.order.paid.v1')
+          .filter((r) => orderOf(r).startsWith('booking-'))
+          .map((r) => r.id)
+          .sort(),
+      );
+
+      // Bookings: each one answered 201 is confirmed, paid by one debit, and mailed once.
+      const bookings = await dbs.requests.db.selectFrom('bookings').select(['id', 'status']).execute();
+      const debits = await dbs.billing.db
+        .selectFrom('ledger_entries')
+        .select(['order_id', 'delta_atomic'])
+        .where('reason', '=', 'booking')
+        .execute();
+      for (const b of bookings.filter((x) => x.status === 'confirmed')) {
+        expect({ booking: b.id, debits: debits.filter((d) => d.order_id === b.id).length }).toEqual({
+          booking: b.id,
+          debits: 1,
+        });
+        expect({ booking: b.id, mails: smtp.mails.filter((m) => m.text.includes(b.id)).length }).toEqual({
+          booking: b.id,
+          mails: 1,
+        });
+      }
+      expect(booked.filter((id) => !bookings.some((b) => b.id === id && b.status === 'confirmed'))).toEqual(
+        [],
+      );
+      // No debit for a booking that is not confirmed.
+      const confirmed = new Set(bookings.filter((x) => x.status === 'confirmed').map((b) => b.id));
+      expect(debits.filter((d) => !confirmed.has(d.order_id!))).toEqual([]);
+
+      // The ledger: every balance equals the sum of its entries, none negative.
+      const balances = await dbs.billing.db
+        .selectFrom('balances')
+        .select(['account_id', 'balance_atomic'])
+        .execute();
+      const entries = await dbs.billing.db
+        .selectFrom('ledger_entries')
+        .select(['account_id', 'delta_atomic'])
+        .execute();
+      const sums = new Map<string, number>();
+      for (const e of entries) sums.set(e.account_id, (sums.get(e.account_id) ?? 0) + Number(e.delta_atomic));
+      expect(balances.map((b) => [b.account_id, Number(b.balance_atomic)]).sort()).toEqual(
+        [...sums.entries()].sort(),
+      );
+      expect(balances.filter((b) => Number(b.balance_atomic) < 0)).toEqual([]);
+
+      // Identity's plan of each account is billing's.
+      for (const a of accounts) {
+        const billed = (
+          (await (await get('/v1/billing/plan', a.session)).json()) as { data: { plan: string | null } }
+        ).data.plan;
+        expect({ account: a.id, plan: await planOf(a.session) }).toEqual({
+          account: a.id,
+          plan: billed ?? 'free',
+        });
+      }
+      console.error(
+        `faults: ${events} events checked in ${Object.keys(streams).length} streams, ${bookings.length} bookings, ${entries.length} ledger entries over ${balances.length} balances`,
+      );
+    } finally {
+      await reader.close();
+      await Promise.all(Object.values(dbs).map((d) => d.close()));
+    }
+  }, 120_000);
+});
+
+async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`not so within ${timeoutMs} ms`);
+}
+
+/** The columns the checks read, of each service's own schema. */
+interface OutboxOnly {
+  outbox: { id: string; seq: number; subject: string; payload: unknown; sent_at: Date | null };
+  processed_events: { consumer: string; event_id: string };
+}
+interface BillingTables extends OutboxOnly {
+  balances: { account_id: string; balance_atomic: number };
+  ledger_entries: { account_id: string; delta_atomic: number; reason: string; order_id: string | null };
+}
+interface RequestsTables extends OutboxOnly {
+  bookings: { id: string; status: string };
+}
