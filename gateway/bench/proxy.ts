@@ -375,7 +375,9 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'error',
       METRICS_PORT: '0',
     };
-    const gateway = launch(tsx('gateway/src/main.ts'), { ...gatewayEnv, PORT: String(gwPort) });
+    // BENCH_CPU_PROF=<dir>: the memory-bucket gateway writes a V8 CPU profile there when it stops.
+    const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const gateway = launch([...profile, ...tsx('gateway/src/main.ts')], { ...gatewayEnv, PORT: String(gwPort) });
     const gatewayRedis = launch(tsx('gateway/src/main.ts'), {
       ...gatewayEnv,
       PORT: String(gwRedisPort),

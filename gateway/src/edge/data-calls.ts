@@ -1,4 +1,4 @@
-import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   INTERNAL_ASSERTION_HEADER,
   SESSION_COOKIE,
@@ -46,6 +46,7 @@ import { ANONYMOUS, type AssertionSigner } from './assertion.js';
 import { checkDataQuery } from './query-check.js';
 import { CLOSE_FIELDS, readBody, type BodyLimits } from './bodies.js';
 import type { InFlightGate } from './in-flight.js';
+import { isTimeout, UpstreamPool, type AnswerSink, type Forwarding } from './upstream.js';
 
 export interface DataEdgeOptions {
   /** The catalogue of the data service's mode: what the pre-challenge checks accept. */
@@ -84,6 +85,7 @@ export interface DataEdgeOptions {
  * sets itself rather than passing on.
  */
 const NOT_FORWARDED = new Set([
+  'content-length',
   'connection',
   'keep-alive',
   'proxy-connection',
@@ -152,6 +154,8 @@ interface DataCall {
   target: DataTarget | undefined;
   /** A paid call (x402) whose payment was verified: its answer is held until it is settled. */
   paid?: PaidCall;
+  /** The request to the data service, once sent: cancelled if the client leaves first. */
+  forwarding?: Forwarding;
 }
 
 type PricedTarget = DataTarget & { hit: NonNullable<DataTarget['hit']> };
@@ -165,12 +169,13 @@ type PricedTarget = DataTarget & { hit: NonNullable<DataTarget['hit']> };
 class DataEdge {
   private readonly upstream: URL;
   private readonly trusted: ReturnType<typeof proxyaddr.compile>;
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 256 });
+  private readonly pool: UpstreamPool;
   private readonly dataTarget: ReturnType<typeof dataTargets>;
   private readonly paidCalls: PaidCalls;
 
   constructor(private readonly options: DataEdgeOptions) {
     this.upstream = new URL(options.target);
+    this.pool = new UpstreamPool(this.upstream.origin, options.timeoutMs);
     this.dataTarget = dataTargets(options.catalog);
     this.trusted = proxyaddr.compile(trustedProxies(options.trustProxy));
     this.paidCalls = new PaidCalls(options.payments, options.metrics, {
@@ -180,16 +185,26 @@ class DataEdge {
         call.res.writeHead(status, answerFields(rawHeaders, call.fields));
         call.res.end(body);
       },
+      upstreamFailed: (call, err) => this.upstreamFailed(call, err),
       refuse: (call, body) => this.refuse(call, body),
       fail: (call, err) => this.fail(call, err),
     });
   }
 
-  /** Entry: trace and CORS fields, the preflight, then the way in the call's credential picks. */
+  /**
+   * Entry: trace and CORS fields, the preflight, then the way in the call's credential picks.
+   * One `close` listener per call ends its timer (an answer sent in full), gives back its place
+   * in flight and cancels its upstream request if the client left first.
+   */
   handle(req: IncomingMessage, res: ServerResponse): void {
     const stop = this.options.metrics.httpDuration.startTimer({ method: req.method ?? 'GET', route: 'data' });
-    res.once('finish', () => stop({ status: String(res.statusCode) }));
     const call = this.open(req, res);
+    let leave: (() => void) | undefined;
+    res.on('close', () => {
+      if (res.writableFinished) stop({ status: String(res.statusCode) });
+      leave?.();
+      call.forwarding?.cancel();
+    });
     if (isPreflight(req.method, req.headers)) {
       res.writeHead(204, call.fields);
       return void res.end();
@@ -200,8 +215,12 @@ class DataEdge {
       call.fields.push(...CLOSE_FIELDS);
       return this.refuse(call, place.refused);
     }
-    res.once('close', place.leave);
+    leave = place.leave;
     this.admit(call);
+  }
+
+  close(): Promise<void> {
+    return this.pool.close();
   }
 
   private open(req: IncomingMessage, res: ServerResponse): DataCall {
@@ -429,28 +448,19 @@ class DataEdge {
     );
   }
 
-  /** The keep-alive request to the data service; its answer is piped back as it comes. */
+  /**
+   * The keep-alive request to the data service (UpstreamPool); its answer goes back as it comes,
+   * or whole once settled on a paid call.
+   */
   private send(call: DataCall, token: string, body: Buffer | undefined): void {
-    const { req, res } = call;
-    const started = Date.now();
-    const out = httpRequest({
-      host: this.upstream.hostname,
-      port: this.upstream.port,
-      method: req.method,
-      path: req.url,
-      headers: this.upstreamFields(call, token, body),
-      agent: this.agent,
-    });
-    out.setTimeout(this.options.timeoutMs, () =>
-      out.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
+    const { req } = call;
+    call.forwarding = this.pool.send(
+      req.method ?? 'GET',
+      req.url ?? '/',
+      this.upstreamFields(call, token, body),
+      body,
+      call.paid ? this.paidCalls.sink(call) : new ProxiedAnswer(this, call),
     );
-    out.on('response', (answer) => {
-      if (call.paid) return this.paidCalls.answered(call, answer);
-      res.writeHead(answer.statusCode ?? 502, answerFields(answer.rawHeaders, call.fields));
-      answer.pipe(res);
-    });
-    out.on('error', (err: NodeJS.ErrnoException) => this.upstreamFailed(call, err, started));
-    out.end(body);
   }
 
   /** The request's fields for the data service, as a flat list like the answer's. */
@@ -463,11 +473,10 @@ class DataEdge {
       if (typeof value === 'string') headers.push(name, value);
       else for (const v of value) headers.push(name, v);
     }
-    // node adds Host only to an object of fields; an HTTP/1.0 client may have sent none.
+    // An HTTP/1.0 client may have sent no Host.
     if (incoming.host === undefined) headers.push('host', this.upstream.host);
-    // A chunked body was read whole: it goes on with its length.
-    if (body !== undefined && incoming['content-length'] === undefined)
-      headers.push('content-length', String(body.length));
+    // A body read whole goes on with its length (a chunked one had none); without one, none.
+    if (body !== undefined) headers.push('content-length', String(body.length));
     headers.push(
       INTERNAL_ASSERTION_HEADER,
       token,
@@ -482,14 +491,17 @@ class DataEdge {
     return headers;
   }
 
-  /** A refused connection is 503 (retryable), a silent service 504; a half-sent answer is cut. */
-  private upstreamFailed(call: DataCall, err: NodeJS.ErrnoException, started: number): void {
+  /**
+   * A refused connection is 503 (retryable), a silent service 504; a half-sent answer is cut.
+   * A client that left first has nothing to be told.
+   */
+  upstreamFailed(call: DataCall, err: NodeJS.ErrnoException): void {
+    if (call.res.destroyed) return;
     this.options.logger.warn({ service: 'data', code: err.code }, 'upstream failed');
     if (call.res.headersSent) return void call.res.destroy();
-    const timedOut = Date.now() - started >= this.options.timeoutMs;
     this.refuse(
       call,
-      timedOut
+      isTimeout(err)
         ? problem('gateway_timeout', 'The data service did not answer in time.')
         : problem('service_unavailable', 'The data service is unavailable; try again shortly.', {
             retryAfter: 1,
@@ -523,13 +535,56 @@ class DataEdge {
   }
 }
 
+/**
+ * The data service's answer to a call that is not paid for, passed on as it comes: the fields
+ * less the hop-by-hop ones with the edge's own, and the body piece by piece; a one-piece body
+ * (the usual data answer) leaves in the same write as the fields.
+ */
+class ProxiedAnswer implements AnswerSink {
+  private status = 502;
+  private fields: Fields = [];
+
+  constructor(
+    private readonly edge: DataEdge,
+    private readonly call: DataCall,
+  ) {}
+
+  head(status: number, rawHeaders: string[]): void {
+    this.status = status;
+    this.fields = answerFields(rawHeaders, this.call.fields);
+  }
+
+  chunk(data: Buffer, resume: () => void): boolean {
+    const { res } = this.call;
+    if (res.destroyed) return true; // its close cancels the rest
+    if (!res.headersSent) res.writeHead(this.status, this.fields);
+    if (res.write(data)) return true;
+    res.once('drain', resume);
+    return false;
+  }
+
+  end(last: Buffer | undefined): void {
+    const { res } = this.call;
+    if (res.destroyed) return;
+    if (!res.headersSent) res.writeHead(this.status, this.fields);
+    res.end(last);
+  }
+
+  failed(err: NodeJS.ErrnoException): void {
+    this.edge.upstreamFailed(this.call, err);
+  }
+}
+
 /** Who the data service is told pays: no account, no plan; the payment buys any live metric. */
 const X402_CALLER: Caller = { account_id: null, plan: null, auth: 'x402', key_id: null, session_id: null };
 
 export type { DataCall };
 
-/** The data path's request listener. */
-export function dataEdge(options: DataEdgeOptions): (req: IncomingMessage, res: ServerResponse) => void {
+/** The data path's request listener, and the closing of its connections to the data service. */
+export function dataEdge(options: DataEdgeOptions): {
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  close: () => Promise<void>;
+} {
   const edge = new DataEdge(options);
-  return (req, res) => edge.handle(req, res);
+  return { listener: (req, res) => edge.handle(req, res), close: () => edge.close() };
 }
