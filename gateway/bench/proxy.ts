@@ -89,8 +89,8 @@ async function wrk(
   return {
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
     requests,
-    p50: /50%\s+(\S+)/.exec(out)?.[1] ?? '?',
-    p99: /99%\s+(\S+)/.exec(out)?.[1] ?? '?',
+    p50: /^\s*50%\s+(\S+)/m.exec(out)?.[1] ?? '?',
+    p99: /^\s*99%\s+(\S+)/m.exec(out)?.[1] ?? '?',
   };
 }
 

@@ -14,7 +14,7 @@ import {
 import { methodNotAllowed, problem, requestTrace, writeProblem } from '@meridian/http-kit';
 import proxyaddr from 'proxy-addr';
 import { formatTraceparent, type Logger, type Metrics } from '@meridian/observability';
-import type { RateLimiter } from '../adapters/rate-limiter.js';
+import type { RateLimiter, WithinDecision } from '../adapters/rate-limiter.js';
 import type { X402Client } from '../adapters/x402.js';
 import type { VerifiedCache, Verification } from '../adapters/verified-cache.js';
 import { trustedProxies } from '../domain/client-address.js';
@@ -197,11 +197,11 @@ class DataEdge {
    * in flight and cancels its upstream request if the client left first.
    */
   handle(req: IncomingMessage, res: ServerResponse): void {
-    const stop = this.options.metrics.httpDuration.startTimer({ method: req.method ?? 'GET', route: 'data' });
+    const started = performance.now();
     const call = this.open(req, res);
     let leave: (() => void) | undefined;
     res.on('close', () => {
-      if (res.writableFinished) stop({ status: String(res.statusCode) });
+      if (res.writableFinished) this.observe(req.method ?? 'GET', res.statusCode, started);
       leave?.();
       call.forwarding?.cancel();
     });
@@ -221,6 +221,22 @@ class DataEdge {
 
   close(): Promise<void> {
     return this.pool.close();
+  }
+
+  /** The request-duration histogram's series of each status of GETs, made once (no timer closures). */
+  private readonly getDurations = new Map<number, (seconds: number) => void>();
+
+  private observe(method: string, status: number, started: number): void {
+    const seconds = (performance.now() - started) / 1000;
+    const histogram = this.options.metrics.httpDuration;
+    if (method !== 'GET') return histogram.observe({ method, route: 'data', status: String(status) }, seconds);
+    let series = this.getDurations.get(status);
+    if (series === undefined) {
+      const child = histogram.labels({ method, route: 'data', status: String(status) });
+      series = (v) => child.observe(v);
+      this.getDurations.set(status, series);
+    }
+    series(seconds);
   }
 
   private open(req: IncomingMessage, res: ServerResponse): DataCall {
@@ -271,11 +287,6 @@ class DataEdge {
       if (!result.ok)
         return result.problem.status === 401 ? this.keyless(call) : this.refuse(call, result.problem);
       const session = result.value;
-      const decision = this.options.limiter.take(
-        `session:${session.account_id}`,
-        this.options.plans[session.plan],
-        retiredKeysBucket(session.account_id),
-      );
       const go = (d: RateDecision) =>
         this.admitted(call, session.plan, d, {
           account_id: session.account_id,
@@ -284,7 +295,7 @@ class DataEdge {
           key_id: null,
           session_id: session.session_id,
         });
-      this.withinAccount(call, session.account_id, session.plan, decision, go);
+      this.withinAccount(call, `session:${session.account_id}`, session.account_id, session.plan, go);
     };
     const result = this.options.sessions.verify(token, () => call.client);
     if (result instanceof Promise) result.then(settle, (err) => this.fail(call, err));
@@ -366,36 +377,33 @@ class DataEdge {
       return this.refuse(call, result.problem);
     }
     const key = result.value;
-    const decision = this.options.limiter.take(
-      key.key_id,
-      this.options.plans[key.plan],
-      retiredKeysBucket(key.account_id),
-    );
-    this.withinAccount(call, key.account_id, key.plan, decision, (d) => this.limited(call, key, d));
+    this.withinAccount(call, key.key_id, key.account_id, key.plan, (d) => this.limited(call, key, d));
   }
 
   /**
-   * The account-wide ceiling after the key's (or session's) own bucket: a call its own bucket allows
-   * also takes a token of the account's, so many keys of one account draw at most
-   * ACCOUNT_RATE_MULTIPLE times one key's budget. The tighter decision is the one answered.
+   * The key's (or session's) own bucket `bucket` (a new one starts from the account's retired
+   * keys), then the account-wide ceiling: a call its own bucket allows also takes a token of the
+   * account's, so many keys of one account draw at most ACCOUNT_RATE_MULTIPLE times one key's
+   * budget. The tighter decision is the one answered. One round trip on Redis (takeWithin).
    */
   private withinAccount(
     call: DataCall,
+    bucket: string,
     accountId: string,
     plan: Plan,
-    own: RateDecision | Promise<RateDecision>,
     then: (d: RateDecision) => void,
   ): void {
-    const fail = (err: unknown) => this.fail(call, err);
-    const after = (d: RateDecision) => {
-      if (!d.allowed) return then(d);
-      const account = this.options.limiter.take(accountBucket(accountId), this.options.accountPlans[plan]);
-      const tighter = (a: RateDecision) => then(a.allowed ? d : { ...a, accountWide: true });
-      if (account instanceof Promise) account.then(tighter, fail);
-      else tighter(account);
-    };
-    if (own instanceof Promise) own.then(after, fail);
-    else after(own);
+    const taken = this.options.limiter.takeWithin(
+      bucket,
+      this.options.plans[plan],
+      retiredKeysBucket(accountId),
+      accountBucket(accountId),
+      this.options.accountPlans[plan],
+    );
+    const tighter = ({ own, account }: WithinDecision) =>
+      then(account === undefined || account.allowed ? own : { ...account, accountWide: true });
+    if (taken instanceof Promise) taken.then(tighter, (err: unknown) => this.fail(call, err));
+    else tighter(taken);
   }
 
   /** Rate-limit fields on every answer to a valid key; a spent budget is 429, a gate below the plan 403. */
