@@ -37,7 +37,7 @@ import type { VerifiedCache } from '../src/adapters/verified-cache.js';
 import { dataTarget, gateRefusal } from '../src/domain/data-route.js';
 import { keyFormatValid } from '../src/domain/key-format.js';
 import { planPolicy, rateLimitHeaders } from '../src/domain/token-bucket.js';
-import { MemoryRateLimiter } from '../src/adapters/rate-limiter.js';
+import { MemoryRateLimiter, type RateLimiter } from '../src/adapters/rate-limiter.js';
 import { RedisRateLimiter } from '../src/adapters/redis-rate-limiter.js';
 import { freePort, launch, tsx, waitHttp } from '../../bench/support.js';
 
@@ -263,10 +263,11 @@ async function layers(keys: VerifiedCache<KeyVerifyReply>, key: string, namespac
       { name: 'rate-limit headers', us: cpuPerCall(200_000, () => rateLimitHeaders(decision)) },
       { name: 'assertion from cache', us: cpuPerCall(200_000, () => signer.tokenFor(caller)) },
     ];
-    const memoryTake = cpuPerCall(200_000, () => memory.take(reply.value.key_id, policy));
-    const redisTake = await cpuPerAsyncCall(20_000, CONNECTIONS, () =>
-      redis.take(reply.value.key_id, policy),
-    );
+    // The key's bucket and the account-wide one, as the data path takes them (takeWithin).
+    const within = (limiter: RateLimiter) =>
+      limiter.takeWithin(reply.value.key_id, policy, 'retired', 'account', policy);
+    const memoryTake = cpuPerCall(200_000, () => within(memory));
+    const redisTake = await cpuPerAsyncCall(20_000, CONNECTIONS, async () => within(redis));
     return { common, memoryTake, redisTake };
   } finally {
     await redis.close();
@@ -278,8 +279,8 @@ function printLayers(result: Awaited<ReturnType<typeof layers>>, d: Row, dr: Row
     console.log(`  ${name.padEnd(44)} ${us.toFixed(2).padStart(7)} µs`);
   console.log('\nCPU per call of each layer of (d), in this process:');
   for (const layer of result.common) line(layer.name, layer.us);
-  line('token bucket, memory', result.memoryTake);
-  line(`token bucket, Redis (${CONNECTIONS} in flight)`, result.redisTake);
+  line('token buckets (key + account), memory', result.memoryTake);
+  line(`token buckets (key + account), Redis (${CONNECTIONS} in flight)`, result.redisTake);
   const common = result.common.reduce((sum, l) => sum + l.us, 0);
   for (const [row, take, label] of [
     [d, result.memoryTake, 'mem'],
