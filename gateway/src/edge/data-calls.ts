@@ -156,6 +156,8 @@ interface DataCall {
   paid?: PaidCall;
   /** The request to the data service, once sent: cancelled if the client leaves first. */
   forwarding?: Forwarding;
+  /** Gives back the call's place in flight (InFlightGate). */
+  leave?: () => void;
 }
 
 type PricedTarget = DataTarget & { hit: NonNullable<DataTarget['hit']> };
@@ -168,7 +170,8 @@ type PricedTarget = DataTarget & { hit: NonNullable<DataTarget['hit']> };
  */
 class DataEdge {
   private readonly upstream: URL;
-  private readonly trusted: ReturnType<typeof proxyaddr.compile>;
+  /** undefined when no proxy is trusted (TRUST_PROXY `none`): the peer is the client. */
+  private readonly trusted: ReturnType<typeof proxyaddr.compile> | undefined;
   private readonly pool: UpstreamPool;
   private readonly dataTarget: ReturnType<typeof dataTargets>;
   private readonly paidCalls: PaidCalls;
@@ -177,7 +180,8 @@ class DataEdge {
     this.upstream = new URL(options.target);
     this.pool = new UpstreamPool(this.upstream.origin, options.timeoutMs);
     this.dataTarget = dataTargets(options.catalog);
-    this.trusted = proxyaddr.compile(trustedProxies(options.trustProxy));
+    const proxies = trustedProxies(options.trustProxy);
+    this.trusted = proxies.length === 0 ? undefined : proxyaddr.compile(proxies);
     this.paidCalls = new PaidCalls(options.payments, options.metrics, {
       challenge: (call, error, receipt) => this.challenge(call, call.target as PricedTarget, error, receipt),
       serve: (call) => this.sign(call, X402_CALLER),
@@ -199,10 +203,9 @@ class DataEdge {
   handle(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
     const call = this.open(req, res);
-    let leave: (() => void) | undefined;
     res.on('close', () => {
       if (res.writableFinished) this.observe(req.method ?? 'GET', res.statusCode, started);
-      leave?.();
+      call.leave?.();
       call.forwarding?.cancel();
     });
     if (isPreflight(req.method, req.headers)) {
@@ -215,7 +218,7 @@ class DataEdge {
       call.fields.push(...CLOSE_FIELDS);
       return this.refuse(call, place.refused);
     }
-    leave = place.leave;
+    call.leave = place.leave;
     this.admit(call);
   }
 
@@ -252,7 +255,7 @@ class DataEdge {
       res,
       fields,
       path,
-      client: proxyaddr(req, this.trusted),
+      client: this.trusted ? proxyaddr(req, this.trusted) : (req.socket.remoteAddress ?? ''),
       query: q < 0 ? '' : url.slice(q + 1),
       target: this.dataTarget(path),
     };
