@@ -334,7 +334,7 @@ async function layers(keys: VerifiedCache<KeyVerifyReply>, key: string, namespac
 
 function printLayers(result: Awaited<ReturnType<typeof layers>>, d: Row, dr: Row): void {
   const line = (name: string, us: number) =>
-    console.log(`  ${name.padEnd(44)} ${us.toFixed(2).padStart(7)} µs`);
+    console.log(`  ${name.padEnd(54)} ${us.toFixed(2).padStart(7)} µs`);
   console.log('\nCPU per call of each layer of (d), in this process:');
   for (const layer of result.common) line(layer.name, layer.us);
   line('token buckets (key + account), memory', result.memoryTake);
