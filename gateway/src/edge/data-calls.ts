@@ -232,7 +232,8 @@ class DataEdge {
   private observe(method: string, status: number, started: number): void {
     const seconds = (performance.now() - started) / 1000;
     const histogram = this.options.metrics.httpDuration;
-    if (method !== 'GET') return histogram.observe({ method, route: 'data', status: String(status) }, seconds);
+    if (method !== 'GET')
+      return histogram.observe({ method, route: 'data', status: String(status) }, seconds);
     let series = this.getDurations.get(status);
     if (series === undefined) {
       const child = histogram.labels({ method, route: 'data', status: String(status) });

@@ -105,7 +105,13 @@ export class UpstreamPool {
    * Sends a request (`headers` flat [name, value, ...], Host included); its answer goes to `sink`.
    * The handle cancels it.
    */
-  send(method: string, path: string, headers: string[], body: Buffer | undefined, sink: AnswerSink): Forwarding {
+  send(
+    method: string,
+    path: string,
+    headers: string[],
+    body: Buffer | undefined,
+    sink: AnswerSink,
+  ): Forwarding {
     const forwarding = new Forwarding(sink);
     this.pool.dispatch(
       { method: method as Dispatcher.HttpMethod, path, headers, body: body ?? null },

@@ -54,7 +54,8 @@ describe('RedisRateLimiter with Redis going away and coming back', () => {
     const [a, b] = replicas as [RedisRateLimiter, RedisRateLimiter];
     await waitFor(() => a.shared && b.shared, { what: 'Redis connected' });
     const ONE: BucketPolicy = { capacity: 1, refillPerMs: 1e-12 };
-    const within = (r: RedisRateLimiter, key: string) => r.takeWithin(key, ONE, 'retired:x', 'account:x', TWO);
+    const within = (r: RedisRateLimiter, key: string) =>
+      r.takeWithin(key, ONE, 'retired:x', 'account:x', TWO);
     try {
       const first = await within(a, 'k1');
       expect(first.own).toMatchObject({ allowed: true, remaining: 0 });
