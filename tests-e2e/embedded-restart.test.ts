@@ -33,17 +33,21 @@ describe('embedded all-in-one killed between a write and its consumer', () => {
 
   /** One run of the all-in-one on the same directory; `system` is what the account helpers use. */
   async function start(extra: Record<string, string> = {}): Promise<System> {
-    running = await startServiceProcess('scripts/start.ts', {
-      DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      NATS_URL: '',
-      HOST: '127.0.0.1',
-      X402_LOCAL_CHAIN: 'off',
-      SMTP_URL: smtp.url,
-      PUBLIC_BASE_URL: 'http://localhost:8080',
-      LOG_LEVEL: 'warn',
-      ...extra,
-    });
+    running = await startServiceProcess(
+      'scripts/start.ts',
+      {
+        DATA_DIR: dataDir,
+        DATABASE_URL: '',
+        NATS_URL: '',
+        HOST: '127.0.0.1',
+        X402_LOCAL_CHAIN: 'off',
+        SMTP_URL: smtp.url,
+        PUBLIC_BASE_URL: 'http://localhost:8080',
+        LOG_LEVEL: 'warn',
+        ...extra,
+      },
+      { readyTimeoutMs: 180_000 },
+    );
     return { gatewayUrl: running.url } as System;
   }
 

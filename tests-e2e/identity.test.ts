@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { linkIn, startSmtp } from '@meridian/test-peers';
-import { createKey, postJson, pressConfirmButton, signedInAccount } from './src/accounts.js';
+import { createKey, mailTo, postJson, pressConfirmButton, signedInAccount } from './src/accounts.js';
 import { totpCode } from './src/totp.js';
 import { startSystem, type System } from './src/system.js';
 
@@ -73,14 +73,7 @@ describe('identity through the gateway', () => {
   });
 
   /** The nth mail to an address, waiting for it. */
-  async function mailTo(email: string, nth: number): Promise<string> {
-    const deadline = Date.now() + 15_000;
-    const mails = () => smtp.mails.filter((m) => m.to === email);
-    while (mails().length < nth && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    const mail = mails()[nth - 1];
-    if (!mail) throw new Error(`mail ${nth} to ${email} never came`);
-    return mail.text;
-  }
+  const mailText = async (email: string, nth: number) => (await mailTo(smtp, email, nth)).text;
 
   it('resets the password through the mailed link at the gateway; the old session is refused there soon after', async () => {
     const { email, session } = await signedInAccount(system, smtp, 'reset');
@@ -90,7 +83,7 @@ describe('identity through the gateway', () => {
     expect((await account()).status).toBe(200);
 
     expect((await post('/auth/password/forgot', { email })).status).toBe(202);
-    const link = linkIn({ text: await mailTo(email, 2) });
+    const link = linkIn({ text: await mailText(email, 2) });
     expect(link.pathname).toBe('/auth/password/reset');
     // The link's page, anonymous through the gateway; its form posts the token and a new password.
     const page = await fetch(`${system.gatewayUrl}${link.pathname}${link.search}`);
@@ -201,9 +194,9 @@ describe('identity through the gateway', () => {
       expect((await postFrom(attacker, '/auth/signup', { email, password: attackerPassword })).status).toBe(
         202,
       );
-      const first = linkOf(await mailTo(email, 1));
+      const first = linkOf(await mailText(email, 1));
       expect((await postFrom(victim, '/auth/signup', { email, password: victimPassword })).status).toBe(202);
-      const second = linkOf(await mailTo(email, 2));
+      const second = linkOf(await mailText(email, 2));
       expect((await pressConfirmButton(system, first)).status).toBe(400);
       expect((await pressConfirmButton(system, second)).status).toBe(200);
       expect((await postFrom(attacker, '/auth/login', { email, password: attackerPassword })).status).toBe(
@@ -219,7 +212,7 @@ describe('identity through the gateway', () => {
         202,
       );
       // The victim follows the link with the token alone (as a mail scanner or a script would).
-      const token = linkOf(await mailTo(email, 1)).searchParams.get('token');
+      const token = linkOf(await mailText(email, 1)).searchParams.get('token');
       expect((await postFrom(victim, '/auth/verify-email', { token })).status).toBe(200);
 
       const login = await postFrom(attacker, '/auth/login', { email, password: attackerPassword });
@@ -240,7 +233,7 @@ describe('identity through the gateway', () => {
       expect(activate.status).toBe(200);
 
       expect((await postFrom(victim, '/auth/password/forgot', { email })).status).toBe(202);
-      const reset = linkOf(await mailTo(email, 2));
+      const reset = linkOf(await mailText(email, 2));
       const done = await postFrom(victim, '/auth/password/reset', {
         token: reset.searchParams.get('token'),
         password: victimPassword,
@@ -335,7 +328,7 @@ describe('identity through the gateway', () => {
     const owner = freshClient();
     expect((await postFrom(owner, '/auth/login', { email, password })).status).toBe(429);
 
-    const link = linkOf(await mailTo(email, 2));
+    const link = linkOf(await mailText(email, 2));
     expect(link.pathname).toBe('/auth/unlock');
     // The link's page through the gateway changes nothing; its button posts the token.
     const page = await fetch(`${system.gatewayUrl}${link.pathname}${link.search}`);

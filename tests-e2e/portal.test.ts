@@ -1,7 +1,5 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { rememberSecret } from '@meridian/observability/testing';
@@ -15,6 +13,7 @@ import {
   startSmtp,
   type DnsPeer,
 } from '@meridian/test-peers';
+import { startSite, type Site } from './src/site.js';
 import { startSystem, type System } from './src/system.js';
 import { totpCode } from './src/totp.js';
 
@@ -27,30 +26,11 @@ const describeWithBrowser = hasBrowser ? describe : describe.skip;
 const PASSWORD = rememberSecret('lantern-orchard-basalt-74');
 const DOMAIN = 'shop.portal-e2e.example';
 
-/** The site the audit looks at: a small page on loopback. */
-async function startSite(): Promise<{ port: number; close(): Promise<void> }> {
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' });
-    res.end(
-      '<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Shop</h1></body></html>',
-    );
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
 describeWithBrowser('the web portal in a real browser', () => {
   let system: System;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   let dns: DnsPeer;
-  let site: Awaited<ReturnType<typeof startSite>>;
+  let site: Site;
   let browser: Browser;
   let base: string;
   const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

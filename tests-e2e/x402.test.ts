@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
-import { x402Client } from '@x402/core/client';
-import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
+import { decodePaymentResponseHeader } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import {
   runScript,
@@ -9,7 +8,8 @@ import {
   type LocalWallet,
   type X402Facilitator,
 } from '@meridian/test-peers';
-import { startSystem, type System } from './src/system.js';
+import { replayLoaded, startSystem, type System } from './src/system.js';
+import { payingFetch } from './src/x402.js';
 
 interface Challenge {
   x402Version: number;
@@ -43,12 +43,7 @@ describe('x402 pay per call through the gateway', () => {
     });
     replica = await system.addGateway();
     buyer = await facilitator.wallet({ usdc: 1_000_000 });
-    // The replay of recorded data is served once the data service has loaded it.
-    for (let i = 0; i < 100; i++) {
-      const res = await fetch(`${system.gatewayUrl}${READ}`);
-      if (res.status === 402) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await replayLoaded(system, READ);
   }, 180_000);
 
   afterAll(async () => {
@@ -59,23 +54,6 @@ describe('x402 pay per call through the gateway', () => {
   beforeEach(async () => {
     await facilitator.setMode({ mode: 'normal' });
   });
-
-  /** x402's client for `wallet`, over a fetch that records the payment header it sends. */
-  async function payingFetch(wallet: LocalWallet) {
-    const signer = await createKeyPairSignerFromBytes(getBase58Encoder().encode(wallet.secretKey));
-    const client = new x402Client().register(
-      'solana:*',
-      new ExactSvmScheme(signer, { rpcUrl: facilitator.rpcUrl }),
-    );
-    const sent: string[] = [];
-    const recording: typeof fetch = (input, init) => {
-      const request = new Request(input, init);
-      const header = request.headers.get('payment-signature');
-      if (header) sent.push(header);
-      return fetch(request);
-    };
-    return { pay: wrapFetchWithPayment(recording, client), sent };
-  }
 
   /** A payment header signed for requirements other than the challenge's (the client cheats). */
   async function paymentFor(wallet: LocalWallet, change: Record<string, unknown>): Promise<string> {
@@ -137,7 +115,7 @@ describe('x402 pay per call through the gateway', () => {
   });
 
   it('is paid by x402 client: 200, the envelope, the receipt, and exactly 10000 moved (20000 for a series)', async () => {
-    const { pay } = await payingFetch(buyer);
+    const { pay } = await payingFetch(facilitator, buyer);
     const before = await received();
     const buyerBefore = await facilitator.balance(buyer.address);
     const res = await pay(`${system.gatewayUrl}${READ}`);
@@ -157,7 +135,7 @@ describe('x402 pay per call through the gateway', () => {
   });
 
   it('refuses the same payment again on another gateway replica, under either header name', async () => {
-    const { pay, sent } = await payingFetch(buyer);
+    const { pay, sent } = await payingFetch(facilitator, buyer);
     expect((await pay(`${system.gatewayUrl}${READ}`)).status).toBe(200);
     const before = await received();
     const header = sent.at(-1)!;
@@ -212,7 +190,7 @@ describe('x402 pay per call through the gateway', () => {
   });
 
   it('charges nothing when the data service answers 400 or more', async () => {
-    const { pay } = await payingFetch(buyer);
+    const { pay } = await payingFetch(facilitator, buyer);
     const before = await received();
     // A source the catalogue does not name is left to the data service (it may hold venues beyond
     // the catalogue): the call is challenged and paid, the data service refuses it.

@@ -28,6 +28,7 @@ import { dataEdge } from './edge/data-calls.js';
 import { documentsRouter } from './edge/documents.js';
 import { portalAuth } from './edge/portal-auth.js';
 import { serviceProxy } from './edge/proxy.js';
+import { replicaUrls, Replicas } from './domain/replicas.js';
 
 export type { Deps } from './deps.js';
 
@@ -41,16 +42,17 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-export function serviceTargets(config: Config): Record<ServiceName, string> {
+/** Each service's replicas: its `*_URL` setting, one URL or several. */
+function serviceTargets(config: Config): Record<ServiceName, URL[]> {
   return {
-    identity: config.IDENTITY_URL,
-    billing: config.BILLING_URL,
-    analysis: config.ANALYSIS_URL,
-    data: config.DATA_URL,
-    x402: config.X402_URL,
-    requests: config.REQUESTS_URL,
-    mcp: config.MCP_URL,
-    portal: config.PORTAL_URL,
+    identity: replicaUrls(config.IDENTITY_URL),
+    billing: replicaUrls(config.BILLING_URL),
+    analysis: replicaUrls(config.ANALYSIS_URL),
+    data: replicaUrls(config.DATA_URL),
+    x402: replicaUrls(config.X402_URL),
+    requests: replicaUrls(config.REQUESTS_URL),
+    mcp: replicaUrls(config.MCP_URL),
+    portal: replicaUrls(config.PORTAL_URL),
   };
 }
 
@@ -102,6 +104,7 @@ export function createApp(deps: EdgeDeps): Express {
     serviceProxy({
       targets: serviceTargets(config),
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+      restMs: config.REPLICA_REST_MS,
       logger: deps.logger,
     }),
   );
@@ -113,7 +116,7 @@ function createDataEdge(deps: EdgeDeps) {
   const { config } = deps;
   return dataEdge({
     catalog: catalogFor(config.INGEST_MODE),
-    target: config.DATA_URL,
+    replicas: new Replicas(replicaUrls(config.DATA_URL), config.REPLICA_REST_MS),
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     keys: deps.caches.keys,
     sessions: deps.caches.sessions,

@@ -5,6 +5,18 @@ import { baseConfigSchema, loadConfig } from '@meridian/runtime';
 
 const url = z.string().url();
 const ms = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
+/** Where a service listens: one URL, or the URLs of its replicas, comma-separated (domain/replicas.ts). */
+const replicas = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine(
+      (value) => {
+        const parts = value.split(',').map((s) => s.trim());
+        return parts.some((s) => s !== '') && parts.every((s) => s === '' || url.safeParse(s).success);
+      },
+      { message: 'one URL, or several separated by commas' },
+    );
 
 export const configSchema = baseConfigSchema
   .omit({ DATABASE_URL: true, DATABASE_POOL_SIZE: true, DATA_DIR: true })
@@ -23,21 +35,24 @@ export const configSchema = baseConfigSchema
     /** Prometheus metrics listen here, never on the public port; 0 picks a free port. */
     METRICS_PORT: z.coerce.number().int().min(0).max(65_535).default(9464),
     METRICS_HOST: z.string().default('127.0.0.1'),
-    IDENTITY_URL: url.default('http://127.0.0.1:8081'),
-    BILLING_URL: url.default('http://127.0.0.1:8082'),
-    ANALYSIS_URL: url.default('http://127.0.0.1:8083'),
-    DATA_URL: url.default('http://127.0.0.1:8084'),
+    /** Each service's URL, or its replicas' URLs comma-separated: taken in turn (see README, Replicas). */
+    IDENTITY_URL: replicas('http://127.0.0.1:8081'),
+    BILLING_URL: replicas('http://127.0.0.1:8082'),
+    ANALYSIS_URL: replicas('http://127.0.0.1:8083'),
+    DATA_URL: replicas('http://127.0.0.1:8084'),
     /**
      * The data service's INGEST_MODE (same setting, same default): the catalogue the edge checks queries
      * against and documents (catalogFor), so a keyless check never contradicts the data service.
      */
     INGEST_MODE: z.enum(INGEST_MODES).default('replay'),
-    X402_URL: url.default('http://127.0.0.1:8085'),
-    REQUESTS_URL: url.default('http://127.0.0.1:8086'),
+    X402_URL: replicas('http://127.0.0.1:8085'),
+    REQUESTS_URL: replicas('http://127.0.0.1:8086'),
     /** The MCP edge (mcp/), proxied at `/mcp`. */
-    MCP_URL: url.default('http://127.0.0.1:8087'),
+    MCP_URL: replicas('http://127.0.0.1:8087'),
     /** The web portal (portal/), proxied at `/` and `/assets`. */
-    PORTAL_URL: url.default('http://127.0.0.1:8088'),
+    PORTAL_URL: replicas('http://127.0.0.1:8088'),
+    /** How long a replica that refused a connection is passed over while another one answers. */
+    REPLICA_REST_MS: z.coerce.number().int().min(0).default(2_000),
     /** How long the gateway waits for a service before answering 504. */
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
     /** Set: rate-limit buckets live in Redis and every replica shares them. Unset: in memory. */

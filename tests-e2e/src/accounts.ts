@@ -28,17 +28,27 @@ export async function signedInAccount(system: System, mailbox: Mailbox, label: s
   const email = `${label}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}@example.com`;
   const signup = await postJson(system, '/auth/signup', { email, password: PASSWORD });
   if (signup.status !== 202) throw new Error(`signup answered ${signup.status}`);
-  const deadline = Date.now() + 15_000;
-  while (!mailbox.mails.some((m) => m.to === email) && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 100));
-  const mail = mailbox.mails.find((m) => m.to === email);
-  if (!mail) throw new Error(`no confirmation mail for ${email}`);
+  const mail = await mailTo(mailbox, email);
   const confirmed = await pressConfirmButton(system, linkIn(mail));
   if (confirmed.status !== 200) throw new Error(`confirmation answered ${confirmed.status}`);
   const login = await postJson(system, '/auth/login', { email, password: PASSWORD });
   if (login.status !== 200) throw new Error(`login answered ${login.status}`);
   const body = (await login.json()) as { data: { token: string } };
   return { email, password: PASSWORD, session: rememberSecret(body.data.token) };
+}
+
+/** The `nth` mail to `email` (the first by default), waiting up to 15 s for it. */
+export async function mailTo(
+  mailbox: Mailbox,
+  email: string,
+  nth = 1,
+): Promise<{ to: string; text: string }> {
+  const mails = () => mailbox.mails.filter((m) => m.to === email);
+  const deadline = Date.now() + 15_000;
+  while (mails().length < nth && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  const mail = mails()[nth - 1];
+  if (!mail) throw new Error(`mail ${nth} to ${email} never came`);
+  return mail;
 }
 
 /**

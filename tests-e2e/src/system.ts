@@ -7,20 +7,36 @@ export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 export interface System {
   gatewayUrl: string;
+  /** The first replica of each service. */
   serviceUrls: Record<ServiceName, string>;
+  /** Every replica of each service (`replicas` of startSystem), the first one first. */
+  replicas: Record<ServiceName, ServiceProcess[]>;
   env: Record<string, string>;
-  /** Kills one service process (SIGKILL: no drain) to see how the rest behave. */
+  /** Kills one service process, its first replica (SIGKILL: no drain), to see how the rest behave. */
   kill(name: ServiceName | 'gateway'): Promise<void>;
   /** Another gateway replica on the same services, bus and database (stopped with the rest); its URL. */
   addGateway(): Promise<string>;
   stop(): Promise<void>;
 }
 
+export interface SystemOptions {
+  /**
+   * Replicas of each named service (default one): every one its own process on the same database
+   * and bus, and the gateways are given all of their URLs (`DATA_URL=a,b`: gateway/README.md,
+   * Replicas of a service).
+   */
+  replicas?: Partial<Record<ServiceName, number>>;
+}
+
 /**
  * Every service and the gateway as its own process, on a fresh database of the machine's
  * Postgres and a private namespace of the machine's NATS.
  */
-export async function startSystem(prefix: string, extraEnv: Record<string, string> = {}): Promise<System> {
+export async function startSystem(
+  prefix: string,
+  extraEnv: Record<string, string> = {},
+  options: SystemOptions = {},
+): Promise<System> {
   const database: TestDatabase = await createTestDatabase(prefix);
   const env: Record<string, string> = {
     DATABASE_URL: database.url,
@@ -35,54 +51,88 @@ export async function startSystem(prefix: string, extraEnv: Record<string, strin
     ...(extraEnv.FACILITATOR_URL ? {} : { X402_FEE_PAYER: 'FeePayer1111111111111111111111111111111111' }),
     ...extraEnv,
   };
-  const processes = new Map<ServiceName | 'gateway' | 'portal', ServiceProcess>();
+  const replicas = Object.fromEntries(SERVICE_NAMES.map((n) => [n, [] as ServiceProcess[]])) as Record<
+    ServiceName,
+    ServiceProcess[]
+  >;
+  const edges = new Map<'gateway' | 'portal', ServiceProcess>();
+  const gateways: ServiceProcess[] = [];
+  const all = () => [...Object.values(replicas).flat(), ...edges.values(), ...gateways];
   const abort = async (err: unknown): Promise<never> => {
-    await Promise.all([...processes.values()].map((p) => p.kill()));
+    await Promise.all(all().map((p) => p.kill()));
     await database.drop();
     throw err;
   };
-  // Every start settles before a failure is reported, so none is left running behind it.
-  const started = await Promise.allSettled(
-    SERVICE_NAMES.map(async (name) => {
-      processes.set(name, await startServiceProcess(`services/${name}/src/main.ts`, env));
+  // Every start settles before a failure is reported, so none is left running behind it. The
+  // first replica of each service starts alone (it migrates its schema), its others right after.
+  // The web portal's edge (the pages the gateway serves at `/`: no data, no assertion) meanwhile.
+  const starting: Promise<void>[] = [
+    startServiceProcess('portal/src/main.ts', { ...env, LOG_LEVEL: 'info' }).then((p) => {
+      edges.set('portal', p);
     }),
-  );
+  ];
+  const started = await Promise.allSettled([
+    ...starting,
+    ...SERVICE_NAMES.map(async (name) => {
+      replicas[name].push(await startServiceProcess(`services/${name}/src/main.ts`, env));
+      const more = Array.from({ length: (options.replicas?.[name] ?? 1) - 1 }, async () => {
+        replicas[name].push(await startServiceProcess(`services/${name}/src/main.ts`, env));
+      });
+      const failed = (await Promise.allSettled(more)).find((s) => s.status === 'rejected');
+      if (failed) throw failed.reason;
+    }),
+  ]);
   const failed = started.find((s) => s.status === 'rejected');
   if (failed) return abort(failed.reason);
   const serviceUrls = Object.fromEntries(
-    SERVICE_NAMES.map((name) => [name, processes.get(name)!.url]),
+    SERVICE_NAMES.map((name) => [name, replicas[name][0]!.url]),
   ) as Record<ServiceName, string>;
-  const urls = Object.fromEntries(SERVICE_NAMES.map((n) => [`${n.toUpperCase()}_URL`, serviceUrls[n]]));
+  const urls = Object.fromEntries(
+    SERVICE_NAMES.map((n) => [`${n.toUpperCase()}_URL`, replicas[n].map((r) => r.url).join(',')]),
+  );
+  urls.PORTAL_URL = edges.get('portal')!.url;
   try {
-    // The web portal's edge: the pages the gateway serves at `/` (no data, no assertion).
-    const portal = await startServiceProcess('portal/src/main.ts', { ...env, LOG_LEVEL: 'info' });
-    processes.set('portal', portal);
-    urls.PORTAL_URL = portal.url;
-    processes.set(
+    edges.set(
       'gateway',
       await startServiceProcess('gateway/src/main.ts', { ...env, ...urls, METRICS_PORT: '0' }),
     );
   } catch (err) {
     return abort(err);
   }
-  const replicas: ServiceProcess[] = [];
   return {
-    gatewayUrl: processes.get('gateway')!.url,
+    gatewayUrl: edges.get('gateway')!.url,
     serviceUrls,
+    replicas,
     env,
-    kill: async (name) => processes.get(name)?.kill(),
+    kill: async (name) => (name === 'gateway' ? edges.get(name) : replicas[name][0])?.kill(),
     addGateway: async () => {
-      const replica = await startServiceProcess('gateway/src/main.ts', {
+      const gateway = await startServiceProcess('gateway/src/main.ts', {
         ...env,
         ...urls,
         METRICS_PORT: '0',
       });
-      replicas.push(replica);
-      return replica.url;
+      gateways.push(gateway);
+      return gateway.url;
     },
     stop: async () => {
-      await Promise.all([...processes.values(), ...replicas].map((p) => p.close()));
+      await Promise.all(all().map((p) => p.close()));
       await database.drop();
     },
   };
+}
+
+/**
+ * Waits until the data service serves the replay of recorded data it loads at start: until then
+ * a keyless read is no x402 challenge. Keyless, so that no key's budget is spent on the wait.
+ */
+export async function replayLoaded(system: System, path: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await fetch(`${system.gatewayUrl}${path}`);
+    await res.arrayBuffer();
+    if (res.status === 402) return;
+    if (Date.now() > deadline)
+      throw new Error(`${path} answered ${res.status}, not 402, for ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }

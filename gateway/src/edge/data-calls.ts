@@ -46,13 +46,14 @@ import { ANONYMOUS, type AssertionSigner } from './assertion.js';
 import { checkDataQuery } from './query-check.js';
 import { CLOSE_FIELDS, readBody, type BodyLimits } from './bodies.js';
 import type { InFlightGate } from './in-flight.js';
+import { mayTryElsewhere, unreachable, type Replicas } from '../domain/replicas.js';
 import { isTimeout, UpstreamPool, type AnswerSink, type Forwarding } from './upstream.js';
 
 export interface DataEdgeOptions {
   /** The catalogue of the data service's mode: what the pre-challenge checks accept. */
   catalog: Catalog;
-  /** The data service. */
-  target: string;
+  /** The data service's replicas (DATA_URL), taken in turn. */
+  replicas: Replicas;
   timeoutMs: number;
   keys: VerifiedCache<KeyVerifyReply>;
   /** A signed-in person's session reads data at its account's plan, as a key does (no x402). */
@@ -169,16 +170,15 @@ type PricedTarget = DataTarget & { hit: NonNullable<DataTarget['hit']> };
  * Each step below hands the call to the next, synchronously while the answer is in memory.
  */
 class DataEdge {
-  private readonly upstream: URL;
   /** undefined when no proxy is trusted (TRUST_PROXY `none`): the peer is the client. */
   private readonly trusted: ReturnType<typeof proxyaddr.compile> | undefined;
-  private readonly pool: UpstreamPool;
+  /** A keep-alive pool per replica of the data service, in the order of DATA_URL. */
+  private readonly pools: UpstreamPool[];
   private readonly dataTarget: ReturnType<typeof dataTargets>;
   private readonly paidCalls: PaidCalls;
 
   constructor(private readonly options: DataEdgeOptions) {
-    this.upstream = new URL(options.target);
-    this.pool = new UpstreamPool(this.upstream.origin, options.timeoutMs);
+    this.pools = options.replicas.urls.map((url) => new UpstreamPool(url.origin, options.timeoutMs));
     this.dataTarget = dataTargets(options.catalog);
     const proxies = trustedProxies(options.trustProxy);
     this.trusted = proxies.length === 0 ? undefined : proxyaddr.compile(proxies);
@@ -222,8 +222,8 @@ class DataEdge {
     this.admit(call);
   }
 
-  close(): Promise<void> {
-    return this.pool.close();
+  async close(): Promise<void> {
+    await Promise.all(this.pools.map((pool) => pool.close()));
   }
 
   /** The request-duration histogram's series of each status of GETs, made once (no timer closures). */
@@ -333,7 +333,9 @@ class DataEdge {
    * parameters only) and the series flag of its price.
    */
   private resourceOf(call: DataCall, target: PricedTarget) {
-    const base = this.options.publicBaseUrl ?? `http://${call.req.headers.host ?? `${this.upstream.host}`}`;
+    const base =
+      this.options.publicBaseUrl ??
+      `http://${call.req.headers.host ?? `${this.options.replicas.urls[0]!.host}`}`;
     const query = new URLSearchParams(call.query);
     return { url: challengedUrl(base, call.path, query), series: isSeriesRead(target, query) };
   }
@@ -449,10 +451,11 @@ class DataEdge {
 
   /** A body is read whole at the edge first, so no upstream socket waits for a slow client. */
   private forward(call: DataCall, token: string): void {
-    if (call.req.method === 'GET' || call.req.method === 'HEAD') return this.send(call, token, undefined);
+    if (call.req.method === 'GET' || call.req.method === 'HEAD')
+      return void this.send(call, token, undefined);
     readBody(call.req, call.res, this.options.bodies).then(
       (read) => {
-        if (read.ok) return this.send(call, token, read.body);
+        if (read.ok) return void this.send(call, token, read.body);
         call.fields.push(...CLOSE_FIELDS);
         this.refuse(call, read.problem);
       },
@@ -461,22 +464,57 @@ class DataEdge {
   }
 
   /**
-   * The keep-alive request to the data service (UpstreamPool); its answer goes back as it comes,
-   * or whole once settled on a paid call.
+   * The keep-alive request to the next replica of the data service (its UpstreamPool); the answer
+   * goes back as it comes, or whole once settled on a paid call. A replica that could not be
+   * reached (or broke the connection of this read before answering) passes the call to the next
+   * one it has not tried (domain/replicas.ts). False when every replica was tried.
    */
-  private send(call: DataCall, token: string, body: Buffer | undefined): void {
+  private send(
+    call: DataCall,
+    token: string,
+    body: Buffer | undefined,
+    tried: Set<number> = new Set(),
+  ): boolean {
+    const index = this.options.replicas.pick(tried, Date.now());
+    if (index === undefined) return false;
+    tried.add(index);
     const { req } = call;
-    call.forwarding = this.pool.send(
+    const tries: Tries = { token, body, tried, index };
+    call.forwarding = this.pools[index]!.send(
       req.method ?? 'GET',
       req.url ?? '/',
-      this.upstreamFields(call, token, body),
+      this.upstreamFields(call, token, body, this.options.replicas.urls[index]!),
       body,
-      call.paid ? this.paidCalls.sink(call) : new ProxiedAnswer(this, call),
+      new Attempt(this, call, tries, call.paid ? this.paidCalls.sink(call) : undefined),
     );
+    return true;
+  }
+
+  /**
+   * A request that got no answer from its replica: that replica rests if it could not be reached,
+   * and the call goes to another one when it may (mayTryElsewhere), else answers 503 or 504.
+   * undici reports a connection the replica closed before answering as UND_ERR_SOCKET, where
+   * node:http said ECONNRESET.
+   */
+  retried(call: DataCall, tries: Tries, err: NodeJS.ErrnoException): boolean {
+    const { replicas } = this.options;
+    const code = err.code === 'UND_ERR_SOCKET' ? 'ECONNRESET' : err.code;
+    if (unreachable(code)) replicas.refused(tries.index, Date.now());
+    const again =
+      !call.res.headersSent &&
+      !call.res.destroyed &&
+      mayTryElsewhere(code, call.req.method) &&
+      this.send(call, tries.token, tries.body, tries.tried);
+    if (again)
+      this.options.logger.warn(
+        { service: 'data', code: err.code, replica: tries.index },
+        'upstream failed, trying another replica',
+      );
+    return again;
   }
 
   /** The request's fields for the data service, as a flat list like the answer's. */
-  private upstreamFields(call: DataCall, token: string, body: Buffer | undefined): string[] {
+  private upstreamFields(call: DataCall, token: string, body: Buffer | undefined, upstream: URL): string[] {
     const incoming = call.req.headers;
     const headers: string[] = [];
     for (const name in incoming) {
@@ -486,7 +524,7 @@ class DataEdge {
       else for (const v of value) headers.push(name, v);
     }
     // An HTTP/1.0 client may have sent no Host.
-    if (incoming.host === undefined) headers.push('host', this.upstream.host);
+    if (incoming.host === undefined) headers.push('host', upstream.host);
     // A body read whole goes on with its length (a chunked one had none); without one, none.
     if (body !== undefined) headers.push('content-length', String(body.length));
     headers.push(
@@ -547,26 +585,43 @@ class DataEdge {
   }
 }
 
+/** What a call needs to be sent again to another replica of the data service. */
+interface Tries {
+  token: string;
+  body: Buffer | undefined;
+  /** The replicas tried so far, by index, this one included. */
+  tried: Set<number>;
+  index: number;
+}
+
 /**
- * The data service's answer to a call that is not paid for, passed on as it comes: the fields
- * less the hop-by-hop ones with the edge's own, and the body piece by piece; a one-piece body
- * (the usual data answer) leaves in the same write as the fields.
+ * One try of a call on one replica, and where its answer goes. A call that is not paid for is
+ * passed on as it comes: the fields less the hop-by-hop ones with the edge's own, and the body
+ * piece by piece; a one-piece body (the usual data answer) leaves in the same write as the
+ * fields. A paid call's answer goes to `paid` (PaidCalls.sink), read whole. No answer at all may
+ * go to another replica (DataEdge.retried).
  */
-class ProxiedAnswer implements AnswerSink {
+class Attempt implements AnswerSink {
   private status = 502;
   private fields: Fields = [];
+  private headed = false;
 
   constructor(
     private readonly edge: DataEdge,
     private readonly call: DataCall,
+    private readonly tries: Tries,
+    private readonly paid: AnswerSink | undefined,
   ) {}
 
   head(status: number, rawHeaders: string[]): void {
+    this.headed = true;
+    if (this.paid) return this.paid.head(status, rawHeaders);
     this.status = status;
     this.fields = answerFields(rawHeaders, this.call.fields);
   }
 
   chunk(data: Buffer, resume: () => void): boolean {
+    if (this.paid) return this.paid.chunk(data, resume);
     const { res } = this.call;
     if (res.destroyed) return true; // its close cancels the rest
     if (!res.headersSent) res.writeHead(this.status, this.fields);
@@ -576,6 +631,7 @@ class ProxiedAnswer implements AnswerSink {
   }
 
   end(last: Buffer | undefined): void {
+    if (this.paid) return this.paid.end(last);
     const { res } = this.call;
     if (res.destroyed) return;
     if (!res.headersSent) res.writeHead(this.status, this.fields);
@@ -583,7 +639,9 @@ class ProxiedAnswer implements AnswerSink {
   }
 
   failed(err: NodeJS.ErrnoException): void {
-    this.edge.upstreamFailed(this.call, err);
+    if (!this.headed && this.edge.retried(this.call, this.tries, err)) return;
+    if (this.paid) this.paid.failed(err);
+    else this.edge.upstreamFailed(this.call, err);
   }
 }
 

@@ -5,24 +5,69 @@ import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { HttpProblem } from '@meridian/http-kit';
 import { httpProblem, sendProblem } from '@meridian/http-kit';
 import type { Logger } from '@meridian/observability';
+import { mayTryElsewhere, Replicas, unreachable } from '../domain/replicas.js';
 import { routeOwner, type RouteOwner, type ServiceName } from '../domain/route-table.js';
 
 export interface ProxyOptions {
-  targets: Record<ServiceName, string>;
+  /** Each service's replicas (one or more URLs), taken in turn. */
+  targets: Record<ServiceName, readonly URL[]>;
   timeoutMs: number;
+  /** How long a replica that refused a connection is passed over (domain/replicas.ts). */
+  restMs: number;
   logger: Logger;
   table?: readonly RouteOwner[];
 }
 
+/** One service's replicas and a proxy (with its keep-alive agent) to each. */
+interface ServiceReplicas {
+  replicas: Replicas;
+  proxies: RequestHandler[];
+}
+
 /**
- * Proxies each owned path to its service over keep-alive connections. A refused connection
- * answers 503 with retryable true at once, a slow service 504: never a hang.
+ * Proxies each owned path to its service over keep-alive connections, to its replicas in turn. A
+ * request that never reached a replica (or a read whose connection broke) goes to the next
+ * replica; none left: 503 with retryable true at once. A slow service is a 504: never a hang.
  */
 export function serviceProxy(options: ProxyOptions): RequestHandler {
-  const proxies = new Map<ServiceName, RequestHandler>();
-  for (const [service, target] of Object.entries(options.targets) as [ServiceName, string][]) {
-    proxies.set(service, proxyTo(service, target, options));
+  const services = new Map<ServiceName, ServiceReplicas>();
+  for (const [service, urls] of Object.entries(options.targets) as [ServiceName, readonly URL[]][]) {
+    const own: ServiceReplicas = { replicas: new Replicas(urls, options.restMs), proxies: [] };
+    own.proxies = urls.map((url, index) =>
+      proxyTo(service, url.href, options, (err, res) => failed(own, service, index, err, res)),
+    );
+    services.set(service, own);
   }
+  /** Sends the request to the next replica it has not tried, if any. */
+  const send = (own: ServiceReplicas, req: Request, res: Response, next: NextFunction): boolean => {
+    const tried = res.locals.triedReplicas as Set<number>;
+    const index = own.replicas.pick(tried, Date.now());
+    if (index === undefined) return false;
+    tried.add(index);
+    res.locals.proxyStartedAt = Date.now();
+    // A failure is answered by `failed` below; the proxy's own `next(err)` would answer it twice.
+    void own.proxies[index]!(req, res, (err?: unknown) => (err === undefined ? next() : undefined));
+    return true;
+  };
+  const failed = (
+    own: ServiceReplicas,
+    service: ServiceName,
+    index: number,
+    err: Error,
+    res: ServerResponse | Socket,
+  ): void => {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (unreachable(code)) own.replicas.refused(index, Date.now());
+    if ('setHeader' in res && !res.headersSent) {
+      const response = res as unknown as Response;
+      const req = response.req;
+      if (mayTryElsewhere(code, req.method) && send(own, req, response, () => undefined)) {
+        options.logger.warn({ service, code, replica: index }, 'upstream failed, trying another replica');
+        return;
+      }
+    }
+    upstreamFailed(service, err, res, options);
+  };
   return (req: Request, res: Response, next: NextFunction) => {
     const owner = routeOwner(req.path, options.table);
     if (!owner) return next();
@@ -30,8 +75,8 @@ export function serviceProxy(options: ProxyOptions): RequestHandler {
     // passed on, it would also keep the proxy's own request hooks from running.
     delete req.headers.expect;
     res.locals.service = owner.service;
-    res.locals.proxyStartedAt = Date.now();
-    return proxies.get(owner.service)!(req, res, next);
+    res.locals.triedReplicas = new Set<number>();
+    send(services.get(owner.service)!, req, res, next);
   };
 }
 
@@ -47,7 +92,12 @@ const KEEPS_CREDENTIALS: Partial<Record<ServiceName, readonly string[]>> = {
   mcp: ['authorization', 'x-api-key'],
 };
 
-function proxyTo(service: ServiceName, target: string, options: ProxyOptions): RequestHandler {
+function proxyTo(
+  service: ServiceName,
+  target: string,
+  options: ProxyOptions,
+  onError: (err: Error, res: ServerResponse | Socket) => void,
+): RequestHandler {
   const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
   return createProxyMiddleware<IncomingMessage, ServerResponse>({
     target,
@@ -60,7 +110,7 @@ function proxyTo(service: ServiceName, target: string, options: ProxyOptions): R
         forwardedFor(proxyReq, req as Request, service);
         sendBody(proxyReq, (res as unknown as Response).locals.body as Buffer | undefined);
       },
-      error: (err, _req, res) => upstreamFailed(service, err, res, options),
+      error: (err, _req, res) => onError(err, res),
     },
   }) as unknown as RequestHandler;
 }

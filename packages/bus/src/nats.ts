@@ -103,15 +103,27 @@ class NatsBus implements Bus {
     const headers = toNatsHeaders(outgoingHeaders(opts.headers));
     const timeout = opts.timeoutMs ?? DEFAULTS.requestTimeoutMs;
     const body = encoder.encode(JSON.stringify(payload ?? null));
-    try {
-      const msg = await this.nc.request(this.names.subject(subject), body, { timeout, headers });
-      this.count('request', subject, 'ok');
-      return decodeReply<Res>(decoder.decode(msg.data), this.logger, subject);
-    } catch (err) {
-      const reason = transportFailure(err);
-      this.count('request', subject, reason);
-      this.logger?.warn({ subject, reason, err: errorMessage(err) }, 'rpc request failed');
-      return { ok: false, problem: serviceUnavailable(subject, reason.replace('_', ' ')) };
+    const deadline = Date.now() + timeout;
+    const askUntil = Math.min(deadline, Date.now() + NO_RESPONDERS_WAIT_MS);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const left = Math.max(1, deadline - Date.now());
+        const msg = await this.nc.request(this.names.subject(subject), body, { timeout: left, headers });
+        this.count('request', subject, 'ok');
+        return decodeReply<Res>(decoder.decode(msg.data), this.logger, subject);
+      } catch (err) {
+        const reason = transportFailure(err);
+        // No responder is what a restarting or rolling peer looks like for a moment: asked again
+        // within the same budget, the caller sees a 503 only when the peer stays away.
+        const pause = NO_RESPONDERS_PAUSE_MS * 2 ** attempt;
+        if (reason === 'no_responders' && Date.now() + pause < askUntil) {
+          await new Promise((r) => setTimeout(r, pause));
+          continue;
+        }
+        this.count('request', subject, reason);
+        this.logger?.warn({ subject, reason, err: errorMessage(err) }, 'rpc request failed');
+        return { ok: false, problem: serviceUnavailable(subject, reason.replace('_', ' ')) };
+      }
     }
   }
 
@@ -264,6 +276,11 @@ class NatsBus implements Bus {
     }
   }
 }
+
+/** The first pause before asking again when no one answers a subject; it doubles each time. */
+const NO_RESPONDERS_PAUSE_MS = 50;
+/** How long a subject may go unanswered before the caller is told the peer is unavailable. */
+const NO_RESPONDERS_WAIT_MS = 1_000;
 
 function transportFailure(err: unknown): 'no_responders' | 'timeout' | 'unreachable' {
   if (isNoResponders(err)) return 'no_responders';

@@ -155,6 +155,28 @@ describe('NATS bus specifics', () => {
     expect(stored.subject).toBe(`${namespace}.${root}.a.v1`);
   });
 
+  it('asks again for a moment when no one serves a subject, as while a peer restarts', async () => {
+    const subject = `rpc.${uniqueName('late')}.answer.v1`;
+    let server: { close(): Promise<void> } | undefined;
+    const pending = bus.request<{ late: boolean }>(subject, {});
+    setTimeout(() => {
+      void bus
+        .serve(subject, 'late', async () => ({ ok: true, data: { late: true } }))
+        .then((s) => {
+          server = s;
+        });
+    }, 200);
+    expect(await pending).toEqual({ ok: true, data: { late: true } });
+    await server?.close();
+
+    const started = Date.now();
+    const unanswered = await bus.request(`rpc.${uniqueName('none')}.answer.v1`, {}, { timeoutMs: 5_000 });
+    expect(unanswered.ok).toBe(false);
+    // Unavailable after about a second of asking, not after the whole budget.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
   it('is not ready once closed', async () => {
     const other = await createNatsBus({ url, name: 'bus-nats-test-closing', namespace });
     await expect(other.ping()).resolves.toBeUndefined();

@@ -8,6 +8,8 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 export interface ServiceProcess {
   url: string;
+  /** The process id (a service may name itself by it, e.g. analysis's worker id). */
+  pid: number;
   /** SIGKILL: no drain, to see how the rest behave. */
   kill(): Promise<void>;
   /** SIGTERM, so it drains as in production; SIGKILL if it has not exited within 10 s. */
@@ -31,22 +33,26 @@ export async function freePort(): Promise<number> {
  * port (or on `env.PORT` when it names one, for a peer that must know the address first), and
  * resolves once its /ready answers. The child inherits this process's environment, so
  * the suite's log capture directory (MERIDIAN_LOG_CAPTURE_DIR) collects its log lines too, for the
- * teardown's secret scan; `env` comes on top. Its stderr shows only with E2E_VERBOSE set.
+ * teardown's secret scan; `env` comes on top. Its stderr shows only with E2E_VERBOSE set, or
+ * when it dies on its own. `readyTimeoutMs` (60 s) is for the all-in-one's first start, which
+ * creates a database and loads the replay before it is ready.
  */
 export async function startServiceProcess(
   entry: string,
   env: Record<string, string>,
+  { readyTimeoutMs = 60_000 }: { readyTimeoutMs?: number } = {},
 ): Promise<ServiceProcess> {
   const port = env.PORT && env.PORT !== '0' ? Number(env.PORT) : await freePort();
   const url = `http://127.0.0.1:${port}`;
   const child = launch(entry, { ...env, PORT: String(port) });
+  reportUnexpectedExit(entry, child);
   try {
-    await waitReady(url, child);
+    await waitReady(url, child, readyTimeoutMs);
   } catch (err) {
     await stop(child, 'SIGKILL');
     throw err;
   }
-  return { url, kill: () => stop(child, 'SIGKILL'), close: () => stop(child, 'SIGTERM') };
+  return { url, pid: child.pid!, kill: () => stop(child, 'SIGKILL'), close: () => stop(child, 'SIGTERM') };
 }
 
 function launch(entry: string, env: Record<string, string>): ChildProcess {
@@ -55,13 +61,35 @@ function launch(entry: string, env: Record<string, string>): ChildProcess {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  const tail: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
     if (process.env.E2E_VERBOSE) process.stderr.write(chunk);
+    tail.push(chunk.toString('utf8'));
+    if (tail.length > STDERR_TAIL_CHUNKS) tail.shift();
   });
+  stderrTails.set(child, tail);
   return child;
 }
 
-async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): Promise<void> {
+const STDERR_TAIL_CHUNKS = 40;
+const stderrTails = new WeakMap<ChildProcess, string[]>();
+const stopping = new WeakSet<ChildProcess>();
+
+/**
+ * A peer that dies on its own makes the test fail later and elsewhere (a 503 from the service
+ * that called it), so its death and the end of its stderr are said where it happens.
+ */
+function reportUnexpectedExit(entry: string, child: ChildProcess): void {
+  child.once('exit', (code, signal) => {
+    if (stopping.has(child)) return;
+    const tail = (stderrTails.get(child) ?? []).join('').slice(-4_000);
+    process.stderr.write(
+      `${entry} (pid ${child.pid}) exited on its own: code ${code}, signal ${signal}\n${tail}\n`,
+    );
+  });
+}
+
+async function waitReady(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`${url} exited with ${child.exitCode} before it was ready`);
@@ -77,6 +105,7 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs = 60_000): 
 
 function stop(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  stopping.add(child);
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     child.once('exit', () => {

@@ -116,7 +116,10 @@ async function facilitatorRoute(
   return (send(res, 200, answer), true);
 }
 
-/** Test controls under /local: wallets, balances, blockhash expiry, the facilitator's mode. */
+/**
+ * Test controls under /local: wallets, token accounts, signed transfers (with a memo, as a wallet
+ * pays a deposit), balances, blockhash expiry, the facilitator's mode.
+ */
 async function localRoute(
   state: FacilitatorState,
   path: string,
@@ -139,6 +142,25 @@ async function localRoute(
   if (path.startsWith('/local/balance/')) {
     const owner = new PublicKey(path.slice('/local/balance/'.length));
     return send(res, 200, { amount: (await peer.tokenBalance(peer.ata(owner))).toString() });
+  }
+  if (path === '/local/token-account' && req.method === 'POST') {
+    const { owner } = (await readJson(req)) as { owner: string };
+    return send(res, 200, { address: (await peer.createTokenAccount(new PublicKey(owner))).toBase58() });
+  }
+  if (path === '/local/transfer' && req.method === 'POST') {
+    const { from, to, amount, memo } = (await readJson(req)) as {
+      from: string;
+      to: string;
+      amount: number | string;
+      memo?: string;
+    };
+    const signature = await peer.transfer({
+      from: Keypair.fromSecretKey(bs58.decode(from)),
+      toOwner: new PublicKey(to),
+      amount: BigInt(amount),
+      ...(memo === undefined ? {} : { memo }),
+    });
+    return send(res, 200, { signature });
   }
   if (path === '/local/expire-blockhash' && req.method === 'POST') {
     return send(res, 200, { blockhash: await peer.expireBlockhash() });

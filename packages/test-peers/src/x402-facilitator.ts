@@ -29,6 +29,13 @@ export interface X402Facilitator {
   feePayer: string;
   /** A new key pair with `usdc` atomic units in its token account (and `sol`, default 0: the facilitator pays fees). */
   wallet(funds?: { usdc?: number; sol?: number }): Promise<LocalWallet>;
+  /** Opens `owner`'s associated token account of the mint (as a deposit wallet needs); its address. */
+  openTokenAccount(owner: string): Promise<string>;
+  /**
+   * A signed SPL transfer of `amount` atomic units from `from`'s token account to `to`'s, with a
+   * memo instruction when `memo` is given (a wallet paying a deposit); answers the signature.
+   */
+  transfer(options: { from: LocalWallet; to: string; amount: number; memo?: string }): Promise<string>;
   /** Atomic units of the mint held by `owner`'s associated token account. */
   balance(owner: string): Promise<bigint>;
   /** Makes the chain's current blockhash stale: transactions signed over it no longer land. */
@@ -71,6 +78,17 @@ export async function startX402Facilitator(options: { port?: number } = {}): Pro
       const w = await call<{ address: string; secret_key: string }>('/local/wallet', funds);
       return { address: w.address, secretKey: w.secret_key };
     },
+    openTokenAccount: async (owner) =>
+      (await call<{ address: string }>('/local/token-account', { owner })).address,
+    transfer: async ({ from, to, amount, memo }) =>
+      (
+        await call<{ signature: string }>('/local/transfer', {
+          from: from.secretKey,
+          to,
+          amount: String(amount),
+          ...(memo === undefined ? {} : { memo }),
+        })
+      ).signature,
     balance: async (owner) => BigInt((await call<{ amount: string }>(`/local/balance/${owner}`)).amount),
     expireBlockhash: async () => void (await call('/local/expire-blockhash', {})),
     setMode: async (mode) => void (await call('/local/mode', mode)),

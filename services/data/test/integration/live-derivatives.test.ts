@@ -150,7 +150,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
       });
       const invalid = await run(deribit);
       expect(invalid).toMatchObject({ state: 'failing', last_error: { kind: 'http_error' } });
-      expect(invalid.last_error!.message).toMatch(/Deribit error -32602 Invalid params/);
+      expect(invalid.last_error!.message).toMatch(/deribit refused: -32602 Invalid params/);
       await live!.stop();
       for (const body of ['{"result": []}', '{"jsonrpc":"2.0","result":{"data":[]}}', '[{']) {
         peer.answer(`${API}/get_book_summary_by_currency`, { body });
@@ -290,7 +290,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
       peer.answer(path, { body: await sample('bybit_futures/error_params.json') });
       const params = await run(bybitFutures);
       expect(params).toMatchObject({ state: 'failing', last_error: { kind: 'http_error' } });
-      expect(params.last_error!.message).toMatch(/10001 params error/);
+      expect(params.last_error!.message).toMatch(/bybit refused: 10001 params error/);
     });
 
     it('calls an empty list empty and an answer without retCode malformed', async () => {

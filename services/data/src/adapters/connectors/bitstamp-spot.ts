@@ -7,9 +7,9 @@ import {
   oldestFirst,
   realTrades,
   spotConnector,
-  venueRefusal,
   type SpotVenue,
 } from './spot-venue.js';
+import { venueRefusal } from './venue-refusals.js';
 
 /**
  * Bitstamp (www.bitstamp.net, public API v2, no key). Pairs are lower-case base+quote (`btcusd`).
@@ -43,12 +43,7 @@ function accepted(body: unknown): unknown {
   if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
     const o = body as Record<string, unknown>;
     if (o.status === 'error')
-      throw venueRefusal(
-        'bitstamp',
-        String(o.code ?? 'error'),
-        JSON.stringify(o.reason ?? '').slice(0, 200),
-        false,
-      );
+      throw venueRefusal('bitstamp', String(o.code ?? 'error'), JSON.stringify(o.reason ?? '').slice(0, 200));
   }
   return body;
 }

@@ -2,9 +2,8 @@ import { bybitLinearBatches } from '../upstream/bybit-futures.js';
 import { FUTURES_BASES } from './binance-futures.js';
 import type { ConnectorDefinition } from './connector.js';
 import { UpstreamError } from './upstream-http.js';
+import { venueRefusal } from './venue-refusals.js';
 
-/** Bybit's retCode for a caller over the API's or the IP's rate limit. */
-const RATE_LIMIT_CODES = new Set([10006, 10018]);
 /** Bybit bans an IP that exceeds its limit with a 403 for about ten minutes. */
 const IP_BAN_WAIT_MS = 10 * 60_000;
 
@@ -39,10 +38,8 @@ export const bybitFutures: ConnectorDefinition = {
     }
     if (typeof body?.retCode !== 'number')
       throw new UpstreamError('malformed', 'tickers: not a Bybit v5 answer (no retCode)');
-    if (RATE_LIMIT_CODES.has(body.retCode))
-      throw new UpstreamError('rate_limited', `tickers: retCode ${body.retCode} ${body.retMsg}`);
     if (body.retCode !== 0)
-      throw new UpstreamError('http_error', `tickers: Bybit error ${body.retCode} ${body.retMsg}`);
+      throw venueRefusal('bybit', String(body.retCode), body.retMsg, { where: 'tickers' });
     const list = body.result?.list;
     if (!Array.isArray(list) || typeof body.time !== 'number')
       throw new UpstreamError('malformed', 'tickers: no result.list or time');

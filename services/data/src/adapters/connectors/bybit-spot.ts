@@ -10,8 +10,8 @@ import {
   realTrades,
   spotConnector,
   type SpotVenue,
-  venueRefusal,
 } from './spot-venue.js';
+import { venueRefusal } from './venue-refusals.js';
 
 /**
  * Bybit v5 (api.bybit.com, public market data, no key), category `spot`: USDT and USDC books. Every
@@ -27,13 +27,7 @@ const TRADES_LIMIT = 60;
 
 function bybitList(body: unknown): unknown[] {
   const o = objectOf(body, 'answer');
-  if (o.retCode !== 0)
-    throw venueRefusal(
-      'bybit',
-      String(o.retCode),
-      String(o.retMsg ?? ''),
-      o.retCode === 10006 || o.retCode === 10018,
-    );
+  if (o.retCode !== 0) throw venueRefusal('bybit', String(o.retCode), String(o.retMsg ?? ''));
   return arrayOf(objectOf(o.result, 'result').list, 'result.list');
 }
 

@@ -9,9 +9,8 @@ import { recordedTime } from '../../domain/replay-clock.js';
 import type { ConnectorDefinition } from './connector.js';
 import { paced } from './paced.js';
 import { UpstreamError, type UpstreamHttp } from './upstream-http.js';
+import { venueRefusal } from './venue-refusals.js';
 
-/** Deribit's JSON-RPC error for a caller over its rate limit, whatever the HTTP status. */
-const TOO_MANY_REQUESTS = 10028;
 /** Deribit's rate limit refills in about a second; wait a few before asking again. */
 const RATE_LIMIT_WAIT_MS = 5_000;
 
@@ -32,9 +31,7 @@ export async function deribitResult(http: UpstreamHttp, url: string): Promise<un
   const path = new URL(url).pathname;
   if (rpcError(body)) {
     const { code, message } = body.error;
-    if (code === TOO_MANY_REQUESTS)
-      throw new UpstreamError('rate_limited', `${path}: ${code} ${message}`, undefined, RATE_LIMIT_WAIT_MS);
-    throw new UpstreamError('http_error', `${path}: Deribit error ${code} ${message}`);
+    throw venueRefusal('deribit', String(code), message, { where: path, waitMs: RATE_LIMIT_WAIT_MS });
   }
   if (typeof body !== 'object' || body === null || (body as { jsonrpc?: unknown }).jsonrpc !== '2.0')
     throw new UpstreamError('malformed', `${path}: not a JSON-RPC 2.0 answer`);

@@ -7,9 +7,9 @@ import {
   oldestFirst,
   realTrades,
   spotConnector,
-  venueRefusal,
   type SpotVenue,
 } from './spot-venue.js';
+import { venueRefusal } from './venue-refusals.js';
 
 /**
  * Kraken (api.kraken.com, public market data, no key). Kraken calls bitcoin XBT and doge XDG, and its
@@ -46,19 +46,12 @@ export const KRAKEN_MARKETS: Readonly<Record<string, string>> = {
 
 /** Trades answers at most this many. */
 const TRADES_LIMIT = 1000;
-const RATE_LIMITS = ['EAPI:Rate limit exceeded', 'EGeneral:Too many requests', 'EService:Throttled'];
 
 /** The rows of the one pair of a `result`, and its `last`; a non-empty `error` is thrown as the refusal. */
 function pairResult(body: unknown): { rows: unknown[]; last: unknown } {
   const o = objectOf(body, 'answer');
   const errors = arrayOf(o.error, 'error').map(String);
-  if (errors.length > 0)
-    throw venueRefusal(
-      'kraken',
-      errors.join(', '),
-      '',
-      errors.some((e) => RATE_LIMITS.some((r) => e.startsWith(r))),
-    );
+  if (errors.length > 0) throw venueRefusal('kraken', errors, '');
   const result = objectOf(o.result, 'result');
   const pairs = Object.keys(result).filter((k) => k !== 'last');
   if (pairs.length !== 1) throw new Error(`result holds ${pairs.length} pairs, not one`);

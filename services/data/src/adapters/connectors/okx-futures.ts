@@ -4,9 +4,8 @@ import { FUTURES_BASES } from './binance-futures.js';
 import type { ConnectorDefinition } from './connector.js';
 import { paced } from './paced.js';
 import { UpstreamError, type UpstreamHttp } from './upstream-http.js';
+import { rateLimitCode } from './venue-refusals.js';
 
-/** OKX's codes for a caller over its rate limit (under HTTP 200 or 429). */
-const RATE_LIMIT_CODES = new Set(['50011', '50061']);
 /** OKX's code for an instrument it does not list. */
 const NO_SUCH_INSTRUMENT = '51001';
 
@@ -22,7 +21,7 @@ class OkxRefusal extends UpstreamError {
     message: string,
     status?: number,
   ) {
-    super(RATE_LIMIT_CODES.has(code) ? 'rate_limited' : 'http_error', message, status);
+    super(rateLimitCode('okx', code) ? 'rate_limited' : 'http_error', message, status);
   }
 }
 

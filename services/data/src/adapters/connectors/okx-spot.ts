@@ -9,8 +9,8 @@ import {
   realTrades,
   spotConnector,
   type SpotVenue,
-  venueRefusal,
 } from './spot-venue.js';
+import { venueRefusal } from './venue-refusals.js';
 
 /**
  * OKX (www.okx.com, public market data, no key). Instrument ids are BASE-QUOTE; OKX's global site
@@ -35,8 +35,7 @@ const TRADES_LIMIT = 500;
 
 function okxData(body: unknown): unknown[] {
   const o = objectOf(body, 'answer');
-  if (o.code !== '0')
-    throw venueRefusal('okx', String(o.code), String(o.msg ?? ''), o.code === '50011' || o.code === '50061');
+  if (o.code !== '0') throw venueRefusal('okx', String(o.code), String(o.msg ?? ''));
   return arrayOf(o.data, 'data');
 }
 

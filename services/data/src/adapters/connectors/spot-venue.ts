@@ -1,7 +1,7 @@
 import type { CandleRow, IngestBatchInput, TradeRow } from '@meridian/contracts';
 import { compareTradeIds, secondBars } from '../../domain/spot/second-bars.js';
 import type { ConnectorDefinition } from './connector.js';
-import { UpstreamError, type UpstreamHttp } from './upstream-http.js';
+import type { UpstreamHttp } from './upstream-http.js';
 
 /** A GET of one JSON answer, paced to the venue's rate limit (see `gapMs`). */
 export type GetJson = (url: string) => Promise<unknown>;
@@ -144,19 +144,6 @@ export function spotConnector(venue: SpotVenue, options: { gapMs?: number } = {}
       };
     },
   };
-}
-
-/** A venue's refusal given in the body of its answer (Kraken `error`, OKX `code`, Bybit `retCode`). */
-export function venueRefusal(
-  venue: string,
-  code: string,
-  message: string,
-  rateLimited: boolean,
-): UpstreamError {
-  return new UpstreamError(
-    rateLimited ? 'rate_limited' : 'http_error',
-    `${venue} refused: ${code} ${message}`.trim().slice(0, 300),
-  );
 }
 
 /** A number the venue writes as a string or a number; anything else is not its format. */
