@@ -188,7 +188,7 @@ export async function createGateway(deps: Deps): Promise<Gateway> {
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
-    if (isDataPath(q < 0 ? url : url.slice(0, q))) data(req, res);
+    if (isDataPath(q < 0 ? url : url.slice(0, q))) data.listener(req, res);
     else app(req, res);
   };
   return {
@@ -200,6 +200,7 @@ export async function createGateway(deps: Deps): Promise<Gateway> {
     close: async () => {
       await Promise.all(subscriptions.map((s) => s.close()));
       await limiter.close();
+      await data.close();
     },
   };
 }

@@ -17,6 +17,13 @@ export interface HeldToken {
   giveBack: () => void;
 }
 
+/** A take of an own bucket within an account-wide one: the second only if the first allowed. */
+export interface WithinDecision {
+  own: RateDecision;
+  /** The account-wide bucket's decision; absent when the own bucket refused (nothing taken there). */
+  account?: RateDecision;
+}
+
 /**
  * Token buckets by name: one per key for data calls, one per client address for failed
  * verifications. Synchronous in memory; a promise when the state is shared.
@@ -25,6 +32,17 @@ export interface RateLimiter {
   readonly kind: 'memory' | 'redis';
   /** `startFrom`: the bucket a bucket that does not exist yet starts from (else it starts full). */
   take(bucket: string, policy: BucketPolicy, startFrom?: string): RateDecision | Promise<RateDecision>;
+  /**
+   * take() of `bucket` and, only when it allows, of the account-wide `account` too: on Redis one
+   * round trip for both.
+   */
+  takeWithin(
+    bucket: string,
+    policy: BucketPolicy,
+    startFrom: string | undefined,
+    account: string,
+    accountPolicy: BucketPolicy,
+  ): WithinDecision | Promise<WithinDecision>;
   /** take() for a token that may come back; the data path's take() allocates no give-back. */
   hold(bucket: string, policy: BucketPolicy): HeldToken | Promise<HeldToken>;
   /** Moves what `bucket` spent into `into` (the lower level of the two wins); best effort. */
@@ -58,6 +76,17 @@ export class MemoryRateLimiter implements RateLimiter {
     const { state, decision } = takeToken(current, this.now(), policy);
     this.keep(bucket, state);
     return decision;
+  }
+
+  takeWithin(
+    bucket: string,
+    policy: BucketPolicy,
+    startFrom: string | undefined,
+    account: string,
+    accountPolicy: BucketPolicy,
+  ): WithinDecision {
+    const own = this.take(bucket, policy, startFrom);
+    return own.allowed ? { own, account: this.take(account, accountPolicy) } : { own };
   }
 
   hold(bucket: string, policy: BucketPolicy): HeldToken {

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { Gauge, type Registry } from 'prom-client';
 import type { Logger } from '@meridian/observability';
 import { decide, type BucketPolicy, type RateDecision } from '../domain/token-bucket.js';
-import { MemoryRateLimiter, type HeldToken, type RateLimiter } from './rate-limiter.js';
+import { MemoryRateLimiter, type HeldToken, type RateLimiter, type WithinDecision } from './rate-limiter.js';
 
 /** Refill on Redis's clock, so replicas with skewed clocks agree. Shared head of both scripts. */
 const REFILL = `
@@ -71,6 +71,45 @@ redis.call('PEXPIRE', KEYS[2], math.ceil((capacity - tokens) / per_ms) + 1000)
 return 1
 `;
 
+/**
+ * takeWithin: the take of TAKE_SCRIPT on KEYS[1] (a new bucket starting from KEYS[2]) with
+ * ARGV[1..2], then, only if it allowed, on the account-wide KEYS[3] with ARGV[3..4], on one clock
+ * reading. Returns {allowed, tokens} or {allowed, tokens, account allowed, account tokens}.
+ */
+const TAKE_WITHIN_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function take(key, from, capacity, per_ms)
+  local state = redis.call('HMGET', key, 'tokens', 'ts')
+  local tokens = tonumber(state[1])
+  local ts = tonumber(state[2])
+  if (tokens == nil or ts == nil) and from ~= key then
+    state = redis.call('HMGET', from, 'tokens', 'ts')
+    tokens = tonumber(state[1])
+    ts = tonumber(state[2])
+  end
+  if tokens == nil or ts == nil then
+    tokens = capacity
+  else
+    tokens = math.min(capacity, tokens + math.max(0, now - ts) * per_ms)
+  end
+  local allowed = 0
+  if tokens >= 1 then
+    tokens = tokens - 1
+    allowed = 1
+  end
+  redis.call('HSET', key, 'tokens', tostring(tokens), 'ts', tostring(now))
+  redis.call('PEXPIRE', key, math.ceil((capacity - tokens) / per_ms) + 1000)
+  return allowed, tokens
+end
+local allowed, tokens = take(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]))
+if allowed == 0 then
+  return {0, tostring(tokens)}
+end
+local account_allowed, account_tokens = take(KEYS[3], KEYS[3], tonumber(ARGV[3]), tonumber(ARGV[4]))
+return {1, tostring(tokens), account_allowed, tostring(account_tokens)}
+`;
+
 /** returnToken of domain/token-bucket.ts. */
 const GIVE_BACK_SCRIPT = `${REFILL}
 tokens = math.min(capacity, tokens + 1)
@@ -80,6 +119,15 @@ return 1
 
 type BucketCommand<R> = (key: string, capacity: number, perMs: number) => Promise<R>;
 type TwoBucketCommand<R> = (key: string, other: string, capacity: number, perMs: number) => Promise<R>;
+type WithinCommand = (
+  key: string,
+  from: string,
+  account: string,
+  capacity: number,
+  perMs: number,
+  accountCapacity: number,
+  accountPerMs: number,
+) => Promise<[number, string] | [number, string, number, string]>;
 
 /**
  * Buckets shared by every replica. ioredis sends each script by EVALSHA (EVAL once if Redis does
@@ -93,6 +141,7 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
   private readonly fallback = new MemoryRateLimiter();
   private readonly takeCommand: TwoBucketCommand<[number, string]>;
+  private readonly takeWithinCommand: WithinCommand;
   private readonly retireCommand: TwoBucketCommand<number>;
   private readonly giveBackCommand: BucketCommand<number>;
   /** undefined until the first connection attempt ends either way. */
@@ -115,14 +164,17 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.on('close', () => this.changed(false));
     // The second key of a take is the bucket a new one starts from (the first again when none).
     this.redis.defineCommand('takeToken', { numberOfKeys: 2, lua: TAKE_SCRIPT });
+    this.redis.defineCommand('takeWithin', { numberOfKeys: 3, lua: TAKE_WITHIN_SCRIPT });
     this.redis.defineCommand('retireBucket', { numberOfKeys: 2, lua: RETIRE_SCRIPT });
     this.redis.defineCommand('giveBackToken', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
     const commands = this.redis as unknown as {
       takeToken: TwoBucketCommand<[number, string]>;
+      takeWithin: WithinCommand;
       giveBackToken: BucketCommand<number>;
       retireBucket: TwoBucketCommand<number>;
     };
     this.takeCommand = commands.takeToken.bind(this.redis);
+    this.takeWithinCommand = commands.takeWithin.bind(this.redis);
     this.retireCommand = commands.retireBucket.bind(this.redis);
     this.giveBackCommand = commands.giveBackToken.bind(this.redis);
     if (registry) this.gauge(registry);
@@ -138,6 +190,36 @@ export class RedisRateLimiter implements RateLimiter {
     const key = `${this.prefix}${bucket}`;
     const from = startFrom === undefined ? key : `${this.prefix}${startFrom}`;
     return (await this.takeShared(key, policy, from)) ?? this.fallback.take(bucket, policy, startFrom);
+  }
+
+  async takeWithin(
+    bucket: string,
+    policy: BucketPolicy,
+    startFrom: string | undefined,
+    account: string,
+    accountPolicy: BucketPolicy,
+  ): Promise<WithinDecision> {
+    const local = () => this.fallback.takeWithin(bucket, policy, startFrom, account, accountPolicy);
+    if (!this.shared) return local();
+    const key = `${this.prefix}${bucket}`;
+    const from = startFrom === undefined ? key : `${this.prefix}${startFrom}`;
+    try {
+      const reply = await this.takeWithinCommand(
+        key,
+        from,
+        `${this.prefix}${account}`,
+        policy.capacity,
+        policy.refillPerMs,
+        accountPolicy.capacity,
+        accountPolicy.refillPerMs,
+      );
+      const own = decide(reply[0] === 1, Number(reply[1]), policy);
+      if (reply.length === 2) return { own };
+      return { own, account: decide(reply[2] === 1, Number(reply[3]), accountPolicy) };
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'rate limit falls back to this replica');
+      return local();
+    }
   }
 
   /** In both stores: this replica's buckets serve while Redis is away, and may hold the key's. */

@@ -1,4 +1,4 @@
-import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   INTERNAL_ASSERTION_HEADER,
   SESSION_COOKIE,
@@ -14,7 +14,7 @@ import {
 import { methodNotAllowed, problem, requestTrace, writeProblem } from '@meridian/http-kit';
 import proxyaddr from 'proxy-addr';
 import { formatTraceparent, type Logger, type Metrics } from '@meridian/observability';
-import type { RateLimiter } from '../adapters/rate-limiter.js';
+import type { RateLimiter, WithinDecision } from '../adapters/rate-limiter.js';
 import type { X402Client } from '../adapters/x402.js';
 import type { VerifiedCache, Verification } from '../adapters/verified-cache.js';
 import { trustedProxies } from '../domain/client-address.js';
@@ -47,6 +47,7 @@ import { checkDataQuery } from './query-check.js';
 import { CLOSE_FIELDS, readBody, type BodyLimits } from './bodies.js';
 import type { InFlightGate } from './in-flight.js';
 import { mayTryElsewhere, unreachable, type Replicas } from '../domain/replicas.js';
+import { isTimeout, UpstreamPool, type AnswerSink, type Forwarding } from './upstream.js';
 
 export interface DataEdgeOptions {
   /** The catalogue of the data service's mode: what the pre-challenge checks accept. */
@@ -85,6 +86,7 @@ export interface DataEdgeOptions {
  * sets itself rather than passing on.
  */
 const NOT_FORWARDED = new Set([
+  'content-length',
   'connection',
   'keep-alive',
   'proxy-connection',
@@ -153,6 +155,10 @@ interface DataCall {
   target: DataTarget | undefined;
   /** A paid call (x402) whose payment was verified: its answer is held until it is settled. */
   paid?: PaidCall;
+  /** The request to the data service, once sent: cancelled if the client leaves first. */
+  forwarding?: Forwarding;
+  /** Gives back the call's place in flight (InFlightGate). */
+  leave?: () => void;
 }
 
 type PricedTarget = DataTarget & { hit: NonNullable<DataTarget['hit']> };
@@ -164,14 +170,18 @@ type PricedTarget = DataTarget & { hit: NonNullable<DataTarget['hit']> };
  * Each step below hands the call to the next, synchronously while the answer is in memory.
  */
 class DataEdge {
-  private readonly trusted: ReturnType<typeof proxyaddr.compile>;
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 256 });
+  /** undefined when no proxy is trusted (TRUST_PROXY `none`): the peer is the client. */
+  private readonly trusted: ReturnType<typeof proxyaddr.compile> | undefined;
+  /** A keep-alive pool per replica of the data service, in the order of DATA_URL. */
+  private readonly pools: UpstreamPool[];
   private readonly dataTarget: ReturnType<typeof dataTargets>;
   private readonly paidCalls: PaidCalls;
 
   constructor(private readonly options: DataEdgeOptions) {
+    this.pools = options.replicas.urls.map((url) => new UpstreamPool(url.origin, options.timeoutMs));
     this.dataTarget = dataTargets(options.catalog);
-    this.trusted = proxyaddr.compile(trustedProxies(options.trustProxy));
+    const proxies = trustedProxies(options.trustProxy);
+    this.trusted = proxies.length === 0 ? undefined : proxyaddr.compile(proxies);
     this.paidCalls = new PaidCalls(options.payments, options.metrics, {
       challenge: (call, error, receipt) => this.challenge(call, call.target as PricedTarget, error, receipt),
       serve: (call) => this.sign(call, X402_CALLER),
@@ -179,16 +189,25 @@ class DataEdge {
         call.res.writeHead(status, answerFields(rawHeaders, call.fields));
         call.res.end(body);
       },
+      upstreamFailed: (call, err) => this.upstreamFailed(call, err),
       refuse: (call, body) => this.refuse(call, body),
       fail: (call, err) => this.fail(call, err),
     });
   }
 
-  /** Entry: trace and CORS fields, the preflight, then the way in the call's credential picks. */
+  /**
+   * Entry: trace and CORS fields, the preflight, then the way in the call's credential picks.
+   * One `close` listener per call ends its timer (an answer sent in full), gives back its place
+   * in flight and cancels its upstream request if the client left first.
+   */
   handle(req: IncomingMessage, res: ServerResponse): void {
-    const stop = this.options.metrics.httpDuration.startTimer({ method: req.method ?? 'GET', route: 'data' });
-    res.once('finish', () => stop({ status: String(res.statusCode) }));
+    const started = performance.now();
     const call = this.open(req, res);
+    res.on('close', () => {
+      if (res.writableFinished) this.observe(req.method ?? 'GET', res.statusCode, started);
+      call.leave?.();
+      call.forwarding?.cancel();
+    });
     if (isPreflight(req.method, req.headers)) {
       res.writeHead(204, call.fields);
       return void res.end();
@@ -199,8 +218,29 @@ class DataEdge {
       call.fields.push(...CLOSE_FIELDS);
       return this.refuse(call, place.refused);
     }
-    res.once('close', place.leave);
+    call.leave = place.leave;
     this.admit(call);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.pools.map((pool) => pool.close()));
+  }
+
+  /** The request-duration histogram's series of each status of GETs, made once (no timer closures). */
+  private readonly getDurations = new Map<number, (seconds: number) => void>();
+
+  private observe(method: string, status: number, started: number): void {
+    const seconds = (performance.now() - started) / 1000;
+    const histogram = this.options.metrics.httpDuration;
+    if (method !== 'GET')
+      return histogram.observe({ method, route: 'data', status: String(status) }, seconds);
+    let series = this.getDurations.get(status);
+    if (series === undefined) {
+      const child = histogram.labels({ method, route: 'data', status: String(status) });
+      series = (v) => child.observe(v);
+      this.getDurations.set(status, series);
+    }
+    series(seconds);
   }
 
   private open(req: IncomingMessage, res: ServerResponse): DataCall {
@@ -216,7 +256,7 @@ class DataEdge {
       res,
       fields,
       path,
-      client: proxyaddr(req, this.trusted),
+      client: this.trusted ? proxyaddr(req, this.trusted) : (req.socket.remoteAddress ?? ''),
       query: q < 0 ? '' : url.slice(q + 1),
       target: this.dataTarget(path),
     };
@@ -251,11 +291,6 @@ class DataEdge {
       if (!result.ok)
         return result.problem.status === 401 ? this.keyless(call) : this.refuse(call, result.problem);
       const session = result.value;
-      const decision = this.options.limiter.take(
-        `session:${session.account_id}`,
-        this.options.plans[session.plan],
-        retiredKeysBucket(session.account_id),
-      );
       const go = (d: RateDecision) =>
         this.admitted(call, session.plan, d, {
           account_id: session.account_id,
@@ -264,7 +299,7 @@ class DataEdge {
           key_id: null,
           session_id: session.session_id,
         });
-      this.withinAccount(call, session.account_id, session.plan, decision, go);
+      this.withinAccount(call, `session:${session.account_id}`, session.account_id, session.plan, go);
     };
     const result = this.options.sessions.verify(token, () => call.client);
     if (result instanceof Promise) result.then(settle, (err) => this.fail(call, err));
@@ -348,36 +383,33 @@ class DataEdge {
       return this.refuse(call, result.problem);
     }
     const key = result.value;
-    const decision = this.options.limiter.take(
-      key.key_id,
-      this.options.plans[key.plan],
-      retiredKeysBucket(key.account_id),
-    );
-    this.withinAccount(call, key.account_id, key.plan, decision, (d) => this.limited(call, key, d));
+    this.withinAccount(call, key.key_id, key.account_id, key.plan, (d) => this.limited(call, key, d));
   }
 
   /**
-   * The account-wide ceiling after the key's (or session's) own bucket: a call its own bucket allows
-   * also takes a token of the account's, so many keys of one account draw at most
-   * ACCOUNT_RATE_MULTIPLE times one key's budget. The tighter decision is the one answered.
+   * The key's (or session's) own bucket `bucket` (a new one starts from the account's retired
+   * keys), then the account-wide ceiling: a call its own bucket allows also takes a token of the
+   * account's, so many keys of one account draw at most ACCOUNT_RATE_MULTIPLE times one key's
+   * budget. The tighter decision is the one answered. One round trip on Redis (takeWithin).
    */
   private withinAccount(
     call: DataCall,
+    bucket: string,
     accountId: string,
     plan: Plan,
-    own: RateDecision | Promise<RateDecision>,
     then: (d: RateDecision) => void,
   ): void {
-    const fail = (err: unknown) => this.fail(call, err);
-    const after = (d: RateDecision) => {
-      if (!d.allowed) return then(d);
-      const account = this.options.limiter.take(accountBucket(accountId), this.options.accountPlans[plan]);
-      const tighter = (a: RateDecision) => then(a.allowed ? d : { ...a, accountWide: true });
-      if (account instanceof Promise) account.then(tighter, fail);
-      else tighter(account);
-    };
-    if (own instanceof Promise) own.then(after, fail);
-    else after(own);
+    const taken = this.options.limiter.takeWithin(
+      bucket,
+      this.options.plans[plan],
+      retiredKeysBucket(accountId),
+      accountBucket(accountId),
+      this.options.accountPlans[plan],
+    );
+    const tighter = ({ own, account }: WithinDecision) =>
+      then(account === undefined || account.allowed ? own : { ...account, accountWide: true });
+    if (taken instanceof Promise) taken.then(tighter, (err: unknown) => this.fail(call, err));
+    else tighter(taken);
   }
 
   /** Rate-limit fields on every answer to a valid key; a spent budget is 429, a gate below the plan 403. */
@@ -432,9 +464,10 @@ class DataEdge {
   }
 
   /**
-   * The keep-alive request to the next replica of the data service; its answer is piped back as
-   * it comes. A replica that could not be reached (or broke the connection of this read before
-   * answering) passes the call to the next one it has not tried (domain/replicas.ts).
+   * The keep-alive request to the next replica of the data service (its UpstreamPool); the answer
+   * goes back as it comes, or whole once settled on a paid call. A replica that could not be
+   * reached (or broke the connection of this read before answering) passes the call to the next
+   * one it has not tried (domain/replicas.ts). False when every replica was tried.
    */
   private send(
     call: DataCall,
@@ -442,47 +475,42 @@ class DataEdge {
     body: Buffer | undefined,
     tried: Set<number> = new Set(),
   ): boolean {
-    const { req, res } = call;
-    const { replicas } = this.options;
-    const index = replicas.pick(tried, Date.now());
+    const index = this.options.replicas.pick(tried, Date.now());
     if (index === undefined) return false;
     tried.add(index);
-    const upstream = replicas.urls[index]!;
-    const started = Date.now();
-    let answered = false;
-    const out = httpRequest({
-      host: upstream.hostname,
-      port: upstream.port,
-      method: req.method,
-      path: req.url,
-      headers: this.upstreamFields(call, token, body, upstream),
-      agent: this.agent,
-    });
-    out.setTimeout(this.options.timeoutMs, () =>
-      out.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })),
+    const { req } = call;
+    const tries: Tries = { token, body, tried, index };
+    call.forwarding = this.pools[index]!.send(
+      req.method ?? 'GET',
+      req.url ?? '/',
+      this.upstreamFields(call, token, body, this.options.replicas.urls[index]!),
+      body,
+      new Attempt(this, call, tries, call.paid ? this.paidCalls.sink(call) : undefined),
     );
-    out.on('response', (answer) => {
-      answered = true;
-      if (call.paid) return this.paidCalls.answered(call, answer);
-      res.writeHead(answer.statusCode ?? 502, answerFields(answer.rawHeaders, call.fields));
-      answer.pipe(res);
-    });
-    out.on('error', (err: NodeJS.ErrnoException) => {
-      if (unreachable(err.code)) replicas.refused(index, Date.now());
-      const again =
-        !answered &&
-        !res.headersSent &&
-        mayTryElsewhere(err.code, req.method) &&
-        this.send(call, token, body, tried);
-      if (again)
-        this.options.logger.warn(
-          { service: 'data', code: err.code, replica: index },
-          'upstream failed, trying another replica',
-        );
-      else this.upstreamFailed(call, err, started);
-    });
-    out.end(body);
     return true;
+  }
+
+  /**
+   * A request that got no answer from its replica: that replica rests if it could not be reached,
+   * and the call goes to another one when it may (mayTryElsewhere), else answers 503 or 504.
+   * undici reports a connection the replica closed before answering as UND_ERR_SOCKET, where
+   * node:http said ECONNRESET.
+   */
+  retried(call: DataCall, tries: Tries, err: NodeJS.ErrnoException): boolean {
+    const { replicas } = this.options;
+    const code = err.code === 'UND_ERR_SOCKET' ? 'ECONNRESET' : err.code;
+    if (unreachable(code)) replicas.refused(tries.index, Date.now());
+    const again =
+      !call.res.headersSent &&
+      !call.res.destroyed &&
+      mayTryElsewhere(code, call.req.method) &&
+      this.send(call, tries.token, tries.body, tries.tried);
+    if (again)
+      this.options.logger.warn(
+        { service: 'data', code: err.code, replica: tries.index },
+        'upstream failed, trying another replica',
+      );
+    return again;
   }
 
   /** The request's fields for the data service, as a flat list like the answer's. */
@@ -495,11 +523,10 @@ class DataEdge {
       if (typeof value === 'string') headers.push(name, value);
       else for (const v of value) headers.push(name, v);
     }
-    // node adds Host only to an object of fields; an HTTP/1.0 client may have sent none.
+    // An HTTP/1.0 client may have sent no Host.
     if (incoming.host === undefined) headers.push('host', upstream.host);
-    // A chunked body was read whole: it goes on with its length.
-    if (body !== undefined && incoming['content-length'] === undefined)
-      headers.push('content-length', String(body.length));
+    // A body read whole goes on with its length (a chunked one had none); without one, none.
+    if (body !== undefined) headers.push('content-length', String(body.length));
     headers.push(
       INTERNAL_ASSERTION_HEADER,
       token,
@@ -514,14 +541,17 @@ class DataEdge {
     return headers;
   }
 
-  /** A refused connection is 503 (retryable), a silent service 504; a half-sent answer is cut. */
-  private upstreamFailed(call: DataCall, err: NodeJS.ErrnoException, started: number): void {
+  /**
+   * A refused connection is 503 (retryable), a silent service 504; a half-sent answer is cut.
+   * A client that left first has nothing to be told.
+   */
+  upstreamFailed(call: DataCall, err: NodeJS.ErrnoException): void {
+    if (call.res.destroyed) return;
     this.options.logger.warn({ service: 'data', code: err.code }, 'upstream failed');
     if (call.res.headersSent) return void call.res.destroy();
-    const timedOut = Date.now() - started >= this.options.timeoutMs;
     this.refuse(
       call,
-      timedOut
+      isTimeout(err)
         ? problem('gateway_timeout', 'The data service did not answer in time.')
         : problem('service_unavailable', 'The data service is unavailable; try again shortly.', {
             retryAfter: 1,
@@ -555,13 +585,76 @@ class DataEdge {
   }
 }
 
+/** What a call needs to be sent again to another replica of the data service. */
+interface Tries {
+  token: string;
+  body: Buffer | undefined;
+  /** The replicas tried so far, by index, this one included. */
+  tried: Set<number>;
+  index: number;
+}
+
+/**
+ * One try of a call on one replica, and where its answer goes. A call that is not paid for is
+ * passed on as it comes: the fields less the hop-by-hop ones with the edge's own, and the body
+ * piece by piece; a one-piece body (the usual data answer) leaves in the same write as the
+ * fields. A paid call's answer goes to `paid` (PaidCalls.sink), read whole. No answer at all may
+ * go to another replica (DataEdge.retried).
+ */
+class Attempt implements AnswerSink {
+  private status = 502;
+  private fields: Fields = [];
+  private headed = false;
+
+  constructor(
+    private readonly edge: DataEdge,
+    private readonly call: DataCall,
+    private readonly tries: Tries,
+    private readonly paid: AnswerSink | undefined,
+  ) {}
+
+  head(status: number, rawHeaders: string[]): void {
+    this.headed = true;
+    if (this.paid) return this.paid.head(status, rawHeaders);
+    this.status = status;
+    this.fields = answerFields(rawHeaders, this.call.fields);
+  }
+
+  chunk(data: Buffer, resume: () => void): boolean {
+    if (this.paid) return this.paid.chunk(data, resume);
+    const { res } = this.call;
+    if (res.destroyed) return true; // its close cancels the rest
+    if (!res.headersSent) res.writeHead(this.status, this.fields);
+    if (res.write(data)) return true;
+    res.once('drain', resume);
+    return false;
+  }
+
+  end(last: Buffer | undefined): void {
+    if (this.paid) return this.paid.end(last);
+    const { res } = this.call;
+    if (res.destroyed) return;
+    if (!res.headersSent) res.writeHead(this.status, this.fields);
+    res.end(last);
+  }
+
+  failed(err: NodeJS.ErrnoException): void {
+    if (!this.headed && this.edge.retried(this.call, this.tries, err)) return;
+    if (this.paid) this.paid.failed(err);
+    else this.edge.upstreamFailed(this.call, err);
+  }
+}
+
 /** Who the data service is told pays: no account, no plan; the payment buys any live metric. */
 const X402_CALLER: Caller = { account_id: null, plan: null, auth: 'x402', key_id: null, session_id: null };
 
 export type { DataCall };
 
-/** The data path's request listener. */
-export function dataEdge(options: DataEdgeOptions): (req: IncomingMessage, res: ServerResponse) => void {
+/** The data path's request listener, and the closing of its connections to the data service. */
+export function dataEdge(options: DataEdgeOptions): {
+  listener: (req: IncomingMessage, res: ServerResponse) => void;
+  close: () => Promise<void>;
+} {
   const edge = new DataEdge(options);
-  return (req, res) => edge.handle(req, res);
+  return { listener: (req, res) => edge.handle(req, res), close: () => edge.close() };
 }

@@ -1,10 +1,10 @@
-import type { IncomingMessage } from 'node:http';
 import { Counter } from 'prom-client';
 import { X402_HEADERS, type PaymentCallRequest, type Problem } from '@meridian/contracts';
 import type { Metrics } from '@meridian/observability';
 import type { X402Client } from '../adapters/x402.js';
 import { headerValue, paymentRefusal } from '../domain/payment-required.js';
 import type { DataCall } from './data-calls.js';
+import type { AnswerSink } from './upstream.js';
 
 /** A paid call between its verification and its settlement. */
 export interface PaidCall {
@@ -21,6 +21,8 @@ export interface PaidCallSteps {
   write(call: DataCall, status: number, rawHeaders: string[], body: Buffer): void;
   refuse(call: DataCall, body: Problem): void;
   fail(call: DataCall, err: unknown): void;
+  /** The data service gave no answer (or not all of it): 503 or 504. */
+  upstreamFailed(call: DataCall, err: NodeJS.ErrnoException): void;
 }
 
 /**
@@ -68,22 +70,36 @@ export class PaidCalls {
     );
   }
 
-  /** The data answer of a verified call: read whole, then settled (below 400) or passed on. */
-  answered(call: DataCall, answer: IncomingMessage): void {
-    const status = answer.statusCode ?? 502;
+  /** Where the data answer of a verified call goes: read whole, then settled (below 400) or passed on. */
+  sink(call: DataCall): AnswerSink {
+    let status = 502;
+    let rawHeaders: string[] = [];
     const chunks: Buffer[] = [];
-    answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-    answer.on('error', (err) => this.steps.fail(call, err));
-    answer.on('end', () => {
-      // The client left before its answer was ready: nothing can be served, so nothing is settled.
-      if (call.res.destroyed) return void this.calls.inc({ outcome: 'abandoned' });
-      const body = Buffer.concat(chunks);
-      if (status >= 400) {
-        this.calls.inc({ outcome: 'not_charged' });
-        return this.steps.write(call, status, answer.rawHeaders, body);
-      }
-      this.settle(call, status, answer.rawHeaders, body);
-    });
+    return {
+      head: (s, raw) => {
+        status = s;
+        rawHeaders = raw;
+      },
+      chunk: (data) => chunks.push(data) > 0,
+      end: (last) => {
+        // The client left before its answer was ready: nothing can be served, so nothing is settled.
+        if (call.res.destroyed) return void this.calls.inc({ outcome: 'abandoned' });
+        if (last) chunks.push(last);
+        this.answered(call, status, rawHeaders, Buffer.concat(chunks));
+      },
+      failed: (err) => {
+        if (call.res.destroyed) return void this.calls.inc({ outcome: 'abandoned' });
+        this.steps.upstreamFailed(call, err);
+      },
+    };
+  }
+
+  private answered(call: DataCall, status: number, rawHeaders: string[], body: Buffer): void {
+    if (status >= 400) {
+      this.calls.inc({ outcome: 'not_charged' });
+      return this.steps.write(call, status, rawHeaders, body);
+    }
+    this.settle(call, status, rawHeaders, body);
   }
 
   private settle(call: DataCall, status: number, rawHeaders: string[], body: Buffer): void {

@@ -12,6 +12,8 @@ import { parseConfig } from '../../src/config.js';
 const logger = createLogger('test', { level: 'silent' });
 /** POSTs the service behind the gateway received. */
 let posted = 0;
+/** Requests to /v1/data/held the service saw closed before it answered them. */
+let heldClosed = 0;
 
 /**
  * Writes `head` on a raw connection, then `body` once `when` is seen in the answer (or at once
@@ -75,6 +77,27 @@ async function fakeOwner(): Promise<RunningServer> {
   });
   routes.get('/v1/demo', async () => {
     await new Promise((r) => setTimeout(r, 2000));
+  });
+  // Data paths no catalogue knows: the lean edge sends them on anonymously.
+  routes.get('/v1/data/pieces', async (req, res) => {
+    res.setHeader('content-type', 'text/plain');
+    res.setHeader('x-request-id', 'the-service-cannot-set-this');
+    res.setHeader('x-seen-assertion', req.header(INTERNAL_ASSERTION_HEADER) ? 'yes' : 'no');
+    for (const piece of ['one,', 'two,', 'three']) {
+      res.write(piece);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    res.end();
+  });
+  routes.get('/v1/data/slow', async () => {
+    await new Promise((r) => setTimeout(r, 2000));
+  });
+  routes.get('/v1/data/held', (req, res) => {
+    const timer = setTimeout(() => res.json({ late: true }), 2000);
+    res.on('close', () => {
+      clearTimeout(timer);
+      if (!res.writableFinished) heldClosed++;
+    });
   });
   app.use(requireCaller(testAssertionKey), routes);
   return startServer(finishApp(app), { port: 0 });
@@ -192,6 +215,73 @@ describe('gateway proxy', () => {
     const res = await fetch(`${gateway.url}/v1/demo`);
     expect(res.status).toBe(504);
     expect(((await res.json()) as { retryable: boolean }).retryable).toBe(true);
+  });
+
+  describe('data calls (the lean edge, over its undici pool)', () => {
+    it('passes an answer on piece by piece, with the edge’s fields winning over the service’s', async () => {
+      const res = await fetch(`${gateway.url}/v1/data/pieces`, { headers: { 'x-request-id': 'pieces-1' } });
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('one,two,three');
+      expect(res.headers.get('x-request-id')).toBe('pieces-1');
+      expect(res.headers.get('x-seen-assertion')).toBe('yes');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    });
+
+    it('answers HEAD with the fields and no body', async () => {
+      const answer = await rawExchange(
+        gateway.url,
+        'HEAD /v1/data/pieces HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(answer).toMatch(/x-seen-assertion: yes/i);
+      expect(answer.split('\r\n\r\n')[1]).toBe('');
+    });
+
+    it('answers 504 when the data service does not answer in time', async () => {
+      const started = Date.now();
+      const res = await fetch(`${gateway.url}/v1/data/slow`);
+      expect(res.status).toBe(504);
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(await res.json()).toMatchObject({ error_category: 'gateway_timeout', retryable: true });
+    });
+
+    it('drops the request to the data service when the client leaves first', async () => {
+      const before = heldClosed;
+      const aborted = new AbortController();
+      const call = fetch(`${gateway.url}/v1/data/held`, { signal: aborted.signal }).catch(() => 'left');
+      await new Promise((r) => setTimeout(r, 200));
+      aborted.abort();
+      expect(await call).toBe('left');
+      const until = Date.now() + 1000;
+      while (heldClosed === before && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(heldClosed).toBe(before + 1);
+    });
+
+    it('answers 503 retryable at once when the data service is down', async () => {
+      const config = parseConfig({
+        INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+        DATA_URL: `http://127.0.0.1:${closedPort}`,
+      });
+      const down = await createGateway({
+        config,
+        logger,
+        metrics: createMetrics('gateway', { defaultMetrics: false }),
+        assertionKey: testAssertionKey,
+        bus,
+      });
+      const server = await startServer(down.handler, { port: 0 });
+      try {
+        const started = Date.now();
+        const res = await fetch(`${server.url}/v1/data/pieces`);
+        expect(Date.now() - started).toBeLessThan(1000);
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('1');
+        expect(await res.json()).toMatchObject({ error_category: 'service_unavailable', retryable: true });
+      } finally {
+        await server.close();
+        await down.close();
+      }
+    });
   });
 
   it('believes no X-Forwarded-For by default, not even from loopback', async () => {

@@ -46,6 +46,34 @@ describe('RedisRateLimiter with Redis going away and coming back', () => {
     expect((await limiter.hold('b', TWO)).decision.allowed).toBe(false);
   });
 
+  it('takes the account-wide bucket only when the own one allows, shared by the replicas', async () => {
+    const prefix = `test:${randomUUID()}:`;
+    const replicas = [0, 1].map(
+      () => new RedisRateLimiter(REDIS_URL, prefix, createLogger('test', { level: 'silent' })),
+    );
+    const [a, b] = replicas as [RedisRateLimiter, RedisRateLimiter];
+    await waitFor(() => a.shared && b.shared, { what: 'Redis connected' });
+    const ONE: BucketPolicy = { capacity: 1, refillPerMs: 1e-12 };
+    const within = (r: RedisRateLimiter, key: string) =>
+      r.takeWithin(key, ONE, 'retired:x', 'account:x', TWO);
+    try {
+      const first = await within(a, 'k1');
+      expect(first.own).toMatchObject({ allowed: true, remaining: 0 });
+      expect(first.account).toMatchObject({ allowed: true, remaining: 1 });
+      // The key's own bucket refuses on the other replica: nothing is taken from the account's.
+      expect(await within(b, 'k1')).toEqual({ own: expect.objectContaining({ allowed: false }) });
+      expect((await within(b, 'k2')).account).toMatchObject({ allowed: true, remaining: 0 });
+      const third = await within(a, 'k3');
+      expect(third.own.allowed).toBe(true);
+      expect(third.account?.allowed).toBe(false);
+      // A new key starts from what the revoked keys of the account left.
+      await a.retire('k1', 'retired:x', ONE);
+      expect((await within(b, 'k4')).own.allowed).toBe(false);
+    } finally {
+      await Promise.all(replicas.map((r) => r.close()));
+    }
+  });
+
   it('starts a new key where the revoked keys of its account left the shared budget', async () => {
     const other = new RedisRateLimiter(
       REDIS_URL,

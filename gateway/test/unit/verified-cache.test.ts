@@ -5,7 +5,12 @@ import { problem } from '@meridian/http-kit';
 import { FailureBudget } from '../../src/adapters/failure-budget.js';
 import { VerifiedCache, type Verification } from '../../src/adapters/verified-cache.js';
 import { perMinute, type BucketPolicy, type RateDecision } from '../../src/domain/token-bucket.js';
-import { MemoryRateLimiter, type HeldToken, type RateLimiter } from '../../src/adapters/rate-limiter.js';
+import {
+  MemoryRateLimiter,
+  type HeldToken,
+  type RateLimiter,
+  type WithinDecision,
+} from '../../src/adapters/rate-limiter.js';
 
 interface Vouched {
   account_id: string;
@@ -193,6 +198,16 @@ class CountingLimiter implements RateLimiter {
 
   take(bucket: string, policy: BucketPolicy): RateDecision {
     return this.inner.take(bucket, policy);
+  }
+
+  takeWithin(
+    bucket: string,
+    policy: BucketPolicy,
+    startFrom: string | undefined,
+    account: string,
+    accountPolicy: BucketPolicy,
+  ): WithinDecision {
+    return this.inner.takeWithin(bucket, policy, startFrom, account, accountPolicy);
   }
 
   async hold(bucket: string, policy: BucketPolicy): Promise<HeldToken> {
