@@ -2,11 +2,40 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { PGlite, types } from '@electric-sql/pglite';
 import { parseInt8 } from './database.js';
 
-const options = { parsers: { [types.INT8]: parseInt8 } };
+/**
+ * Postgres' own memory lives in PGlite's WebAssembly memory, which never shrinks. Its default
+ * 128 MB `shared_buffers` is touched at start, so it stayed resident however small the data: the
+ * embedded database of one all-in-one process caches 16 MB of pages (`SHOW shared_buffers`), and
+ * the pages past it come from the files under `dataDir` (the operating system's cache).
+ */
+export const PGLITE_SHARED_BUFFERS = '16MB';
+
+const options = {
+  parsers: { [types.INT8]: parseInt8 },
+  startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
+};
+
+/**
+ * PGlite's Postgres is one 9 MB WebAssembly module. V8 compiles it with its baseline compiler
+ * (Liftoff) and recompiles the functions that run often with its optimising one (TurboFan); that
+ * tier-up took ~550 MB of native memory while it ran (a bare PGlite peaked at ~720 MB against
+ * ~160 MB without it), memory the allocator kept, so the process idled higher for it. Without it
+ * PGlite's queries ran no slower on this machine (the tier-up's compile jobs compete with them for
+ * the cores): see the README's "Memory". Set before the first PGlite compiles its module, and only
+ * in a process that opens one (the split services, on PostgreSQL, never do).
+ */
+let tierUpOff = false;
+function keepWasmBaseline(): void {
+  if (tierUpOff) return;
+  setFlagsFromString('--no-wasm-tier-up');
+  setFlagsFromString('--no-wasm-dynamic-tiering');
+  tierUpOff = true;
+}
 
 /**
  * The embedded database of the all-in-one mode: real Postgres compiled to WebAssembly, persisted
@@ -17,6 +46,7 @@ const options = { parsers: { [types.INT8]: parseInt8 } };
  * given back on close; a lock whose process is gone is taken over.
  */
 export async function openPGlite(dataDir?: string): Promise<PGlite> {
+  keepWasmBaseline();
   if (!dataDir) return ready(new PGlite(undefined, options));
   mkdirSync(dataDir, { recursive: true });
   const release = holdDirectory(dataDir);
