@@ -1,9 +1,9 @@
+import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { Worker } from 'node:worker_threads';
 import { PGlite, types } from '@electric-sql/pglite';
 import { parseInt8 } from './database.js';
 
@@ -29,11 +29,11 @@ const options = {
  * the cores): see the README's "Memory". Set before the first PGlite compiles its module, and only
  * in a process that opens one (the split services, on PostgreSQL, never do).
  */
+const WASM_BASELINE_FLAGS = ['--no-wasm-tier-up', '--no-wasm-dynamic-tiering'];
 let tierUpOff = false;
 function keepWasmBaseline(): void {
   if (tierUpOff) return;
-  setFlagsFromString('--no-wasm-tier-up');
-  setFlagsFromString('--no-wasm-dynamic-tiering');
+  for (const flag of WASM_BASELINE_FLAGS) setFlagsFromString(flag);
   tierUpOff = true;
 }
 
@@ -74,9 +74,11 @@ export async function openPGlite(dataDir?: string): Promise<PGlite> {
 
 /**
  * Opens the cluster in `dataDir`, creating it first when the directory has none. initdb runs in a
- * worker thread that then ends: an instance that ran initdb keeps initdb's WebAssembly memory for
+ * child process that then ends: an instance that ran initdb keeps initdb's WebAssembly memory for
  * as long as it lives, and a closed one holds it until a full GC, so the process would idle some
- * 200-450 MB higher than one that opens an existing directory.
+ * 200-450 MB higher than one that opens an existing directory. In a worker thread (as before) the
+ * process still peaked at ~860 MB while initdb ran and kept part of it after the worker ended
+ * (the allocator's); a process of its own gives all of it back when it exits.
  */
 async function openCluster(dataDir: string): Promise<PGlite> {
   if (!existsSync(join(dataDir, 'PG_VERSION'))) await createCluster(dataDir);
@@ -85,17 +87,20 @@ async function openCluster(dataDir: string): Promise<PGlite> {
 
 async function createCluster(dataDir: string): Promise<void> {
   const pglite = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
-  const worker = new Worker(
-    `import(${JSON.stringify(pglite.replace(/\.cjs$/, '.js'))}).then(async ({ PGlite }) => {
-      const db = new PGlite(${JSON.stringify(dataDir)});
-      await db.waitReady;
-      await db.close();
-    });`,
-    { eval: true },
-  );
+  const code = `const { PGlite } = await import(${JSON.stringify(pglite.replace(/\.cjs$/, '.js'))});
+    const db = new PGlite(${JSON.stringify(dataDir)}, { startParams: ${JSON.stringify(options.startParams)} });
+    await db.waitReady;
+    await db.close();`;
+  const child = spawn(process.execPath, [...WASM_BASELINE_FLAGS, '--input-type=module', '-e', code], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-2000)));
   await new Promise<void>((resolve, reject) => {
-    worker.once('error', reject);
-    worker.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`initdb ended with ${code}`))));
+    child.once('error', reject);
+    child.once('exit', (code, signal) =>
+      code === 0 ? resolve() : reject(new Error(`initdb ended with ${code ?? signal}: ${stderr.trim()}`)),
+    );
   });
 }
 
