@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { PGlite, types } from '@electric-sql/pglite';
+import type { PGlite, PGliteOptions } from '@electric-sql/pglite';
 import { parseInt8 } from './database.js';
 
 /**
@@ -13,12 +13,22 @@ import { parseInt8 } from './database.js';
  * embedded database of one all-in-one process caches 16 MB of pages (`SHOW shared_buffers`), and
  * the pages past it come from the files under `dataDir` (the operating system's cache).
  */
-export const PGLITE_SHARED_BUFFERS = '16MB';
+const SHARED_BUFFERS = '16MB';
 
-const options = {
-  parsers: { [types.INT8]: parseInt8 },
-  startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`],
-};
+/**
+ * PGlite's module, loaded by the first process that opens one: a service on PostgreSQL (every
+ * split one) never loads its ~1 MB of JavaScript.
+ */
+async function loadPGlite(): Promise<{ PGlite: typeof PGlite; options: PGliteOptions }> {
+  const { PGlite, types } = await import('@electric-sql/pglite');
+  return {
+    PGlite,
+    options: {
+      parsers: { [types.INT8]: parseInt8 },
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+    },
+  };
+}
 
 /**
  * PGlite's Postgres is one 9 MB WebAssembly module. V8 compiles it with its baseline compiler
@@ -47,11 +57,13 @@ function keepWasmBaseline(): void {
  */
 export async function openPGlite(dataDir?: string): Promise<PGlite> {
   keepWasmBaseline();
+  const { PGlite, options } = await loadPGlite();
   if (!dataDir) return ready(new PGlite(undefined, options));
   mkdirSync(dataDir, { recursive: true });
   const release = holdDirectory(dataDir);
   try {
-    const pglite = await openCluster(dataDir);
+    if (!existsSync(join(dataDir, 'PG_VERSION'))) await createCluster(dataDir, options);
+    const pglite = await ready(new PGlite(dataDir, options));
     const close = pglite.close.bind(pglite);
     pglite.close = async () => {
       try {
@@ -73,19 +85,14 @@ export async function openPGlite(dataDir?: string): Promise<PGlite> {
 }
 
 /**
- * Opens the cluster in `dataDir`, creating it first when the directory has none. initdb runs in a
- * child process that then ends: an instance that ran initdb keeps initdb's WebAssembly memory for
- * as long as it lives, and a closed one holds it until a full GC, so the process would idle some
- * 200-450 MB higher than one that opens an existing directory. In a worker thread (as before) the
- * process still peaked at ~860 MB while initdb ran and kept part of it after the worker ended
- * (the allocator's); a process of its own gives all of it back when it exits.
+ * Creates the cluster in `dataDir` (initdb) in a child process that then ends: an instance that ran
+ * initdb keeps initdb's WebAssembly memory for as long as it lives, and a closed one holds it until
+ * a full GC, so the process would idle some 200-450 MB higher than one that opens an existing
+ * directory. In a worker thread (as before) the process still peaked at ~860 MB while initdb ran
+ * and kept part of it after the worker ended (the allocator's); a process of its own gives all of
+ * it back when it exits.
  */
-async function openCluster(dataDir: string): Promise<PGlite> {
-  if (!existsSync(join(dataDir, 'PG_VERSION'))) await createCluster(dataDir);
-  return ready(new PGlite(dataDir, options));
-}
-
-async function createCluster(dataDir: string): Promise<void> {
+async function createCluster(dataDir: string, options: PGliteOptions): Promise<void> {
   const pglite = pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')).href;
   const code = `const { PGlite } = await import(${JSON.stringify(pglite.replace(/\.cjs$/, '.js'))});
     const db = new PGlite(${JSON.stringify(dataDir)}, { startParams: ${JSON.stringify(options.startParams)} });
