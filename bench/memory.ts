@@ -31,14 +31,19 @@ interface Row {
   name: string;
   rssMb: number;
   hwmMb: number;
+  anonMb: number;
   heapMb?: number;
 }
 
-/** VmRSS and VmHWM of one process, in MB. */
-function statusOf(pid: number): { rssMb: number; hwmMb: number } {
+/**
+ * VmRSS, VmHWM and RssAnon of one process, in MB. RssAnon is the process's own memory; the rest
+ * of VmRSS is mostly file pages, ~85 MB of them node's own binary, shared with every other node
+ * process of the machine.
+ */
+function statusOf(pid: number): { rssMb: number; hwmMb: number; anonMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
-  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024, anonMb: kb('RssAnon') / 1024 };
 }
 
 /** Every descendant of `pid`, with its command line. */
@@ -81,9 +86,10 @@ async function rowsOf(name: string, child: ChildProcess, metricsUrl: string): Pr
 function print(title: string, rows: Row[]): void {
   const mb = (n?: number) => (n === undefined ? '-' : n.toFixed(0)).padStart(8);
   console.log(
-    `\n${title}\n${'process'.padEnd(72)} ${'RSS MB'.padStart(8)} ${'peak MB'.padStart(8)} ${'heap MB'.padStart(8)}`,
+    `\n${title}\n${'process'.padEnd(72)} ${'RSS MB'.padStart(8)} ${'peak MB'.padStart(8)} ${'anon MB'.padStart(8)} ${'heap MB'.padStart(8)}`,
   );
-  for (const r of rows) console.log(`${r.name.padEnd(72)} ${mb(r.rssMb)} ${mb(r.hwmMb)} ${mb(r.heapMb)}`);
+  for (const r of rows)
+    console.log(`${r.name.padEnd(72)} ${mb(r.rssMb)} ${mb(r.hwmMb)} ${mb(r.anonMb)} ${mb(r.heapMb)}`);
   const top = rows.filter((r) => !r.name.startsWith(' '));
   const all = rows.reduce((s, r) => s + r.rssMb, 0);
   console.log(
