@@ -1,5 +1,12 @@
 import { catalogFor, STREAMS } from '@meridian/contracts';
-import { collectGarbage, isEntrypoint, runMain, startService, type ServiceDeps, type SharedInfra } from '@meridian/runtime';
+import {
+  collectGarbage,
+  isEntrypoint,
+  runMain,
+  startService,
+  type ServiceDeps,
+  type SharedInfra,
+} from '@meridian/runtime';
 import { dataReady, leanRoutes, routes } from './app.js';
 import { parseConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
