@@ -24,6 +24,8 @@ import { createTestDatabase } from '@meridian/db/testing';
 import { freePort, launch, ROOT, tsx, waitHttp } from './support.js';
 
 const IDLE_MS = Number(process.env.MEMORY_IDLE_SECONDS ?? 20) * 1000;
+/** The V8 flags `pnpm start` (package.json) and the images (deploy/Dockerfile) run with. */
+const NODE_FLAGS = ['--max-semi-space-size=8'];
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const MB = 1024 * 1024;
 
@@ -119,7 +121,7 @@ async function allInOne(ingestMode: string): Promise<void> {
   const port = await freePort();
   const metricsPort = await freePort();
   const snapshot = process.env.MEMORY_HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2'] : [];
-  const child = launch([...snapshot, ...tsx('scripts/start.ts')], {
+  const child = launch([...NODE_FLAGS, ...snapshot, ...tsx('scripts/start.ts')], {
     DATA_DIR: dir,
     PORT: String(port),
     METRICS_PORT: String(metricsPort),
@@ -153,8 +155,8 @@ async function allInOne(ingestMode: string): Promise<void> {
 
 /** The entry a split process runs: its main.ts through tsx, or its built dist/main.js. */
 function entryArgs(folder: string): string[] {
-  if (process.env.MEMORY_DIST) return [join(folder, 'dist', 'main.js')];
-  return tsx(join(folder, 'src', 'main.ts'));
+  if (process.env.MEMORY_DIST) return [...NODE_FLAGS, join(folder, 'dist', 'main.js')];
+  return [...NODE_FLAGS, ...tsx(join(folder, 'src', 'main.ts'))];
 }
 
 /** Every part as its own process, as in production. */
