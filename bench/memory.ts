@@ -7,9 +7,9 @@
  * Each process waits for /ready, idles MEMORY_IDLE_SECONDS (20), and the table shows VmRSS and
  * VmHWM (peak) from /proc/<pid>/status, the V8 heap used from its /metrics
  * (nodejs_heap_size_used_bytes), and the RSS of its child processes (the local facilitator, ...)
- * on a line of their own. Children run as `node --conditions=source --import tsx <entry>`, the
- * way `pnpm start` and the e2e suite run them; MEMORY_DIST=1 runs the split services from their
- * built dist/main.js instead (after `pnpm build`), as the container images do.
+ * on a line of their own. Children run as `node --max-semi-space-size=8 --conditions=source
+ * --import tsx <entry>`, the way `pnpm start` runs them; MEMORY_DIST=1 runs the split services
+ * from their built dist/main.js instead (after `pnpm build`), as the container images do.
  *
  *   npx -y pnpm@10 bench memory
  *   MEMORY_HEAPSNAPSHOT=1 npx -y pnpm@10 bench memory   (also writes a heap snapshot of the
@@ -21,7 +21,17 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '@meridian/db/testing';
-import { descendants, dropStreams, freePort, launch, ROOT, statusOf, tsx, waitHttp } from './support.js';
+import {
+  descendants,
+  dropStreams,
+  freePort,
+  launch,
+  NODE_FLAGS,
+  ROOT,
+  statusOf,
+  tsx,
+  waitHttp,
+} from './support.js';
 
 const IDLE_MS = Number(process.env.MEMORY_IDLE_SECONDS ?? 20) * 1000;
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -31,6 +41,7 @@ interface Row {
   name: string;
   rssMb: number;
   hwmMb: number;
+  anonMb: number;
   heapMb?: number;
 }
 
@@ -53,9 +64,10 @@ async function rowsOf(name: string, child: ChildProcess, metricsUrl: string): Pr
 function print(title: string, rows: Row[]): void {
   const mb = (n?: number) => (n === undefined ? '-' : n.toFixed(0)).padStart(8);
   console.log(
-    `\n${title}\n${'process'.padEnd(72)} ${'RSS MB'.padStart(8)} ${'peak MB'.padStart(8)} ${'heap MB'.padStart(8)}`,
+    `\n${title}\n${'process'.padEnd(72)} ${'RSS MB'.padStart(8)} ${'peak MB'.padStart(8)} ${'anon MB'.padStart(8)} ${'heap MB'.padStart(8)}`,
   );
-  for (const r of rows) console.log(`${r.name.padEnd(72)} ${mb(r.rssMb)} ${mb(r.hwmMb)} ${mb(r.heapMb)}`);
+  for (const r of rows)
+    console.log(`${r.name.padEnd(72)} ${mb(r.rssMb)} ${mb(r.hwmMb)} ${mb(r.anonMb)} ${mb(r.heapMb)}`);
   const top = rows.filter((r) => !r.name.startsWith(' '));
   const all = rows.reduce((s, r) => s + r.rssMb, 0);
   console.log(
@@ -85,7 +97,7 @@ async function allInOne(ingestMode: string): Promise<void> {
   const port = await freePort();
   const metricsPort = await freePort();
   const snapshot = process.env.MEMORY_HEAPSNAPSHOT ? ['--heapsnapshot-signal=SIGUSR2'] : [];
-  const child = launch([...snapshot, ...tsx('scripts/start.ts')], {
+  const child = launch([...NODE_FLAGS, ...snapshot, ...tsx('scripts/start.ts')], {
     DATA_DIR: dir,
     PORT: String(port),
     METRICS_PORT: String(metricsPort),
@@ -119,8 +131,8 @@ async function allInOne(ingestMode: string): Promise<void> {
 
 /** The entry a split process runs: its main.ts through tsx, or its built dist/main.js. */
 function entryArgs(folder: string): string[] {
-  if (process.env.MEMORY_DIST) return [join(folder, 'dist', 'main.js')];
-  return tsx(join(folder, 'src', 'main.ts'));
+  if (process.env.MEMORY_DIST) return [...NODE_FLAGS, join(folder, 'dist', 'main.js')];
+  return [...NODE_FLAGS, ...tsx(join(folder, 'src', 'main.ts'))];
 }
 
 /** Every part as its own process, as in production. */

@@ -47,6 +47,7 @@ import {
   dropStreams,
   freePort,
   launch,
+  NODE_FLAGS,
   resetPeak,
   statusOf,
   tsx,
@@ -265,7 +266,10 @@ async function start(
   // Built, the portal serves the pages `pnpm build` bundled (as its image does), not its sources.
   const built: Record<string, string> =
     DIST && name === 'portal' ? { PORTAL_DIST: 'portal/dist/public' } : {};
-  const args = DIST ? [join(folder, 'dist', 'main.js')] : tsx(join(folder, 'src', 'main.ts'));
+  const args = [
+    ...NODE_FLAGS,
+    ...(DIST ? [join(folder, 'dist', 'main.js')] : tsx(join(folder, 'src', 'main.ts'))),
+  ];
   const child = launch(args, { ...env, ...built, ...extra, PORT: String(port) });
   await waitHttp(`${url}/ready`, {}, 180_000).catch((err: Error) => {
     throw new Error(`${name}: ${err.message} (BENCH_VERBOSE=1 shows its stderr)`);

@@ -41,6 +41,9 @@ export function launch(args: string[], env: Record<string, string>, cmd = proces
 }
 
 /** node arguments that run a TypeScript entry of the repository. */
+/** The V8 flags `pnpm start` (package.json) and the images (deploy/Dockerfile) run with. */
+export const NODE_FLAGS = ['--max-semi-space-size=8'];
+
 export const tsx = (entry: string) => ['--conditions=source', '--import', 'tsx', entry];
 
 /** Resolves once `url` answers below 500. */
@@ -63,11 +66,15 @@ export async function waitHttp(
   throw new Error(`${url} did not come up`);
 }
 
-/** VmRSS and VmHWM (the peak since start, or since `resetPeak`) of one process, in MB. */
-export function statusOf(pid: number): { rssMb: number; hwmMb: number } {
+/**
+ * VmRSS, VmHWM (peak) and RssAnon of one process, in MB. RssAnon is the process's own memory; the
+ * rest of VmRSS is mostly file pages, ~85 MB of them node's own binary, shared with every other
+ * node process of the machine.
+ */
+export function statusOf(pid: number): { rssMb: number; hwmMb: number; anonMb: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
-  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024, anonMb: kb('RssAnon') / 1024 };
 }
 
 /** Every descendant of `pid`, with its command line (the repository's path left out, cut at 70). */

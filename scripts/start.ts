@@ -17,7 +17,7 @@ import { start as startMcp } from '@meridian/mcp';
 import { start as startRequests } from '@meridian/requests';
 import { start as startX402 } from '@meridian/x402';
 import { start as startPortal } from '@meridian/portal';
-import { BUS_JOURNAL_SCHEMA, type SharedInfra } from '@meridian/runtime';
+import { BUS_JOURNAL_SCHEMA, collectGarbage, type SharedInfra } from '@meridian/runtime';
 // Only the facilitator's launcher: the package's index loads every test peer (OIDC provider,
 // Chromium driver, LiteSVM, Solana clients), over 50 MB of heap that this process never uses.
 import { startX402Facilitator } from '@meridian/test-peers/x402-facilitator';
@@ -123,6 +123,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  // What the start left behind (initdb's and the migrations' results, module sources' parse trees).
+  collectGarbage();
 }
 
 /**

@@ -1,5 +1,12 @@
 import { catalogFor, STREAMS } from '@meridian/contracts';
-import { isEntrypoint, runMain, startService, type ServiceDeps, type SharedInfra } from '@meridian/runtime';
+import {
+  collectGarbage,
+  isEntrypoint,
+  runMain,
+  startService,
+  type ServiceDeps,
+  type SharedInfra,
+} from '@meridian/runtime';
 import { dataReady, leanRoutes, routes } from './app.js';
 import { parseConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -55,6 +62,8 @@ function background(deps: DataDeps): Array<() => Promise<void>> {
   void Promise.all([replay.settled(), feeds]).then(() => {
     deps.firstLoad.settle();
     deps.logger.info('replay first load done');
+    // The first load's garbage (parsed recordings, batches) would otherwise stay in the old generation.
+    collectGarbage();
   });
   const stopFeeds = async () => {
     await feeds;

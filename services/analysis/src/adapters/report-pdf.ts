@@ -1,4 +1,3 @@
-import PDFDocument from 'pdfkit';
 import { SEVERITIES, type Finding, type Report } from '@meridian/contracts';
 
 const MARGIN = 50;
@@ -16,8 +15,11 @@ const bySeverity = (a: Finding, b: Finding) =>
  * The report as a PDF: a cover block with the grade and summary, then the findings table, worst
  * first, continued on as many pages as it needs with its header repeated, then the passed checks.
  * Built with pdfkit's standard fonts, so nothing is read from disk but pdfkit's own metrics.
+ * pdfkit (with its font engine) is loaded by the first PDF asked for, not at start: a process that
+ * renders none does not hold its ~5 MB.
  */
-export function renderReportPdf(report: Report): Promise<Buffer> {
+export async function renderReportPdf(report: Report): Promise<Buffer> {
+  const { default: PDFDocument } = await import('pdfkit');
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,

@@ -2,7 +2,7 @@ import { Counter } from 'prom-client';
 import { USDC_MINTS } from '@meridian/contracts';
 import type { Logger, Metrics } from '@meridian/observability';
 import { startPeriodic, type Periodic } from '@meridian/runtime';
-import { solanaDepositReader, type DepositReader } from '../adapters/solana-rpc.js';
+import type { DepositReader } from '../adapters/solana-rpc.js';
 import type { BillingDeps } from '../deps.js';
 import type { ObservedDeposit } from '../domain/deposit.js';
 import { advanceCursor, readCursor, recordDeposit } from '../flows/record-deposit.js';
@@ -110,15 +110,21 @@ export function startDepositWatcher(
   const { SOLANA_RPC_URL: url, DEPOSIT_ADDRESS: owner, SOLANA_NETWORK: network } = deps.config;
   if (!url || !owner) return undefined;
   const mint = USDC_MINTS[network]!;
-  const reader = overrides.reader ?? solanaDepositReader({ url, owner, mint });
+  // @solana/web3.js (~7 MB of heap) is loaded only by a billing that watches deposits.
+  const reader: Promise<DepositReader> = overrides.reader
+    ? Promise.resolve(overrides.reader)
+    : import('../adapters/solana-rpc.js').then((rpc) => rpc.solanaDepositReader({ url, owner, mint }));
   const book = overrides.book ?? depositBook(deps);
   const counters = countersOf(deps.metrics);
   const redact = redactor(url);
   let stopped = false;
-  deps.logger.info({ watched: reader.watched, owner, mint, network }, 'deposit watcher started');
+  void reader.then(
+    (r) => deps.logger.info({ watched: r.watched, owner, mint, network }, 'deposit watcher started'),
+    () => undefined, // reported by every pass below
+  );
   const periodic = startPeriodic(
     async () => {
-      await watchOnce(reader, book, { counters, logger: deps.logger, stopping: () => stopped });
+      await watchOnce(await reader, book, { counters, logger: deps.logger, stopping: () => stopped });
     },
     deps.config.DEPOSIT_POLL_MS,
     (err) => {
