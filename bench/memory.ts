@@ -29,6 +29,7 @@ import {
   NODE_FLAGS,
   ROOT,
   statusOf,
+  stopAll,
   tsx,
   waitHttp,
 } from './support.js';
@@ -72,20 +73,6 @@ function print(title: string, rows: Row[]): void {
   const all = rows.reduce((s, r) => s + r.rssMb, 0);
   console.log(
     `${'total (with children)'.padEnd(72)} ${mb(all)}  (largest top-level process ${mb(Math.max(...top.map((r) => r.rssMb))).trim()} MB)`,
-  );
-}
-
-async function stopAll(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.exitCode !== null || c.signalCode !== null) return resolve();
-          const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
-          c.once('exit', () => (clearTimeout(timer), resolve()));
-          c.kill('SIGTERM');
-        }),
-    ),
   );
 }
 

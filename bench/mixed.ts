@@ -50,6 +50,7 @@ import {
   NODE_FLAGS,
   resetPeak,
   statusOf,
+  stopAll,
   tsx,
   waitHttp,
 } from './support.js';
@@ -275,20 +276,6 @@ async function start(
     throw new Error(`${name}: ${err.message} (BENCH_VERBOSE=1 shows its stderr)`);
   });
   return { name, child, url };
-}
-
-async function stopAll(children: ChildProcess[]): Promise<void> {
-  await Promise.all(
-    children.map(
-      (c) =>
-        new Promise<void>((resolve) => {
-          if (c.exitCode !== null || c.signalCode !== null) return resolve();
-          const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
-          c.once('exit', () => (clearTimeout(timer), resolve()));
-          c.kill('SIGTERM');
-        }),
-    ),
-  );
 }
 
 /** Every stream at once for `seconds`; one autocannon instance per route. */

@@ -122,3 +122,18 @@ export async function dropStreams(natsUrl: string, namespace: string): Promise<v
     await nc.close();
   }
 }
+
+/** SIGTERM to each, so they drain as in production; SIGKILL to one still running 10 s later. */
+export async function stopAll(children: ChildProcess[]): Promise<void> {
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise<void>((resolve) => {
+          if (c.exitCode !== null || c.signalCode !== null) return resolve();
+          const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
+          c.once('exit', () => (clearTimeout(timer), resolve()));
+          c.kill('SIGTERM');
+        }),
+    ),
+  );
+}

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createNatsBus, type Bus, type Closable } from '@meridian/bus';
 import { EVENTS, STREAMS } from '@meridian/contracts';
 import { openDatabase, type OpenDatabase } from '@meridian/db';
 import { runScript, startDnsPeer, startSmtp, type DnsPeer } from '@meridian/test-peers';
 import { createKey, postJson, signedInAccount, type SignedIn } from './src/accounts.js';
+import { startSite, type Site } from './src/site.js';
 import { startSystem, type System } from './src/system.js';
 
 /**
@@ -32,25 +31,6 @@ interface Answer {
   retryAfter: string | null;
   ms: number;
   error?: string;
-}
-
-/** The site the audits look at: a small page on loopback. */
-async function startSite(): Promise<{ port: number; close(): Promise<void> }> {
-  const server = http.createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'x-content-type-options': 'nosniff' });
-    res.end(
-      '<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Shop</h1></body></html>',
-    );
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () =>
-      new Promise((r) => {
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
 }
 
 /** Sums the samples of one metric whose labels match every `labels` pattern, from a Prometheus text page. */
@@ -95,7 +75,7 @@ describe('two replicas of data and analysis, one of each killed under load', () 
   let gateways: string[];
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   let dns: DnsPeer;
-  let site: Awaited<ReturnType<typeof startSite>>;
+  let site: Site;
   let bus: Bus;
   let paidConsumer: Closable;
   let analysisDb: OpenDatabase<AnalysisTables>;
