@@ -73,8 +73,10 @@ return 1
 
 /**
  * takeWithin for a batch of data calls, in their order, on one clock reading: for each call i,
- * KEYS[3i+1..3i+3] (its key's bucket, the bucket a new one starts from, the account-wide bucket)
- * and ARGV[4i+1..4i+4] (the key's capacity and refill per ms, the account's). Each call takes
+ * KEYS[3i+1..3i+3] (its key's bucket, the bucket a new one starts from, the account-wide bucket).
+ * The batch's distinct policies come first in ARGV, two fields each (capacity, refill per ms),
+ * then one field per call: the index of its key's policy × 1024 + that of its account's (few
+ * policies, so a call sends four fields rather than seven). Each call takes
  * from its key's bucket and, only if that allowed, from the account's, exactly as one call after
  * the other would. A bucket that several calls of the batch touch is read once and written once,
  * at the end, so a batch that fails (e.g. a key of the wrong type) writes nothing. Returns three
@@ -117,17 +119,27 @@ local function take(key, from, capacity, per_ms)
   per_ms_of[key] = per_ms
   return allowed, tokens
 end
+local calls = #KEYS / 3
+local policies = (#ARGV - calls) / 2
+local capacity = {}
+local per_ms = {}
+for p = 0, policies - 1 do
+  capacity[p] = tonumber(ARGV[p * 2 + 1])
+  per_ms[p] = tonumber(ARGV[p * 2 + 2])
+end
 local out = {}
-for i = 0, #KEYS / 3 - 1 do
+for i = 0, calls - 1 do
   local k = i * 3
-  local a = i * 4
-  local allowed, tokens = take(KEYS[k + 1], KEYS[k + 2], tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]))
+  local which = tonumber(ARGV[policies * 2 + i + 1])
+  local own = math.floor(which / 1024)
+  local account = which % 1024
+  local allowed, tokens = take(KEYS[k + 1], KEYS[k + 2], capacity[own], per_ms[own])
   if allowed == 0 then
     out[k + 1] = 0
     out[k + 2] = tostring(tokens)
     out[k + 3] = ''
   else
-    local account_allowed, account_tokens = take(KEYS[k + 3], KEYS[k + 3], tonumber(ARGV[a + 3]), tonumber(ARGV[a + 4]))
+    local account_allowed, account_tokens = take(KEYS[k + 3], KEYS[k + 3], capacity[account], per_ms[account])
     out[k + 1] = 1 + 2 * account_allowed
     out[k + 2] = tostring(tokens)
     out[k + 3] = tostring(account_tokens)
@@ -150,8 +162,13 @@ return 1
 
 type BucketCommand<R> = (key: string, capacity: number, perMs: number) => Promise<R>;
 type TwoBucketCommand<R> = (key: string, other: string, capacity: number, perMs: number) => Promise<R>;
-/** numberOfKeys, then the keys and the arguments in one array (ioredis flattens it). */
-type BatchCommand = (numberOfKeys: number, keysAndArgs: (string | number)[]) => Promise<(number | string)[]>;
+/** numberOfKeys, then the keys, the policies and the calls' policy indexes (ioredis flattens the arrays). */
+type BatchCommand = (
+  numberOfKeys: number,
+  keys: string[],
+  policies: number[],
+  which: number[],
+) => Promise<(number | string)[]>;
 
 /** A data call's takeWithin waiting for its batch. */
 interface PendingWithin {
@@ -267,21 +284,29 @@ export class RedisRateLimiter implements RateLimiter {
   private sendBatch(batch: PendingWithin[]): void {
     const n = batch.length;
     this.batchSize?.observe(n);
-    const keysAndArgs = new Array<string | number>(n * 7);
+    const keys = new Array<string>(n * 3);
+    const which = new Array<number>(n);
+    const policies: number[] = [];
+    const index = new Map<BucketPolicy, number>();
+    const indexOf = (policy: BucketPolicy) => {
+      let i = index.get(policy);
+      if (i === undefined) {
+        i = index.size;
+        index.set(policy, i);
+        policies.push(policy.capacity, policy.refillPerMs);
+      }
+      return i;
+    };
     const prefix = this.prefix;
     for (let i = 0; i < n; i++) {
       const call = batch[i]!;
       const key = `${prefix}${call.bucket}`;
-      keysAndArgs[i * 3] = key;
-      keysAndArgs[i * 3 + 1] = call.startFrom === undefined ? key : `${prefix}${call.startFrom}`;
-      keysAndArgs[i * 3 + 2] = `${prefix}${call.account}`;
-      const a = n * 3 + i * 4;
-      keysAndArgs[a] = call.policy.capacity;
-      keysAndArgs[a + 1] = call.policy.refillPerMs;
-      keysAndArgs[a + 2] = call.accountPolicy.capacity;
-      keysAndArgs[a + 3] = call.accountPolicy.refillPerMs;
+      keys[i * 3] = key;
+      keys[i * 3 + 1] = call.startFrom === undefined ? key : `${prefix}${call.startFrom}`;
+      keys[i * 3 + 2] = `${prefix}${call.account}`;
+      which[i] = indexOf(call.policy) * 1024 + indexOf(call.accountPolicy);
     }
-    this.takeBatchCommand(n * 3, keysAndArgs).then(
+    this.takeBatchCommand(n * 3, keys, policies, which).then(
       (reply) => {
         for (let i = 0; i < n; i++) {
           const call = batch[i]!;
