@@ -79,9 +79,10 @@ return 1
  * policies, so a call sends four fields rather than seven). Each call takes
  * from its key's bucket and, only if that allowed, from the account's, exactly as one call after
  * the other would. A bucket that several calls of the batch touch is read once and written once,
- * at the end, so a batch that fails (e.g. a key of the wrong type) writes nothing. Returns three
- * fields per call: 0 (own refused), 1 (own allowed, account refused) or 3 (both allowed); the own
- * tokens; the account's tokens ('' when not taken). Tokens as strings: Redis truncates Lua numbers.
+ * at the end, so a batch that fails (e.g. a key of the wrong type) writes nothing. Returns one
+ * string, three space-separated fields per call (one reply field to parse rather than 3n): 0 (own
+ * refused), 1 (own allowed, account refused) or 3 (both allowed); the own tokens; the account's
+ * tokens (empty when not taken). Tokens as text, as Redis would truncate Lua numbers.
  */
 const TAKE_BATCH_SCRIPT = `
 local t = redis.call('TIME')
@@ -135,12 +136,12 @@ for i = 0, calls - 1 do
   local account = which % 1024
   local allowed, tokens = take(KEYS[k + 1], KEYS[k + 2], capacity[own], per_ms[own])
   if allowed == 0 then
-    out[k + 1] = 0
+    out[k + 1] = '0'
     out[k + 2] = tostring(tokens)
     out[k + 3] = ''
   else
     local account_allowed, account_tokens = take(KEYS[k + 3], KEYS[k + 3], capacity[account], per_ms[account])
-    out[k + 1] = 1 + 2 * account_allowed
+    out[k + 1] = tostring(1 + 2 * account_allowed)
     out[k + 2] = tostring(tokens)
     out[k + 3] = tostring(account_tokens)
   end
@@ -150,7 +151,7 @@ for _, key in ipairs(touched) do
   redis.call('HSET', key, 'tokens', tostring(tokens), 'ts', tostring(now))
   redis.call('PEXPIRE', key, math.ceil((capacity_of[key] - tokens) / per_ms_of[key]) + 1000)
 end
-return out
+return table.concat(out, ' ')
 `;
 
 /** returnToken of domain/token-bucket.ts. */
@@ -168,7 +169,7 @@ type BatchCommand = (
   keys: string[],
   policies: number[],
   which: number[],
-) => Promise<(number | string)[]>;
+) => Promise<string>;
 
 /** A data call's takeWithin waiting for its batch. */
 interface PendingWithin {
@@ -308,14 +309,15 @@ export class RedisRateLimiter implements RateLimiter {
     }
     this.takeBatchCommand(n * 3, keys, policies, which).then(
       (reply) => {
+        const fields = reply.split(' ');
         for (let i = 0; i < n; i++) {
           const call = batch[i]!;
-          const code = reply[i * 3] as number;
-          const own = decide(code !== 0, Number(reply[i * 3 + 1]), call.policy);
+          const code = fields[i * 3];
+          const own = decide(code !== '0', Number(fields[i * 3 + 1]), call.policy);
           call.resolve(
-            code === 0
+            code === '0'
               ? { own }
-              : { own, account: decide(code === 3, Number(reply[i * 3 + 2]), call.accountPolicy) },
+              : { own, account: decide(code === '3', Number(fields[i * 3 + 2]), call.accountPolicy) },
           );
         }
       },
