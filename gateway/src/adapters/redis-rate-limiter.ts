@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { Gauge, type Registry } from 'prom-client';
+import { Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '@meridian/observability';
 import { decide, type BucketPolicy, type RateDecision } from '../domain/token-bucket.js';
 import { MemoryRateLimiter, type HeldToken, type RateLimiter, type WithinDecision } from './rate-limiter.js';
@@ -72,23 +72,39 @@ return 1
 `;
 
 /**
- * takeWithin: the take of TAKE_SCRIPT on KEYS[1] (a new bucket starting from KEYS[2]) with
- * ARGV[1..2], then, only if it allowed, on the account-wide KEYS[3] with ARGV[3..4], on one clock
- * reading. Returns {allowed, tokens} or {allowed, tokens, account allowed, account tokens}.
+ * takeWithin for a batch of data calls, in their order, on one clock reading: for each call i,
+ * KEYS[3i+1..3i+3] (its key's bucket, the bucket a new one starts from, the account-wide bucket).
+ * The batch's distinct policies come first in ARGV, two fields each (capacity, refill per ms),
+ * then one field per call: the index of its key's policy × 1024 + that of its account's (few
+ * policies, so a call sends four fields rather than seven). Each call takes
+ * from its key's bucket and, only if that allowed, from the account's, exactly as one call after
+ * the other would. A bucket that several calls of the batch touch is read once and written once,
+ * at the end, so a batch that fails (e.g. a key of the wrong type) writes nothing. Returns one
+ * string, three space-separated fields per call (one reply field to parse rather than 3n): 0 (own
+ * refused), 1 (own allowed, account refused) or 3 (both allowed); the own tokens; the account's
+ * tokens (empty when not taken). Tokens as text, as Redis would truncate Lua numbers.
  */
-const TAKE_WITHIN_SCRIPT = `
+const TAKE_BATCH_SCRIPT = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local function take(key, from, capacity, per_ms)
+local level = {}
+local capacity_of = {}
+local per_ms_of = {}
+local touched = {}
+local function stored(key)
+  if level[key] ~= nil then return level[key], now end
   local state = redis.call('HMGET', key, 'tokens', 'ts')
   local tokens = tonumber(state[1])
   local ts = tonumber(state[2])
-  if (tokens == nil or ts == nil) and from ~= key then
-    state = redis.call('HMGET', from, 'tokens', 'ts')
-    tokens = tonumber(state[1])
-    ts = tonumber(state[2])
+  if tokens == nil or ts == nil then return nil, nil end
+  return tokens, ts
+end
+local function take(key, from, capacity, per_ms)
+  local tokens, ts = stored(key)
+  if tokens == nil and from ~= key then
+    tokens, ts = stored(from)
   end
-  if tokens == nil or ts == nil then
+  if tokens == nil then
     tokens = capacity
   else
     tokens = math.min(capacity, tokens + math.max(0, now - ts) * per_ms)
@@ -98,16 +114,44 @@ local function take(key, from, capacity, per_ms)
     tokens = tokens - 1
     allowed = 1
   end
-  redis.call('HSET', key, 'tokens', tostring(tokens), 'ts', tostring(now))
-  redis.call('PEXPIRE', key, math.ceil((capacity - tokens) / per_ms) + 1000)
+  if level[key] == nil then touched[#touched + 1] = key end
+  level[key] = tokens
+  capacity_of[key] = capacity
+  per_ms_of[key] = per_ms
   return allowed, tokens
 end
-local allowed, tokens = take(KEYS[1], KEYS[2], tonumber(ARGV[1]), tonumber(ARGV[2]))
-if allowed == 0 then
-  return {0, tostring(tokens)}
+local calls = #KEYS / 3
+local policies = (#ARGV - calls) / 2
+local capacity = {}
+local per_ms = {}
+for p = 0, policies - 1 do
+  capacity[p] = tonumber(ARGV[p * 2 + 1])
+  per_ms[p] = tonumber(ARGV[p * 2 + 2])
 end
-local account_allowed, account_tokens = take(KEYS[3], KEYS[3], tonumber(ARGV[3]), tonumber(ARGV[4]))
-return {1, tostring(tokens), account_allowed, tostring(account_tokens)}
+local out = {}
+for i = 0, calls - 1 do
+  local k = i * 3
+  local which = tonumber(ARGV[policies * 2 + i + 1])
+  local own = math.floor(which / 1024)
+  local account = which % 1024
+  local allowed, tokens = take(KEYS[k + 1], KEYS[k + 2], capacity[own], per_ms[own])
+  if allowed == 0 then
+    out[k + 1] = '0'
+    out[k + 2] = tostring(tokens)
+    out[k + 3] = ''
+  else
+    local account_allowed, account_tokens = take(KEYS[k + 3], KEYS[k + 3], capacity[account], per_ms[account])
+    out[k + 1] = tostring(1 + 2 * account_allowed)
+    out[k + 2] = tostring(tokens)
+    out[k + 3] = tostring(account_tokens)
+  end
+end
+for _, key in ipairs(touched) do
+  local tokens = level[key]
+  redis.call('HSET', key, 'tokens', tostring(tokens), 'ts', tostring(now))
+  redis.call('PEXPIRE', key, math.ceil((capacity_of[key] - tokens) / per_ms_of[key]) + 1000)
+end
+return table.concat(out, ' ')
 `;
 
 /** returnToken of domain/token-bucket.ts. */
@@ -119,15 +163,26 @@ return 1
 
 type BucketCommand<R> = (key: string, capacity: number, perMs: number) => Promise<R>;
 type TwoBucketCommand<R> = (key: string, other: string, capacity: number, perMs: number) => Promise<R>;
-type WithinCommand = (
-  key: string,
-  from: string,
-  account: string,
-  capacity: number,
-  perMs: number,
-  accountCapacity: number,
-  accountPerMs: number,
-) => Promise<[number, string] | [number, string, number, string]>;
+/** numberOfKeys, then the keys, the policies and the calls' policy indexes (ioredis flattens the arrays). */
+type BatchCommand = (
+  numberOfKeys: number,
+  keys: string[],
+  policies: number[],
+  which: number[],
+) => Promise<string>;
+
+/** A data call's takeWithin waiting for its batch. */
+interface PendingWithin {
+  bucket: string;
+  policy: BucketPolicy;
+  startFrom: string | undefined;
+  account: string;
+  accountPolicy: BucketPolicy;
+  resolve: (decision: WithinDecision) => void;
+}
+
+/** Takes per script call at most: bounds how long one batch holds Redis. */
+const MAX_BATCH = 256;
 
 /**
  * Buckets shared by every replica. ioredis sends each script by EVALSHA (EVAL once if Redis does
@@ -135,17 +190,25 @@ type WithinCommand = (
  * buckets rather than refusing paying callers or waiting for a reconnection: the limit is then
  * per replica until Redis answers again. Readiness does not depend on Redis for that reason; the
  * state is the gauge gateway_rate_limit_redis_up and a log line at each change.
+ *
+ * The data path's takeWithin calls are batched: those made before the event loop next checks
+ * (setImmediate, so a lone call waits for no timer) go to Redis as one script call that applies
+ * them in their order, atomically, and answers each. Under load one round trip and one command's
+ * cost serve many calls; the limits stay as exact as with a call each. A batch whose script call
+ * fails falls back as a whole to this replica's buckets, as a single call would.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly kind = 'redis';
   private readonly redis: Redis;
   private readonly fallback = new MemoryRateLimiter();
   private readonly takeCommand: TwoBucketCommand<[number, string]>;
-  private readonly takeWithinCommand: WithinCommand;
+  private readonly takeBatchCommand: BatchCommand;
   private readonly retireCommand: TwoBucketCommand<number>;
   private readonly giveBackCommand: BucketCommand<number>;
   /** undefined until the first connection attempt ends either way. */
   private up: boolean | undefined;
+  private pending: PendingWithin[] = [];
+  private batchSize: Histogram | undefined;
 
   constructor(
     url: string,
@@ -164,17 +227,18 @@ export class RedisRateLimiter implements RateLimiter {
     this.redis.on('close', () => this.changed(false));
     // The second key of a take is the bucket a new one starts from (the first again when none).
     this.redis.defineCommand('takeToken', { numberOfKeys: 2, lua: TAKE_SCRIPT });
-    this.redis.defineCommand('takeWithin', { numberOfKeys: 3, lua: TAKE_WITHIN_SCRIPT });
+    // Three keys a call: the number of keys is the script call's first argument.
+    this.redis.defineCommand('takeBatch', { lua: TAKE_BATCH_SCRIPT });
     this.redis.defineCommand('retireBucket', { numberOfKeys: 2, lua: RETIRE_SCRIPT });
     this.redis.defineCommand('giveBackToken', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
     const commands = this.redis as unknown as {
       takeToken: TwoBucketCommand<[number, string]>;
-      takeWithin: WithinCommand;
+      takeBatch: BatchCommand;
       giveBackToken: BucketCommand<number>;
       retireBucket: TwoBucketCommand<number>;
     };
     this.takeCommand = commands.takeToken.bind(this.redis);
-    this.takeWithinCommand = commands.takeWithin.bind(this.redis);
+    this.takeBatchCommand = commands.takeBatch.bind(this.redis);
     this.retireCommand = commands.retireBucket.bind(this.redis);
     this.giveBackCommand = commands.giveBackToken.bind(this.redis);
     if (registry) this.gauge(registry);
@@ -199,27 +263,79 @@ export class RedisRateLimiter implements RateLimiter {
     account: string,
     accountPolicy: BucketPolicy,
   ): Promise<WithinDecision> {
-    const local = () => this.fallback.takeWithin(bucket, policy, startFrom, account, accountPolicy);
-    if (!this.shared) return local();
-    const key = `${this.prefix}${bucket}`;
-    const from = startFrom === undefined ? key : `${this.prefix}${startFrom}`;
-    try {
-      const reply = await this.takeWithinCommand(
-        key,
-        from,
-        `${this.prefix}${account}`,
-        policy.capacity,
-        policy.refillPerMs,
-        accountPolicy.capacity,
-        accountPolicy.refillPerMs,
+    if (!this.shared) return this.fallback.takeWithin(bucket, policy, startFrom, account, accountPolicy);
+    return new Promise((resolve) => {
+      if (this.pending.push({ bucket, policy, startFrom, account, accountPolicy, resolve }) === 1) {
+        setImmediate(this.flush);
+      }
+    });
+  }
+
+  /** Sends the takeWithin calls made since the last flush, MAX_BATCH to a script call. */
+  private readonly flush = (): void => {
+    const pending = this.pending;
+    this.pending = [];
+    for (let start = 0; start < pending.length; start += MAX_BATCH) {
+      this.sendBatch(
+        start === 0 && pending.length <= MAX_BATCH ? pending : pending.slice(start, start + MAX_BATCH),
       );
-      const own = decide(reply[0] === 1, Number(reply[1]), policy);
-      if (reply.length === 2) return { own };
-      return { own, account: decide(reply[2] === 1, Number(reply[3]), accountPolicy) };
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'rate limit falls back to this replica');
-      return local();
     }
+  };
+
+  private sendBatch(batch: PendingWithin[]): void {
+    const n = batch.length;
+    this.batchSize?.observe(n);
+    const keys = new Array<string>(n * 3);
+    const which = new Array<number>(n);
+    const policies: number[] = [];
+    const index = new Map<BucketPolicy, number>();
+    const indexOf = (policy: BucketPolicy) => {
+      let i = index.get(policy);
+      if (i === undefined) {
+        i = index.size;
+        index.set(policy, i);
+        policies.push(policy.capacity, policy.refillPerMs);
+      }
+      return i;
+    };
+    const prefix = this.prefix;
+    for (let i = 0; i < n; i++) {
+      const call = batch[i]!;
+      const key = `${prefix}${call.bucket}`;
+      keys[i * 3] = key;
+      keys[i * 3 + 1] = call.startFrom === undefined ? key : `${prefix}${call.startFrom}`;
+      keys[i * 3 + 2] = `${prefix}${call.account}`;
+      which[i] = indexOf(call.policy) * 1024 + indexOf(call.accountPolicy);
+    }
+    this.takeBatchCommand(n * 3, keys, policies, which).then(
+      (reply) => {
+        const fields = reply.split(' ');
+        for (let i = 0; i < n; i++) {
+          const call = batch[i]!;
+          const code = fields[i * 3];
+          const own = decide(code !== '0', Number(fields[i * 3 + 1]), call.policy);
+          call.resolve(
+            code === '0'
+              ? { own }
+              : { own, account: decide(code === '3', Number(fields[i * 3 + 2]), call.accountPolicy) },
+          );
+        }
+      },
+      (err: unknown) => {
+        this.logger.warn({ err: (err as Error).message, calls: n }, 'rate limit falls back to this replica');
+        for (const call of batch) {
+          call.resolve(
+            this.fallback.takeWithin(
+              call.bucket,
+              call.policy,
+              call.startFrom,
+              call.account,
+              call.accountPolicy,
+            ),
+          );
+        }
+      },
+    );
   }
 
   /** In both stores: this replica's buckets serve while Redis is away, and may hold the key's. */
@@ -285,6 +401,12 @@ export class RedisRateLimiter implements RateLimiter {
       help: '1 while the rate-limit buckets are shared through Redis, 0 while each replica uses its own',
       registers: [registry],
       collect: () => gauge.set(this.shared ? 1 : 0),
+    });
+    this.batchSize = new Histogram({
+      name: 'gateway_rate_limit_redis_batch_calls',
+      help: 'Data calls whose rate limits one Redis script call took (takeWithin batches)',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+      registers: [registry],
     });
   }
 }

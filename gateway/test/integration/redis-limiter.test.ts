@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { cuttableLink, waitFor, type CuttableLink } from '@meridian/bus/testing';
 import { createLogger } from '@meridian/observability';
+import { Redis } from 'ioredis';
+import { Registry } from 'prom-client';
 import type { BucketPolicy } from '../../src/domain/token-bucket.js';
+import type { WithinDecision } from '../../src/adapters/rate-limiter.js';
 import { RedisRateLimiter } from '../../src/adapters/redis-rate-limiter.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -92,5 +95,118 @@ describe('RedisRateLimiter with Redis going away and coming back', () => {
     } finally {
       await other.close();
     }
+  });
+
+  describe('batches of data calls', () => {
+    const THREE: BucketPolicy = { capacity: 3, refillPerMs: 1e-12 };
+    /** Calls that report the batch sizes, on a registry of their own. */
+    const replica = async (prefix: string) => {
+      const registry = new Registry();
+      const r = new RedisRateLimiter(REDIS_URL, prefix, createLogger('test', { level: 'silent' }), registry);
+      await waitFor(() => r.shared, { what: 'Redis connected' });
+      const batches = async () => {
+        const metric = await registry.getSingleMetricAsString('gateway_rate_limit_redis_batch_calls');
+        const field = (name: string) => Number(new RegExp(`_${name} (\\d+)`).exec(metric)?.[1]);
+        return { count: field('count'), calls: field('sum') };
+      };
+      return { r, batches };
+    };
+    const brief = (d: WithinDecision) => [
+      d.own.allowed,
+      d.own.remaining,
+      d.account?.allowed ?? null,
+      d.account?.remaining ?? null,
+    ];
+
+    it('applies the calls of one batch in their order, exactly, across two keys and one account', async () => {
+      const { r, batches } = await replica(`test:${randomUUID()}:`);
+      try {
+        // Two tokens a key, three for the account; made in one turn of the event loop.
+        const keys = ['k1', 'k2', 'k1', 'k2', 'k1', 'k2'];
+        const decisions = await Promise.all(
+          keys.map((key) => r.takeWithin(key, TWO, undefined, 'account:a', THREE)),
+        );
+        expect(await batches()).toEqual({ count: 1, calls: 6 });
+        expect(decisions.map(brief)).toEqual([
+          [true, 1, true, 2],
+          [true, 1, true, 1],
+          [true, 0, true, 0],
+          // Its own bucket allowed (and is spent), the account's refused.
+          [true, 0, false, 0],
+          // Own buckets empty: the account is not asked.
+          [false, 0, null, null],
+          [false, 0, null, null],
+        ]);
+        // What the batch wrote is what the next call (a batch of one) reads.
+        expect(brief(await r.takeWithin('k3', TWO, undefined, 'account:a', THREE))).toEqual([
+          true,
+          1,
+          false,
+          0,
+        ]);
+        expect(await batches()).toEqual({ count: 2, calls: 7 });
+        expect(brief(await r.takeWithin('k1', TWO, undefined, 'account:b', THREE))).toEqual([
+          false,
+          0,
+          null,
+          null,
+        ]);
+      } finally {
+        await r.close();
+      }
+    });
+
+    it('keeps the account-wide count exact when two replicas send batches at once', async () => {
+      const prefix = `test:${randomUUID()}:`;
+      const [a, b] = [await replica(prefix), await replica(prefix)];
+      try {
+        const many: BucketPolicy = { capacity: 100, refillPerMs: 1e-12 };
+        const seven: BucketPolicy = { capacity: 7, refillPerMs: 1e-12 };
+        const calls = [a, b].flatMap(({ r }, n) =>
+          Array.from({ length: 10 }, (_, i) =>
+            r.takeWithin(`k${n}-${i % 3}`, many, undefined, 'account', seven),
+          ),
+        );
+        const decisions = await Promise.all(calls);
+        expect(decisions.filter((d) => d.account?.allowed).length).toBe(7);
+        expect(decisions.every((d) => d.own.allowed)).toBe(true);
+        expect((await a.batches()).calls).toBe(10);
+        expect((await b.batches()).calls).toBe(10);
+      } finally {
+        await Promise.all([a.r.close(), b.r.close()]);
+      }
+    });
+
+    it("falls back to the replica's buckets for a whole batch whose script fails, writing nothing", async () => {
+      const prefix = `test:${randomUUID()}:`;
+      const { r, batches } = await replica(prefix);
+      const raw = new Redis(REDIS_URL);
+      try {
+        // A key of the wrong type makes the script fail before it writes anything.
+        await raw.set(`${prefix}broken`, 'not a bucket');
+        const decisions = await Promise.all(
+          ['k1', 'broken', 'k1', 'k1'].map((key) => r.takeWithin(key, TWO, undefined, 'account:a', THREE)),
+        );
+        expect(await batches()).toEqual({ count: 1, calls: 4 });
+        // The replica's buckets, in the same order: k1 has two tokens there, the account three.
+        expect(decisions.map(brief)).toEqual([
+          [true, 1, true, 2],
+          [true, 1, true, 1],
+          [true, 0, true, 0],
+          [false, 0, null, null],
+        ]);
+        expect(await raw.exists(`${prefix}k1`, `${prefix}account:a`)).toBe(0);
+        // The next batch without the broken key is shared again, its buckets untouched by the failed one.
+        expect(brief(await r.takeWithin('k1', TWO, undefined, 'account:a', THREE))).toEqual([
+          true,
+          1,
+          true,
+          2,
+        ]);
+      } finally {
+        await raw.quit();
+        await r.close();
+      }
+    });
   });
 });
