@@ -7,7 +7,7 @@
  * Each process waits for /ready, idles MEMORY_IDLE_SECONDS (20), and the table shows VmRSS and
  * VmHWM (peak) from /proc/<pid>/status, the V8 heap used from its /metrics
  * (nodejs_heap_size_used_bytes), and the RSS of its child processes (the local facilitator, ...)
- * on a line of their own. Children run as `node --max-semi-space-size=8 --conditions=source
+ * on a line of their own. Children run as `MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 --conditions=source
  * --import tsx <entry>`, the way `pnpm start` runs them; MEMORY_DIST=1 runs the split services
  * from their built dist/main.js instead (after `pnpm build`), as the container images do.
  *

@@ -33,7 +33,7 @@ export { freePort } from '@meridian/test-peers';
 export function launch(args: string[], env: Record<string, string>, cmd = process.execPath): ChildProcess {
   const child = spawn(cmd, args, {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: { ...process.env, ...START_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stderr?.on('data', (c: Buffer) => process.env.BENCH_VERBOSE && process.stderr.write(c));
@@ -43,6 +43,11 @@ export function launch(args: string[], env: Record<string, string>, cmd = proces
 /** node arguments that run a TypeScript entry of the repository. */
 /** The V8 flags `pnpm start` (package.json) and the images (deploy/Dockerfile) run with. */
 export const NODE_FLAGS = ['--max-semi-space-size=8'];
+/**
+ * The environment `pnpm start` and the images set for the allocator: glibc reads it when a
+ * process starts, so every child of a bench gets it too.
+ */
+const START_ENV = { MALLOC_ARENA_MAX: '2' };
 
 export const tsx = (entry: string) => ['--conditions=source', '--import', 'tsx', entry];
 
