@@ -9,7 +9,9 @@ import { feedResolvers } from '../../src/flows/resolve/index.js';
 import type { MetricAnswer } from '../../src/domain/metric-resolver.js';
 import { replayedSpotAt, startMarketReplay } from '../../src/jobs/market-replay.js';
 import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
+import { REFERENCE_POLICY } from '../../src/domain/spot/reference-price.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+import { recordedGapAt } from '../support/recorded.js';
 import { testApp, testDeps } from '../support/app.js';
 
 const toMs = (hms: string) => {
@@ -34,7 +36,7 @@ interface Seen {
   confidence: number;
   staleness_ms: number;
   venues: string[];
-  excluded: { reason: string }[];
+  excluded: { reason: string; venue?: string; symbol?: string }[];
 }
 
 /** What is wrong with an answer for a replay that must look live; [] when nothing. */
@@ -44,7 +46,12 @@ function notLive(hit: CatalogHit, a: Seen): string[] {
     wrong.push(`confidence ${a.confidence} below ${floorOf(a.venues.length)} (${a.venues.length} venues)`);
   const maxAge = hit.metric.max_age_ms;
   if (maxAge !== undefined && a.staleness_ms > maxAge) wrong.push(`${a.staleness_ms} ms old, max ${maxAge}`);
-  for (const e of a.excluded.filter((x) => /stale/i.test(x.reason))) wrong.push(`excluded: ${e.reason}`);
+  // Only a market whose recording has no trade for that long at this instant may be dropped as stale.
+  for (const e of a.excluded.filter((x) => /stale/i.test(x.reason))) {
+    const symbol = /^spot (\S+): /.exec(e.reason)?.[1] ?? e.symbol;
+    if (!e.venue || !symbol || !recordedGapAt(e.venue, symbol, Date.now(), REFERENCE_POLICY.maxAgeMs))
+      wrong.push(`excluded: ${e.reason}`);
+  }
   return wrong;
 }
 
