@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type * as client from 'openid-client';
 import { ok, refuse, type Result } from '@meridian/contracts';
 import type { OidcProviderConfig } from '../config.js';
 import { needsUserinfo, providerEmail } from '../domain/provider-email.js';
@@ -45,7 +45,11 @@ function lazyProvider(config: OidcProviderConfig): OidcProvider {
   };
 }
 
-function discover(config: OidcProviderConfig): Promise<client.Configuration> {
+/** openid-client, loaded at the first sign-in with a provider, not at start (issue 19: idle memory). */
+const openid = () => import('openid-client');
+
+async function discover(config: OidcProviderConfig): Promise<client.Configuration> {
+  const client = await openid();
   const auth = config.client_secret ? client.ClientSecretPost(config.client_secret) : client.None();
   return client.discovery(
     new URL(config.issuer),
@@ -78,6 +82,7 @@ export async function authorizationRequest(
 ): Promise<Result<{ url: URL; secrets: FlowSecrets }, 'provider_unreachable'>> {
   const config = await provider.client().catch(() => undefined);
   if (!config) return unreachable(provider);
+  const client = await openid();
   const secrets = {
     state: client.randomState(),
     nonce: client.randomNonce(),
@@ -105,6 +110,7 @@ export async function exchangeCode(
 ): Promise<Result<ProviderIdentity, 'provider_unreachable' | 'oidc_refused'>> {
   const config = await provider.client().catch(() => undefined);
   if (!config) return unreachable(provider);
+  const client = await openid();
   let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
   try {
     tokens = await client.authorizationCodeGrant(config, callbackUrl, {

@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { ZxcvbnFactory } from '@zxcvbn-ts/core';
-import { adjacencyGraphs, dictionary } from '@zxcvbn-ts/language-common';
+import type { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import { ok, refuse, type Result } from '@meridian/contracts';
 
 export const PASSWORD_MIN = 12;
@@ -8,19 +7,28 @@ export const PASSWORD_MAX = 256;
 /** zxcvbn score 0..4; below this the password is a known or easily guessed one. */
 const MIN_SCORE = 3;
 
-const estimator = new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs });
+let estimator: Promise<ZxcvbnFactory> | undefined;
+
+/** zxcvbn and its dictionaries (~10 MB resident), loaded at the first password checked, not at start. */
+function zxcvbn(): Promise<ZxcvbnFactory> {
+  estimator ??= Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common')]).then(
+    ([{ ZxcvbnFactory }, { adjacencyGraphs, dictionary }]) =>
+      new ZxcvbnFactory({ dictionary, graphs: adjacencyGraphs }),
+  );
+  return estimator;
+}
 
 /**
  * Length 12..256 characters (code points), no composition rules (NIST 800-63B), refused when the
  * offline zxcvbn-ts dictionaries (common passwords, keyboard patterns) find it easy to guess.
  */
-export function checkPassword(password: string, context: string[] = []): Result<string> {
+export async function checkPassword(password: string, context: string[] = []): Promise<Result<string>> {
   const length = [...password].length;
   if (length < PASSWORD_MIN)
     return refuse('validation_failed', `password: at least ${PASSWORD_MIN} characters`);
   if (length > PASSWORD_MAX)
     return refuse('validation_failed', `password: at most ${PASSWORD_MAX} characters`);
-  const strength = estimator.check(password, context);
+  const strength = (await zxcvbn()).check(password, context);
   if (strength.score < MIN_SCORE)
     return refuse(
       'validation_failed',

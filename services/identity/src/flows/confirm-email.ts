@@ -29,7 +29,7 @@ export async function confirmEmailByToken(
     const holder = await findLiveEmailToken(deps.db, tokenHash, 'confirm', new Date());
     const account = holder ? await findAccountById(deps.db, holder) : undefined;
     if (!account) return deadLink();
-    const weak = weakPassword(input.password, account.email ?? '');
+    const weak = await weakPassword(input.password, account.email ?? '');
     if (weak) return weak;
     hash = await hashInTurn(deps, input.password);
   }

@@ -1,4 +1,3 @@
-import QRCode from 'qrcode';
 import { ok, refuse } from '@meridian/contracts';
 import { setTwoFactor } from '../db/repositories/two-factor.js';
 import { seal } from '@meridian/runtime';
@@ -18,6 +17,8 @@ export async function enrolTotp(deps: IdentityDeps, accountId: string) {
     totp_secret_sealed: seal(deps.totpKey, secret, sealContext(accountId)),
     totp_last_step: null,
   });
+  // qrcode is loaded at the first enrolment, not at start (issue 19: idle memory).
+  const { default: QRCode } = await import('qrcode');
   const uri = otpauthUri(secret, deps.config.TOTP_ISSUER, account.email ?? account.nickname ?? accountId);
   return ok({
     state: 'pending' as const,

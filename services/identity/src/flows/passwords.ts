@@ -1,11 +1,13 @@
-import bcrypt from 'bcrypt';
 import { refuse } from '@meridian/contracts';
 import { checkPassword, preHashPassword } from '../domain/password.js';
 import type { IdentityDeps } from '../deps.js';
 import type { WeakPassword } from './outcome.js';
 
+/** bcrypt (a native addon), loaded at the first hash or compare, not at start. */
+const bcrypt = () => import('bcrypt').then((m) => m.default);
+
 export async function hashPassword(password: string, cost: number): Promise<string> {
-  return bcrypt.hash(preHashPassword(password), cost);
+  return (await bcrypt()).hash(preHashPassword(password), cost);
 }
 
 /**
@@ -49,14 +51,15 @@ export async function passwordMatches(
   hash: string | null | undefined,
   cost: number,
 ): Promise<boolean> {
-  dummyHash ??= bcrypt.hash('not-a-password', cost);
+  const { compare, hash: bcryptHash } = await bcrypt();
+  dummyHash ??= bcryptHash('not-a-password', cost);
   const target = hash ?? (await dummyHash);
-  const matches = await bcrypt.compare(preHashPassword(password), target);
+  const matches = await compare(preHashPassword(password), target);
   return matches && hash !== null && hash !== undefined;
 }
 
 /** The password policy (domain/password.ts) with the email's parts as context. */
-export function weakPassword(password: string, email: string): WeakPassword | undefined {
-  const verdict = checkPassword(password, [email, ...email.split(/[@.]/)]);
+export async function weakPassword(password: string, email: string): Promise<WeakPassword | undefined> {
+  const verdict = await checkPassword(password, [email, ...email.split(/[@.]/)]);
   return verdict.ok ? undefined : refuse('weak_password', verdict.detail);
 }

@@ -28,7 +28,7 @@ export async function resetPassword(
   const holder = await findLiveEmailToken(deps.db, tokenHash, 'reset', new Date());
   const owner = holder ? await findAccountById(deps.db, holder) : undefined;
   if (!owner) return deadLink();
-  const weak = weakPassword(input.password, owner.email ?? '');
+  const weak = await weakPassword(input.password, owner.email ?? '');
   if (weak) return weak;
   const done = await deps.db.transaction().execute(async (trx) => {
     const id = await consumeEmailToken(trx, tokenHash, 'reset', new Date());

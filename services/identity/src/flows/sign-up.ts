@@ -28,7 +28,7 @@ export async function signUp(
     }),
   );
   if (wait > 0) return mustWait('Too many sign-ups from this address; wait before trying again.', wait);
-  const weak = weakPassword(password, email);
+  const weak = await weakPassword(password, email);
   if (weak) return weak;
   const hash = await hashInTurn(deps, password);
   // The resend limit starts now for every address, so a resend's 429 tells nothing either.

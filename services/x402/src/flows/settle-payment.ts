@@ -34,7 +34,7 @@ export async function settlePayment(
   request: PaymentCallRequest,
   now: () => Date = () => new Date(),
 ): Promise<Result<PaymentSettleReply, PaymentProblem>> {
-  const checked = checkPayment(request);
+  const checked = await checkPayment(request);
   if (!checked.ok) return checked;
   const { payload, paymentId } = checked.value;
   const { requirements } = request;

@@ -1,4 +1,3 @@
-import { decodeTransactionFromPayload, transactionMessageHash } from '@x402/svm';
 import {
   ok,
   refuse,
@@ -19,12 +18,21 @@ export interface CheckedPayment {
   paymentId: string;
 }
 
+/**
+ * @x402/svm and the Solana codecs under it (~9 MB resident), loaded at the first payment checked,
+ * not at start (issue 19: idle memory); every later call finds the module already loaded.
+ */
+const svm = () => import('@x402/svm');
+
 /** Decode, match and name a payment; the same steps before verification and before settlement. */
-export function checkPayment(request: PaymentCallRequest): Result<CheckedPayment, PaymentProblem> {
+export async function checkPayment(
+  request: PaymentCallRequest,
+): Promise<Result<CheckedPayment, PaymentProblem>> {
   const decoded = decodePayment(request.header);
   if (!decoded.ok) return decoded;
   const mismatch = matchRequirements(decoded.value.accepted, request.requirements);
   if (mismatch) return mismatch;
+  const { decodeTransactionFromPayload, transactionMessageHash } = await svm();
   let paymentId: string;
   try {
     paymentId = transactionMessageHash(
@@ -56,7 +64,7 @@ export async function verifyPayment(
     );
     return result;
   };
-  const checked = checkPayment(request);
+  const checked = await checkPayment(request);
   if (!checked.ok) return counted(checked);
   const { payload, paymentId } = checked.value;
   // The replay read and the facilitator's verification run side by side: a payment seen before is
