@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+// kysely's `sql` is imported where it is used (see outbox.ts).
+import type { Kysely } from 'kysely';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- the journal lives in a schema whose Database type this package cannot know */
 
@@ -44,6 +45,7 @@ export const JOURNAL_KEEP_SETTLED_DAYS = 7;
  * not settled stays, whatever its age: it is still owed.
  */
 async function trimJournal(db: Kysely<any>, schema: string): Promise<void> {
+  const { sql } = await import('kysely');
   const messages = sql.table(`${schema}.bus_messages`);
   const settled = sql.table(`${schema}.bus_settled`);
   await sql`
@@ -67,6 +69,7 @@ async function trimJournal(db: Kysely<any>, schema: string): Promise<void> {
  * on one journal would each deliver the other's messages.
  */
 export async function openBusJournal(db: Kysely<any>, schema: string): Promise<BusJournal> {
+  const { sql } = await import('kysely');
   await db.schema.createSchema(schema).ifNotExists().execute();
   const s = db.schema.withSchema(schema);
   await s

@@ -1,6 +1,8 @@
 import type { CloudEvent } from '@meridian/contracts';
 import type { Logger } from '@meridian/observability';
-import { sql, type Generated, type Kysely } from 'kysely';
+// kysely's `sql` is imported where it is used, so a process without a database (the gateway)
+// does not load kysely with this package (issue 19: idle memory).
+import type { Generated, Kysely } from 'kysely';
 import type { z } from 'zod';
 import { newEvent } from './event.js';
 import { assertPublishSubject } from './subjects.js';
@@ -32,6 +34,7 @@ export interface OutboxTables {
 
 /** Frozen: every service's first migration calls it, so a change here is a new function. */
 export async function createOutboxTables(db: Kysely<any>, schema: string): Promise<void> {
+  const { sql } = await import('kysely');
   await db.schema.createSchema(schema).ifNotExists().execute();
   const s = db.schema.withSchema(schema);
   await s
@@ -145,6 +148,7 @@ export function startOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
 
 async function relayBatch(options: OutboxRelayOptions, batchSize: number): Promise<number> {
   if (options.lockRows === false) return relayUnlocked(options, batchSize);
+  const { sql } = await import('kysely');
   return options.db.transaction().execute(async (trx) => {
     const rows = await trx
       .withSchema(options.schema)
@@ -170,6 +174,7 @@ async function relayBatch(options: OutboxRelayOptions, batchSize: number): Promi
 }
 
 async function relayUnlocked(options: OutboxRelayOptions, batchSize: number): Promise<number> {
+  const { sql } = await import('kysely');
   const rows = await options.db
     .withSchema(options.schema)
     .selectFrom('outbox')

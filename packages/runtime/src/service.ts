@@ -14,13 +14,7 @@ import {
   type RpcHandler,
   type StreamSpec,
 } from '@meridian/bus';
-import {
-  migrateToLatest,
-  openDatabase,
-  openPGlite,
-  type DatabaseTarget,
-  type Migrations,
-} from '@meridian/db';
+import type { DatabaseTarget, Migrations } from '@meridian/db';
 import {
   assertionKey,
   createHttpApp,
@@ -139,6 +133,9 @@ export async function startService<DB, C extends BaseConfig>(
   const logger = createLogger(def.name, { level: config.LOG_LEVEL });
   const metrics = createMetrics(def.name);
   const closers: Array<() => Promise<void>> = [];
+  // @meridian/db (and kysely under it) is loaded here, not at import: the gateway, which has no
+  // database, imports this package too (issue 19: idle memory).
+  const { migrateToLatest, openDatabase } = await import('@meridian/db');
   const target = await databaseTarget(config, shared, closers);
   const database = openDatabase<DB>(target, def.schema);
   closers.push(() => database.close());
@@ -221,6 +218,7 @@ async function databaseTarget(
   if (config.DATABASE_URL)
     return { kind: 'pg', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE };
   if (shared.pglite) return { kind: 'pglite', pglite: shared.pglite };
+  const { openPGlite } = await import('@meridian/db');
   const pglite = await openPGlite(config.DATA_DIR);
   closers.push(() => pglite.close());
   return { kind: 'pglite', pglite };
