@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { runScript, startSmtp } from '@meridian/test-peers';
-import { createKey, postJson, signedInAccount } from './src/accounts.js';
+import { startSmtp } from '@meridian/test-peers';
+import { createKey, grantCredit, postJson, signedInAccount } from './src/accounts.js';
 import { startSystem, type System } from './src/system.js';
 
 /** Credit, subscriptions and data plans through the gateway, every service its own process. */
@@ -32,21 +32,7 @@ describe('billing through the gateway', () => {
       .account_id;
   /** The operator's command line, against the system's database. */
   const grant = (accountId: string, amount: number) =>
-    runScript(
-      'services/billing/scripts/admin.ts',
-      [
-        'grant',
-        '--operator',
-        'e2e',
-        '--account',
-        accountId,
-        '--amount',
-        String(amount),
-        '--note',
-        'e2e credit',
-      ],
-      { DATABASE_URL: system.env.DATABASE_URL! },
-    );
+    grantCredit({ DATABASE_URL: system.env.DATABASE_URL! }, accountId, amount, 'e2e credit');
 
   it("buys a data plan from credit, and the account's key reads what the plan opens", async () => {
     const { session } = await signedInAccount(system, smtp, 'planbuyer');

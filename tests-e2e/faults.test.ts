@@ -1,14 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { openDatabase } from '@meridian/db';
 import {
-  runScript,
   startNatsServer,
   startPostgresServer,
   startSmtp,
   type NatsServer,
   type PostgresServer,
 } from '@meridian/test-peers';
-import { postJson, signedInAccount, type SignedIn } from './src/accounts.js';
+import { grantCredit, postJson, type SignedIn, signedInAccount } from './src/accounts.js';
 import { streamReader } from './src/streams.js';
 import { ledgerSums } from './src/ledger.js';
 import { SERVICE_NAMES, startSystem, type System } from './src/system.js';
@@ -67,11 +66,7 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
     ((await (await get('/v1/agent/whoami', session)).json()) as { data: { account_id: string } }).data
       .account_id;
   const grant = (accountId: string, amount: number) =>
-    runScript(
-      'services/billing/scripts/admin.ts',
-      ['grant', '--operator', 'e2e', '--account', accountId, '--amount', String(amount), '--note', 'faults'],
-      { DATABASE_URL: system.env.DATABASE_URL! },
-    );
+    grantCredit({ DATABASE_URL: system.env.DATABASE_URL! }, accountId, amount, 'faults');
   const buyPlan = (session: string, plan: string) => postJson(system, '/v1/billing/plan', { plan }, session);
   /** A consulting booking paid from credit, each in an hour of its own. */
   const book = async (session: string) => {

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { SESSION_COOKIE } from '@meridian/contracts';
 import { openDatabase } from '@meridian/db';
-import { runScript, startDnsPeer, startSmtp } from '@meridian/test-peers';
-import { createKey, signedInAccount } from './src/accounts.js';
+import { startDnsPeer, startSmtp } from '@meridian/test-peers';
+import { createKey, grantCredit, signedInAccount } from './src/accounts.js';
 import { operationsOf, requestArb, writeArb, type FuzzRequest, type Operation } from './src/fuzz-requests.js';
 import { ledgerSums, type LedgerTables } from './src/ledger.js';
 import { startSystem, type System } from './src/system.js';
@@ -68,20 +68,11 @@ describe('the whole system under generated and mutated requests', () => {
       headers: { authorization: `Bearer ${account.session}` },
     });
     const accountId = ((await whoami.json()) as { data: { account_id: string } }).data.account_id;
-    const granted = await runScript(
-      'services/billing/scripts/admin.ts',
-      [
-        'grant',
-        '--operator',
-        'fuzz',
-        '--account',
-        accountId,
-        '--amount',
-        '500000000',
-        '--note',
-        'fuzz credit',
-      ],
+    const granted = await grantCredit(
       { DATABASE_URL: system.env.DATABASE_URL! },
+      accountId,
+      500_000_000,
+      'fuzz credit',
     );
     if (granted.code !== 0) throw new Error('the credit grant failed');
     const openapi = await (await fetch(`${system.gatewayUrl}/openapi.json`)).json();

@@ -8,12 +8,12 @@ import {
   hasChromium,
   launchChromium,
   linkIn,
-  runScript,
   startDnsPeer,
   startSmtp,
   type DnsPeer,
 } from '@meridian/test-peers';
 import { startSite, type Site } from './src/site.js';
+import { grantCredit } from './src/accounts.js';
 import { startSystem, type System } from './src/system.js';
 import { totpCode } from './src/totp.js';
 
@@ -161,22 +161,11 @@ describeWithBrowser('the web portal in a real browser', () => {
         async () => (await (await fetch('/v1/agent/whoami')).json()) as { data: { account_id: string } },
       )
     ).data;
-    const granted = await runScript(
-      'services/billing/scripts/admin.ts',
-      [
-        'grant',
-        '--operator',
-        'e2e',
-        '--account',
-        whoami.account_id,
-        '--amount',
-        '200000000',
-        '--note',
-        'portal e2e',
-      ],
-      {
-        DATABASE_URL: system.env.DATABASE_URL!,
-      },
+    const granted = await grantCredit(
+      { DATABASE_URL: system.env.DATABASE_URL! },
+      whoami.account_id,
+      200_000_000,
+      'portal e2e',
     );
     expect(granted).toMatchObject({ code: 0 });
     await page.goto(`${base}/#/credit`);

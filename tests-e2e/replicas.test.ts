@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createNatsBus, type Bus, type Closable } from '@meridian/bus';
 import { EVENTS, STREAMS } from '@meridian/contracts';
 import { openDatabase, type OpenDatabase } from '@meridian/db';
-import { runScript, startDnsPeer, startSmtp, type DnsPeer } from '@meridian/test-peers';
-import { createKey, postJson, signedInAccount, type SignedIn } from './src/accounts.js';
+import { startDnsPeer, startSmtp, type DnsPeer } from '@meridian/test-peers';
+import { createKey, grantCredit, postJson, type SignedIn, signedInAccount } from './src/accounts.js';
 import { startSite, type Site } from './src/site.js';
 import { startSystem, type System } from './src/system.js';
 
@@ -142,20 +142,11 @@ describe('two replicas of data and analysis, one of each killed under load', () 
       headers: { authorization: `Bearer ${account.session}` },
     });
     accountId = ((await me.json()) as { data: { account_id: string } }).data.account_id;
-    const granted = await runScript(
-      'services/billing/scripts/admin.ts',
-      [
-        'grant',
-        '--operator',
-        'e2e',
-        '--account',
-        accountId,
-        '--amount',
-        String(GRANT),
-        '--note',
-        'replicas e2e',
-      ],
+    const granted = await grantCredit(
       { DATABASE_URL: system.env.DATABASE_URL! },
+      accountId,
+      GRANT,
+      'replicas e2e',
     );
     expect(granted).toMatchObject({ code: 0 });
     // A domain verified against the local DNS server.

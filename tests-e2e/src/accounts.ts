@@ -1,5 +1,5 @@
 import { rememberSecret } from '@meridian/observability/testing';
-import { linkIn } from '@meridian/test-peers';
+import { linkIn, runScript } from '@meridian/test-peers';
 import type { System } from './system.js';
 
 export interface Mailbox {
@@ -75,4 +75,22 @@ export async function createKey(system: System, session: string): Promise<{ id: 
   if (res.status !== 201) throw new Error(`POST /v1/keys answered ${res.status}`);
   const body = (await res.json()) as { data: { id: string; key: string } };
   return { id: body.data.id, key: rememberSecret(body.data.key) };
+}
+
+/**
+ * Credit for an account through billing's operators' command line (the public interface for it),
+ * against `database`: the system's `{ DATABASE_URL }`, or the all-in-one's `{ DATA_DIR, DATABASE_URL: '' }`.
+ * Its exit code and output.
+ */
+export function grantCredit(
+  database: Record<string, string>,
+  accountId: string,
+  amountAtomic: number,
+  note: string,
+): ReturnType<typeof runScript> {
+  return runScript(
+    'services/billing/scripts/admin.ts',
+    ['grant', '--operator', 'e2e', '--account', accountId, '--amount', String(amountAtomic), '--note', note],
+    database,
+  );
 }
