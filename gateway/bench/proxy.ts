@@ -22,7 +22,7 @@ import { catalogFor } from '@meridian/contracts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from 'nats';
@@ -56,6 +56,19 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECRET = randomUUID() + randomUUID();
 const TICK_US = 1_000_000 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100);
 const PATH = '/v1/data/crypto/spot/reference_price?entity=BTC-USD';
+/**
+ * Each measured proxy runs alone on the last core, the load (wrk), the upstream, identity and
+ * Redis on the others: a row's figures then depend on its own CPU per request, not on where the
+ * scheduler happened to put it beside wrk and the upstream (unpinned, the same build read 0.83-1.34
+ * × the raw proxy from run to run on 2 cores).
+ */
+const CPUS = cpus().length;
+const MEASURED_CPU = String(CPUS - 1);
+const LOAD_CPUS = CPUS > 1 ? `0-${CPUS - 2}` : '0';
+
+function pin(cpu: string, pids: number[]): void {
+  for (const pid of pids) spawnSync('taskset', ['-a', '-pc', cpu, String(pid)]);
+}
 
 interface Row {
   name: string;
@@ -94,7 +107,7 @@ async function wrk(
 ): Promise<{ rps: number; requests: number; p50: number; p99: number }> {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
-  const child = spawn('wrk', [...args, url]);
+  const child = spawn('taskset', ['-c', LOAD_CPUS, 'wrk', ...args, url]);
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   await new Promise((resolve) => child.on('close', resolve));
@@ -470,11 +483,19 @@ async function main(): Promise<void> {
     await waitHttp(`http://127.0.0.1:${nginxPort}`);
     await waitHttp(`http://127.0.0.1:${gwPort}/health`);
     await waitHttp(`http://127.0.0.1:${gwRedisPort}/health`);
+    pin(MEASURED_CPU, [raw.pid!, gateway.pid!, gatewayRedis.pid!, ...nginxPids(dir)]);
+    const redisServers = spawnSync('pgrep', ['-x', 'redis-server'], { encoding: 'utf8' }).stdout;
+    pin(LOAD_CPUS, [
+      upstream.pid!,
+      children[0]!.pid!,
+      ...redisServers.split('\n').filter(Boolean).map(Number),
+    ]);
     const key = await realKey(`http://127.0.0.1:${gwPort}`, smtp);
     const auth = { 'x-api-key': key.key };
 
     console.log(
-      `\n${CONNECTIONS} connections, ${SECONDS} s per row in ${ROUNDS} interleaved rounds, wrk -t1, loopback; CPU of the measured process only\n`,
+      `\n${CONNECTIONS} connections, ${SECONDS} s per row in ${ROUNDS} interleaved rounds, wrk -t1, loopback; CPU of the measured process only;` +
+        ` measured process on CPU ${MEASURED_CPU}, wrk, upstream, identity and Redis on CPU ${LOAD_CPUS}\n`,
     );
     const [a, b, c, d, dr, express] = (await measureAll([
       { name: '(a) upstream alone', url: `${up}${PATH}`, pids: [upstream.pid!] },
