@@ -55,15 +55,18 @@ export interface RateLimiter {
  * Bounded, since there is a bucket per unauthenticated client address: past `maxBuckets` the
  * bucket touched longest ago is forgotten, without a sweep. Forgetting a bucket untouched for a
  * minute is exact, as it is full again; one forgotten sooner starts full when it comes back, which
- * takes `maxBuckets` other buckets touched in between.
+ * takes `maxBuckets` other buckets touched in between. A take moves its bucket to the young end
+ * at most once per `touchMs` (recency to within a second): a key read thousands of times a
+ * second would otherwise have the Map delete and re-add it on every read.
  */
 export class MemoryRateLimiter implements RateLimiter {
   readonly kind = 'memory';
-  private readonly buckets = new Map<string, BucketState>();
+  private readonly buckets = new Map<string, { state: BucketState; placedAt: number }>();
 
   constructor(
     private readonly now: () => number = Date.now,
     private readonly maxBuckets = 200_000,
+    private readonly touchMs = 1_000,
   ) {}
 
   get size(): number {
@@ -71,10 +74,10 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   take(bucket: string, policy: BucketPolicy, startFrom?: string): RateDecision {
-    const current =
-      this.buckets.get(bucket) ?? (startFrom === undefined ? undefined : this.buckets.get(startFrom));
-    const { state, decision } = takeToken(current, this.now(), policy);
-    this.keep(bucket, state);
+    const current = this.stateOf(bucket) ?? (startFrom === undefined ? undefined : this.stateOf(startFrom));
+    const now = this.now();
+    const { state, decision } = takeToken(current, now, policy);
+    this.keep(bucket, state, now);
     return decision;
   }
 
@@ -94,20 +97,34 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   retire(bucket: string, into: string, policy: BucketPolicy): void {
-    const state = retire(this.buckets.get(bucket), this.buckets.get(into), this.now(), policy);
-    if (state) this.keep(into, state);
+    const now = this.now();
+    const state = retire(this.stateOf(bucket), this.stateOf(into), now, policy);
+    if (state) this.keep(into, state, now);
   }
 
   private giveBack(bucket: string, policy: BucketPolicy): void {
-    const state = this.buckets.get(bucket);
+    const state = this.stateOf(bucket);
+    const now = this.now();
     // A bucket forgotten is full already.
-    if (state) this.keep(bucket, returnToken(state, this.now(), policy));
+    if (state) this.keep(bucket, returnToken(state, now, policy), now);
   }
 
-  /** Re-inserted, so the map's order is the order of last use and its first entry the oldest. */
-  private keep(bucket: string, state: BucketState): void {
-    this.buckets.delete(bucket);
-    this.buckets.set(bucket, state);
+  private stateOf(bucket: string): BucketState | undefined {
+    return this.buckets.get(bucket)?.state;
+  }
+
+  /**
+   * Re-inserted (at most once per touchMs), so the map's order is the order of last use and its
+   * first entry the oldest.
+   */
+  private keep(bucket: string, state: BucketState, now: number): void {
+    const slot = this.buckets.get(bucket);
+    if (slot !== undefined && now - slot.placedAt < this.touchMs) {
+      slot.state = state;
+      return;
+    }
+    if (slot !== undefined) this.buckets.delete(bucket);
+    this.buckets.set(bucket, { state, placedAt: now });
     if (this.buckets.size > this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
   }
 

@@ -141,6 +141,22 @@ function answerFields(raw: string[], edge: Fields): Fields {
   return fields;
 }
 
+/** Bodies up to this size leave in the same write as the fields (endWith); larger ones beside them. */
+const ONE_WRITE_BYTES = 64 * 1024;
+
+/**
+ * The fields and a whole body. node joins a latin1 string body to the fields into one string and
+ * one write(2), where a Buffer goes out by writev beside them through a corked stream, which
+ * cost a few µs more per answer; latin1 maps each byte to one character and back, so the bytes
+ * sent are the data service's, whatever their encoding.
+ */
+function endWith(res: ServerResponse, status: number, fields: Fields, body: Buffer | undefined): void {
+  res.writeHead(status, fields);
+  if (body === undefined) res.end();
+  else if (body.length <= ONE_WRITE_BYTES) res.end(body.toString('latin1'), 'latin1');
+  else res.end(body);
+}
+
 /** One data call on its way through the edge. */
 interface DataCall {
   req: IncomingMessage;
@@ -185,10 +201,8 @@ class DataEdge {
     this.paidCalls = new PaidCalls(options.payments, options.metrics, {
       challenge: (call, error, receipt) => this.challenge(call, call.target as PricedTarget, error, receipt),
       serve: (call) => this.sign(call, X402_CALLER),
-      write: (call, status, rawHeaders, body) => {
-        call.res.writeHead(status, answerFields(rawHeaders, call.fields));
-        call.res.end(body);
-      },
+      write: (call, status, rawHeaders, body) =>
+        endWith(call.res, status, answerFields(rawHeaders, call.fields), body),
       upstreamFailed: (call, err) => this.upstreamFailed(call, err),
       refuse: (call, body) => this.refuse(call, body),
       fail: (call, err) => this.fail(call, err),
@@ -634,8 +648,8 @@ class Attempt implements AnswerSink {
     if (this.paid) return this.paid.end(last);
     const { res } = this.call;
     if (res.destroyed) return;
-    if (!res.headersSent) res.writeHead(this.status, this.fields);
-    res.end(last);
+    if (res.headersSent) res.end(last);
+    else endWith(res, this.status, this.fields, last);
   }
 
   failed(err: NodeJS.ErrnoException): void {

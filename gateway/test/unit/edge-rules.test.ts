@@ -174,7 +174,7 @@ describe('CORS', () => {
 
 describe('TtlLru', () => {
   it('forgets the least recently used entry and expired ones', () => {
-    const lru = new TtlLru<number>(2, 100);
+    const lru = new TtlLru<number>(2, 100, 0);
     lru.set('a', 1, 0);
     lru.set('b', 2, 0);
     expect(lru.get('a', 10)).toBe(1);
@@ -182,6 +182,21 @@ describe('TtlLru', () => {
     expect(lru.get('b', 10)).toBeUndefined();
     expect(lru.get('a', 99)).toBe(1);
     expect(lru.get('c', 110)).toBeUndefined();
+  });
+
+  it('moves a hit to the young end at most once per touch interval', () => {
+    const lru = new TtlLru<number>(2, 10_000, 1_000);
+    lru.set('a', 1, 0);
+    lru.set('b', 2, 0);
+    // Read again within the interval: 'a' keeps its place and is still the oldest.
+    expect(lru.get('a', 500)).toBe(1);
+    lru.set('c', 3, 500);
+    expect(lru.get('a', 500)).toBeUndefined();
+    // Read after the interval: 'b' moves to the young end, so 'c' is forgotten next.
+    expect(lru.get('b', 1_000)).toBe(2);
+    lru.set('d', 4, 1_000);
+    expect(lru.get('c', 1_000)).toBeUndefined();
+    expect(lru.get('b', 1_000)).toBe(2);
   });
 });
 

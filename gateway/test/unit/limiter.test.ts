@@ -18,7 +18,7 @@ describe('MemoryRateLimiter', () => {
   });
 
   it('evicts the oldest bucket first, a touch making a bucket young again', () => {
-    const limiter = new MemoryRateLimiter(() => 0, 3);
+    const limiter = new MemoryRateLimiter(() => 0, 3, 0);
     for (const bucket of ['a', 'b', 'c']) limiter.take(bucket, policy);
     limiter.take('a', policy);
     limiter.take('d', policy);
@@ -26,6 +26,24 @@ describe('MemoryRateLimiter', () => {
     // 'b' was the oldest: it comes back full; 'a' kept its two takes.
     expect(limiter.take('a', policy).remaining).toBe(7);
     expect(limiter.take('b', policy).remaining).toBe(9);
+  });
+
+  it('moves a bucket to the young end at most once per touch interval', () => {
+    let now = 0;
+    const limiter = new MemoryRateLimiter(() => now, 3, 1_000);
+    for (const bucket of ['a', 'b', 'c']) limiter.take(bucket, policy);
+    // Touched again within the interval: 'a' keeps its place, so it is the one forgotten.
+    now = 500;
+    limiter.take('a', policy);
+    limiter.take('d', policy);
+    expect(limiter.take('a', policy).remaining).toBe(9);
+    // ('a' came back full and pushed out 'b'.) Touched after the interval, 'c' moves to the young
+    // end, so 'd' (placed at 500) is the one forgotten next.
+    now = 1_000;
+    limiter.take('c', policy);
+    limiter.take('e', policy);
+    expect(limiter.take('c', policy).remaining).toBe(7);
+    expect(limiter.take('d', policy).remaining).toBe(9);
   });
 
   it('starts a new key of an account where its revoked keys left the budget, not full', () => {

