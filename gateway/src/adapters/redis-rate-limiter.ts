@@ -1,7 +1,15 @@
 import { Redis } from 'ioredis';
-import { Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Logger } from '@meridian/observability';
 import { decide, type BucketPolicy, type RateDecision } from '../domain/token-bucket.js';
+import {
+  grantLease,
+  LEASE_DIVISOR,
+  leaseLive,
+  MAX_LEASE,
+  spendLease,
+  type Lease,
+} from '../domain/token-lease.js';
 import { MemoryRateLimiter, type HeldToken, type RateLimiter, type WithinDecision } from './rate-limiter.js';
 
 /** Refill on Redis's clock, so replicas with skewed clocks agree. Shared head of both scripts. */
@@ -74,15 +82,19 @@ return 1
 /**
  * takeWithin for a batch of data calls, in their order, on one clock reading: for each call i,
  * KEYS[3i+1..3i+3] (its key's bucket, the bucket a new one starts from, the account-wide bucket).
- * The batch's distinct policies come first in ARGV, two fields each (capacity, refill per ms),
- * then one field per call: the index of its key's policy × 1024 + that of its account's (few
- * policies, so a call sends four fields rather than seven). Each call takes
- * from its key's bucket and, only if that allowed, from the account's, exactly as one call after
- * the other would. A bucket that several calls of the batch touch is read once and written once,
- * at the end, so a batch that fails (e.g. a key of the wrong type) writes nothing. Returns one
- * string, three space-separated fields per call (one reply field to parse rather than 3n): 0 (own
- * refused), 1 (own allowed, account refused) or 3 (both allowed); the own tokens; the account's
- * tokens (empty when not taken). Tokens as text, as Redis would truncate Lua numbers.
+ * ARGV[1] is the largest lease (domain/token-lease.ts: a take that asks for one grants up to
+ * 1/divisor of the bucket's level, at most that many tokens, at least the one its call needs;
+ * once per bucket and batch, so that calls of one batch do not each lease). The batch's distinct
+ * policies follow, two fields each (capacity, refill per ms), then one field per call: the index
+ * of its key's policy × 1024 + that of its account's, + 2^20 if it asks a lease of its key's
+ * bucket, + 2^21 of its account's (few policies, so a call sends four fields rather than seven). Each call takes from its key's
+ * bucket and, only if that allowed, from the account's, exactly as one call after the other
+ * would. A bucket that several calls of the batch touch is read once and written once, at the
+ * end, so a batch that fails (e.g. a key of the wrong type) writes nothing. Returns one string,
+ * five space-separated fields per call (one reply field to parse rather than 5n): 0 (own
+ * refused), 1 (own allowed, account refused) or 3 (both allowed); the own tokens left; the
+ * account's tokens left (empty when not taken); the tokens granted from each (0 when refused).
+ * Tokens as text, as Redis would truncate Lua numbers.
  */
 const TAKE_BATCH_SCRIPT = `
 local t = redis.call('TIME')
@@ -99,7 +111,9 @@ local function stored(key)
   if tokens == nil or ts == nil then return nil, nil end
   return tokens, ts
 end
-local function take(key, from, capacity, per_ms)
+local max_lease = tonumber(ARGV[1])
+local leased = {}
+local function take(key, from, capacity, per_ms, want_lease)
   local tokens, ts = stored(key)
   if tokens == nil and from ~= key then
     tokens, ts = stored(from)
@@ -109,41 +123,51 @@ local function take(key, from, capacity, per_ms)
   else
     tokens = math.min(capacity, tokens + math.max(0, now - ts) * per_ms)
   end
-  local allowed = 0
+  local granted = 0
   if tokens >= 1 then
-    tokens = tokens - 1
-    allowed = 1
+    granted = 1
+    if want_lease == 1 and leased[key] == nil then
+      granted = math.max(1, math.min(max_lease, math.floor(tokens / ${LEASE_DIVISOR})))
+      leased[key] = true
+    end
+    tokens = tokens - granted
   end
   if level[key] == nil then touched[#touched + 1] = key end
   level[key] = tokens
   capacity_of[key] = capacity
   per_ms_of[key] = per_ms
-  return allowed, tokens
+  return granted, tokens
 end
 local calls = #KEYS / 3
-local policies = (#ARGV - calls) / 2
+local policies = (#ARGV - 1 - calls) / 2
 local capacity = {}
 local per_ms = {}
 for p = 0, policies - 1 do
-  capacity[p] = tonumber(ARGV[p * 2 + 1])
-  per_ms[p] = tonumber(ARGV[p * 2 + 2])
+  capacity[p] = tonumber(ARGV[p * 2 + 2])
+  per_ms[p] = tonumber(ARGV[p * 2 + 3])
 end
 local out = {}
 for i = 0, calls - 1 do
   local k = i * 3
-  local which = tonumber(ARGV[policies * 2 + i + 1])
+  local o = i * 5
+  local which = tonumber(ARGV[1 + policies * 2 + i + 1])
+  local want_own = math.floor(which / 1048576) % 2
+  local want_account = math.floor(which / 2097152) % 2
+  which = which % 1048576
   local own = math.floor(which / 1024)
   local account = which % 1024
-  local allowed, tokens = take(KEYS[k + 1], KEYS[k + 2], capacity[own], per_ms[own])
-  if allowed == 0 then
-    out[k + 1] = '0'
-    out[k + 2] = tostring(tokens)
-    out[k + 3] = ''
+  local granted, tokens = take(KEYS[k + 1], KEYS[k + 2], capacity[own], per_ms[own], want_own)
+  out[o + 2] = tostring(tokens)
+  out[o + 4] = tostring(granted)
+  if granted == 0 then
+    out[o + 1] = '0'
+    out[o + 3] = ''
+    out[o + 5] = '0'
   else
-    local account_allowed, account_tokens = take(KEYS[k + 3], KEYS[k + 3], capacity[account], per_ms[account])
-    out[k + 1] = tostring(1 + 2 * account_allowed)
-    out[k + 2] = tostring(tokens)
-    out[k + 3] = tostring(account_tokens)
+    local account_granted, account_tokens = take(KEYS[k + 3], KEYS[k + 3], capacity[account], per_ms[account], want_account)
+    out[o + 1] = account_granted > 0 and '3' or '1'
+    out[o + 3] = tostring(account_tokens)
+    out[o + 5] = tostring(account_granted)
   end
 end
 for _, key in ipairs(touched) do
@@ -163,10 +187,14 @@ return 1
 
 type BucketCommand<R> = (key: string, capacity: number, perMs: number) => Promise<R>;
 type TwoBucketCommand<R> = (key: string, other: string, capacity: number, perMs: number) => Promise<R>;
-/** numberOfKeys, then the keys, the policies and the calls' policy indexes (ioredis flattens the arrays). */
+/**
+ * numberOfKeys, then the keys, the largest lease, the policies and the calls' policy indexes
+ * (ioredis flattens the arrays).
+ */
 type BatchCommand = (
   numberOfKeys: number,
   keys: string[],
+  maxLease: number,
   policies: number[],
   which: number[],
 ) => Promise<string>;
@@ -180,6 +208,10 @@ interface PendingWithin {
   accountPolicy: BucketPolicy;
   resolve: (decision: WithinDecision) => void;
 }
+
+/** The flags of a call's field in a batch: it asks a lease of its key's bucket, of its account's. */
+const WANT_OWN_LEASE = 2 ** 20;
+const WANT_ACCOUNT_LEASE = 2 ** 21;
 
 /** Takes per script call at most: bounds how long one batch holds Redis. */
 const MAX_BATCH = 256;
@@ -195,7 +227,10 @@ const MAX_BATCH = 256;
  * (setImmediate, so a lone call waits for no timer) go to Redis as one script call that applies
  * them in their order, atomically, and answers each. Under load one round trip and one command's
  * cost serve many calls; the limits stay as exact as with a call each. A batch whose script call
- * fails falls back as a whole to this replica's buckets, as a single call would.
+ * fails falls back as a whole to this replica's buckets, as a single call would. A take of a
+ * bucket with many tokens left also takes a few more for this replica's next calls of it (a
+ * lease, domain/token-lease.ts): a key busy on one replica then costs a script call per lease,
+ * not per call, and the replicas together still never admit more than the bucket holds.
  */
 export class RedisRateLimiter implements RateLimiter {
   readonly kind = 'redis';
@@ -209,12 +244,19 @@ export class RedisRateLimiter implements RateLimiter {
   private up: boolean | undefined;
   private pending: PendingWithin[] = [];
   private batchSize: Histogram | undefined;
+  /** This replica's leases, by Redis key; expired ones are swept now and then. */
+  private readonly leases = new Map<string, Lease>();
+  private readonly sweep: NodeJS.Timeout;
+  /** Data calls answered from a lease, for the metric. */
+  private leaseCalls = 0;
 
   constructor(
     url: string,
     private readonly prefix: string,
     private readonly logger: Logger,
     registry?: Registry,
+    /** The largest lease a take asks for; 1 takes single tokens. */
+    private readonly maxLease = MAX_LEASE,
   ) {
     this.redis = new Redis(url, {
       // A call never waits in a queue for a reconnection: it goes to the fallback at once.
@@ -242,6 +284,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.retireCommand = commands.retireBucket.bind(this.redis);
     this.giveBackCommand = commands.giveBackToken.bind(this.redis);
     if (registry) this.gauge(registry);
+    this.sweep = setInterval(() => this.sweepLeases(Date.now()), 5_000).unref();
   }
 
   /** Whether the buckets are the shared ones right now. */
@@ -256,14 +299,21 @@ export class RedisRateLimiter implements RateLimiter {
     return (await this.takeShared(key, policy, from)) ?? this.fallback.take(bucket, policy, startFrom);
   }
 
-  async takeWithin(
+  takeWithin(
     bucket: string,
     policy: BucketPolicy,
     startFrom: string | undefined,
     account: string,
     accountPolicy: BucketPolicy,
-  ): Promise<WithinDecision> {
+  ): WithinDecision | Promise<WithinDecision> {
     if (!this.shared) return this.fallback.takeWithin(bucket, policy, startFrom, account, accountPolicy);
+    const now = Date.now();
+    const own = this.leases.get(`${this.prefix}${bucket}`);
+    const shared = this.leases.get(`${this.prefix}${account}`);
+    if (leaseLive(own, policy, now) && leaseLive(shared, accountPolicy, now)) {
+      this.leaseCalls++;
+      return { own: spendLease(own), account: spendLease(shared) };
+    }
     return new Promise((resolve) => {
       if (this.pending.push({ bucket, policy, startFrom, account, accountPolicy, resolve }) === 1) {
         setImmediate(this.flush);
@@ -284,6 +334,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   private sendBatch(batch: PendingWithin[]): void {
     const n = batch.length;
+    const now = Date.now();
     this.batchSize?.observe(n);
     const keys = new Array<string>(n * 3);
     const which = new Array<number>(n);
@@ -305,20 +356,31 @@ export class RedisRateLimiter implements RateLimiter {
       keys[i * 3] = key;
       keys[i * 3 + 1] = call.startFrom === undefined ? key : `${prefix}${call.startFrom}`;
       keys[i * 3 + 2] = `${prefix}${call.account}`;
-      which[i] = indexOf(call.policy) * 1024 + indexOf(call.accountPolicy);
+      // A lease is asked for only where this replica holds none to spend, so none is thrown away.
+      which[i] =
+        indexOf(call.policy) * 1024 +
+        indexOf(call.accountPolicy) +
+        (leaseLive(this.leases.get(keys[i * 3]!), call.policy, now) ? 0 : WANT_OWN_LEASE) +
+        (leaseLive(this.leases.get(keys[i * 3 + 2]!), call.accountPolicy, now) ? 0 : WANT_ACCOUNT_LEASE);
     }
-    this.takeBatchCommand(n * 3, keys, policies, which).then(
+    this.takeBatchCommand(n * 3, keys, this.maxLease, policies, which).then(
       (reply) => {
         const fields = reply.split(' ');
         for (let i = 0; i < n; i++) {
           const call = batch[i]!;
-          const code = fields[i * 3];
-          const own = decide(code !== '0', Number(fields[i * 3 + 1]), call.policy);
-          call.resolve(
-            code === '0'
-              ? { own }
-              : { own, account: decide(code === '3', Number(fields[i * 3 + 2]), call.accountPolicy) },
-          );
+          const o = i * 5;
+          const code = fields[o];
+          const ownLevel = Number(fields[o + 1]);
+          const own = decide(code !== '0', ownLevel, call.policy);
+          if (code === '0') {
+            call.resolve({ own });
+            continue;
+          }
+          const accountLevel = Number(fields[o + 2]);
+          this.lease(keys[i * 3]!, Number(fields[o + 3]), ownLevel, call.policy, now);
+          if (code === '3')
+            this.lease(keys[i * 3 + 2]!, Number(fields[o + 4]), accountLevel, call.accountPolicy, now);
+          call.resolve({ own, account: decide(code === '3', accountLevel, call.accountPolicy) });
         }
       },
       (err: unknown) => {
@@ -338,8 +400,20 @@ export class RedisRateLimiter implements RateLimiter {
     );
   }
 
+  private lease(key: string, granted: number, level: number, policy: BucketPolicy, now: number): void {
+    const lease = grantLease(this.leases.get(key), granted, level, policy, now);
+    if (lease) this.leases.set(key, lease);
+    else this.leases.delete(key);
+  }
+
+  private sweepLeases(now: number): void {
+    for (const [key, lease] of this.leases) if (lease.expiresAt <= now) this.leases.delete(key);
+  }
+
   /** In both stores: this replica's buckets serve while Redis is away, and may hold the key's. */
   async retire(bucket: string, into: string, policy: BucketPolicy): Promise<void> {
+    // What this replica leased of a revoked key's bucket is spent with it.
+    this.leases.delete(`${this.prefix}${bucket}`);
     this.fallback.retire(bucket, into, policy);
     if (!this.shared) return;
     await this.retireCommand(
@@ -383,6 +457,8 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweep);
+    this.leases.clear();
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 
@@ -401,6 +477,15 @@ export class RedisRateLimiter implements RateLimiter {
       help: '1 while the rate-limit buckets are shared through Redis, 0 while each replica uses its own',
       registers: [registry],
       collect: () => gauge.set(this.shared ? 1 : 0),
+    });
+    const leased: Counter = new Counter({
+      name: 'gateway_rate_limit_lease_calls_total',
+      help: 'Data calls whose tokens came from a lease this replica held (no Redis round trip)',
+      registers: [registry],
+      collect: () => {
+        leased.reset();
+        leased.inc(this.leaseCalls);
+      },
     });
     this.batchSize = new Histogram({
       name: 'gateway_rate_limit_redis_batch_calls',

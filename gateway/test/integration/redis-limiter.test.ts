@@ -7,6 +7,7 @@ import { Registry } from 'prom-client';
 import type { BucketPolicy } from '../../src/domain/token-bucket.js';
 import type { WithinDecision } from '../../src/adapters/rate-limiter.js';
 import { RedisRateLimiter } from '../../src/adapters/redis-rate-limiter.js';
+import { MAX_LEASE } from '../../src/domain/token-lease.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** Two tokens that do not refill within the test, so every count below is exact. */
@@ -174,6 +175,66 @@ describe('RedisRateLimiter with Redis going away and coming back', () => {
         expect((await b.batches()).calls).toBe(10);
       } finally {
         await Promise.all([a.r.close(), b.r.close()]);
+      }
+    });
+
+    it('leases a busy bucket: a script call per lease, never more admitted than the bucket holds', async () => {
+      const prefix = `test:${randomUUID()}:`;
+      const [a, b] = [await replica(prefix), await replica(prefix)];
+      try {
+        const thousand: BucketPolicy = { capacity: 1_000, refillPerMs: 1e-12 };
+        const roomy: BucketPolicy = { capacity: 1_000_000, refillPerMs: 1e-12 };
+        // Two replicas, one key, a few calls at a time on each: 800 calls, then 1 200 more, against
+        // 1 000 tokens.
+        const run = async ({ r }: { r: RedisRateLimiter }, rounds: number) => {
+          const out: WithinDecision[] = [];
+          for (let round = 0; round < rounds; round++)
+            out.push(
+              ...(await Promise.all(
+                Array.from({ length: 5 }, () => r.takeWithin('busy', thousand, undefined, 'acct', roomy)),
+              )),
+            );
+          return out;
+        };
+        const first = (await Promise.all([run(a, 80), run(b, 80)])).flat();
+        expect(first.every((d) => d.own.allowed && d.account?.allowed)).toBe(true);
+        // While tokens are many, most calls are answered from a lease: far fewer script calls.
+        const sent = (await a.batches()).calls + (await b.batches()).calls;
+        expect(sent).toBeLessThan(800 / 4);
+        const decisions = [...first, ...(await Promise.all([run(a, 120), run(b, 120)])).flat()];
+        const admitted = decisions.filter((d) => d.own.allowed && d.account?.allowed).length;
+        // Every token a lease held was taken from the shared bucket first: never more than it holds;
+        // at most what the two leases held at the end is left unspent.
+        expect(admitted).toBeLessThanOrEqual(1_000);
+        expect(admitted).toBeGreaterThanOrEqual(1_000 - 2 * MAX_LEASE);
+        // Spent: both replicas refuse, from Redis.
+        expect((await a.r.takeWithin('busy', thousand, undefined, 'acct', roomy)).own.allowed).toBe(false);
+        expect((await b.r.takeWithin('busy', thousand, undefined, 'acct', roomy)).own.allowed).toBe(false);
+      } finally {
+        await Promise.all([a.r.close(), b.r.close()]);
+      }
+    });
+
+    it("drops a revoked key's lease, and spends none under another policy", async () => {
+      const prefix = `test:${randomUUID()}:`;
+      const { r, batches } = await replica(prefix);
+      try {
+        const big: BucketPolicy = { capacity: 1_000, refillPerMs: 1e-12 };
+        const other: BucketPolicy = { capacity: 2_000, refillPerMs: 1e-12 };
+        expect((await r.takeWithin('k', big, undefined, 'acct', big)).own.remaining).toBeLessThan(999);
+        // From the lease: no script call, and the remaining count includes what the lease holds.
+        const leased = await r.takeWithin('k', big, undefined, 'acct', big);
+        expect(leased.own).toMatchObject({ allowed: true, remaining: 998 });
+        expect(await batches()).toEqual({ count: 1, calls: 1 });
+        // A plan that changed asks Redis again.
+        await r.takeWithin('k', other, undefined, 'acct', big);
+        expect(await batches()).toEqual({ count: 2, calls: 2 });
+        await r.takeWithin('k', big, undefined, 'acct', big);
+        await r.retire('k', 'retired', big);
+        await r.takeWithin('k', big, undefined, 'acct', big);
+        expect((await batches()).count).toBe(4);
+      } finally {
+        await r.close();
       }
     });
 
