@@ -23,6 +23,8 @@ export const REPLAY_HISTORY_MS = 48 * 3_600_000;
  */
 export const DERIVED_HISTORY_MS = 3_600_000;
 const TICK_MS = 5_000;
+/** The longest stretch played as one batch per market (the first play's 48 h: eight pieces). */
+const PLAY_PIECE_MS = 6 * 3_600_000;
 const BAR_MS = 60_000;
 
 export const REPLAY_METHOD =
@@ -42,9 +44,14 @@ export function startMarketReplay(ingestor: Ingestor, logger: Logger, now: () =>
     const to = Math.floor((now() - BAR_MS) / BAR_MS) * BAR_MS + BAR_MS;
     if (to <= playedTo) return;
     const derivedFrom = Math.max(playedTo, now() - DERIVED_HISTORY_MS);
-    for (const { market, bars } of markets)
-      await ingestRange(ingestor, market, bars, playedTo, to, derivedFrom);
-    playedTo = to;
+    // The first play's 48 h in pieces: one batch per market and piece, not per market, lowers the
+    // start's peak (its batches, their statements and their garbage), which stayed partly resident.
+    for (let from = playedTo; from < to; from = playedTo) {
+      const until = Math.min(from + PLAY_PIECE_MS, to);
+      for (const { market, bars } of markets)
+        await ingestRange(ingestor, market, bars, from, until, derivedFrom);
+      playedTo = until;
+    }
   };
   return startPeriodic(play, TICK_MS, (err) =>
     logger.error({ err }, 'market replay failed; retrying at the next tick'),
