@@ -3,6 +3,7 @@ import {
   collectGarbage,
   isEntrypoint,
   runMain,
+  type Periodic,
   startService,
   type ServiceDeps,
   type SharedInfra,
@@ -53,18 +54,20 @@ function background(deps: DataDeps): Array<() => Promise<void>> {
   if (deps.config.INGEST_MODE === 'off') return [purge.stop, backfill.stop];
   const replay = startMarketReplay(deps.ingestor, deps.logger);
   const spotAt = replayedSpotAt();
-  let refresh: { stop(): Promise<void> } | undefined;
+  let refresh: Periodic | undefined;
   // The fresh feeds are played again at each slot once every recording has been played once.
   const feeds = loadRecordedFeeds(deps, new Date(), spotAt)
     .then(() => void (refresh = startFeedRefresh(deps, spotAt)))
     .catch((err: unknown) => deps.logger.error({ err }, 'recorded feeds could not be replayed'));
   // The first 48 h of bars and every recording played once: from then on no data is no data (404).
-  void Promise.all([replay.settled(), feeds]).then(() => {
+  const firstLoad = Promise.all([replay.settled(), feeds]).then(() => {
     deps.firstLoad.settle();
     deps.logger.info('replay first load done');
-    // The first load's garbage (parsed recordings, batches) would otherwise stay in the old generation.
-    collectGarbage();
   });
+  // The first load's garbage (parsed recordings, batches) would otherwise stay in the old
+  // generation; collected once the refresh's first run, which starts with it, is over too (its
+  // garbage, collected before, grew the young generation to its cap, resident at idle).
+  void firstLoad.then(() => refresh?.settled()).then(collectGarbage);
   const stopFeeds = async () => {
     await feeds;
     await refresh?.stop();

@@ -13,6 +13,9 @@
  *   data was when it was recorded, plus less than one cadence.
  */
 
+import { barAt, firstAtOrAfter, type BarColumns } from './series/bar-columns.js';
+import type { Bar } from './series/bar.js';
+
 const DAY_MS = 86_400_000;
 
 /** A recording played in a loop: its first recorded instant and its length. */
@@ -29,14 +32,36 @@ export function loopedRange<T extends { ts: number }>(
   wallTo: number,
 ): T[] {
   const out: T[] = [];
+  for (const { from, to, shiftMs } of loopedSpans(rec, wallFrom, wallTo))
+    for (let i = lowerBound(rows, from); i < rows.length && rows[i]!.ts < to; i++)
+      out.push({ ...rows[i]!, ts: rows[i]!.ts + shiftMs });
+  return out;
+}
+
+/** The same for bars held as columns: the bars whose looped time falls in [wallFrom, wallTo), at that time. */
+export function loopedBars(rec: LoopedRecording, cols: BarColumns, wallFrom: number, wallTo: number): Bar[] {
+  const out: Bar[] = [];
+  for (const { from, to, shiftMs } of loopedSpans(rec, wallFrom, wallTo))
+    for (let i = firstAtOrAfter(cols, from); i < cols.length && cols.ts[i]! < to; i++)
+      out.push(barAt(cols, i, shiftMs));
+  return out;
+}
+
+/**
+ * The recorded spans [from, to) that the wall range [wallFrom, wallTo) plays, one per loop it
+ * reaches into, each with the shift from recorded to wall time.
+ */
+function loopedSpans(rec: LoopedRecording, wallFrom: number, wallTo: number) {
+  const spans: { from: number; to: number; shiftMs: number }[] = [];
   for (let loop = Math.floor(wallFrom / rec.spanMs); loop * rec.spanMs < wallTo; loop++) {
     const loopStart = loop * rec.spanMs;
-    const from = Math.max(wallFrom, loopStart) - loopStart + rec.start;
-    const to = Math.min(wallTo, loopStart + rec.spanMs) - loopStart + rec.start;
-    for (let i = lowerBound(rows, from); i < rows.length && rows[i]!.ts < to; i++)
-      out.push({ ...rows[i]!, ts: rows[i]!.ts - rec.start + loopStart });
+    spans.push({
+      from: Math.max(wallFrom, loopStart) - loopStart + rec.start,
+      to: Math.min(wallTo, loopStart + rec.spanMs) - loopStart + rec.start,
+      shiftMs: loopStart - rec.start,
+    });
   }
-  return out;
+  return spans;
 }
 
 /** The recorded instant a looped recording plays at wall time `wall`. */

@@ -10,7 +10,11 @@ import {
   type ReplayClock,
   type ReplayShift,
 } from '../domain/replay-clock.js';
-import { deleteObservations, replayPlays } from '../db/repositories/feeds-observations.js';
+import {
+  deleteObservations,
+  replayPlays,
+  type ObservationKey,
+} from '../db/repositories/feeds-observations.js';
 import { deleteDerivativeRows, type DerivativeRowKey } from '../db/repositories/feeds-derivatives.js';
 import { ingestOwn } from '../flows/ingestor.js';
 import { LEVEL_MARKET } from './market-replay.js';
@@ -133,33 +137,55 @@ export async function loadRecordedFeeds(
   return done;
 }
 
+/** One play of a fresh feed's recording: the instant it landed at (its marker's ts) and its rows' keys. */
+interface Play extends PlayedKeys {
+  at: number;
+}
+
 /**
- * Plays the recordings of feeds that age in minutes (`refreshMs`) at the current slot, then removes
- * every other play of them (an earlier slot, or a day-shifted play of an older build), so a
- * scoreboard or a quake is stored once and never counted twice. Answers the recordings played.
+ * The last play of every fresh feed this process stored, by recording file: its slot (a feed whose
+ * slot has not turned is not played again) and the keys that delete its rows once the next play
+ * has landed, without parsing the recording a second time.
  */
-export async function refreshFreshFeeds(deps: DataDeps, now: Date, spotAt?: SpotAt): Promise<string[]> {
+export type Plays = Map<string, Play>;
+
+/**
+ * Plays the recordings of feeds that age in minutes (`refreshMs`) whose slot turned since their play
+ * in `plays` (all of them when `plays` has none), then removes every other play of them (an earlier
+ * slot, or a day-shifted play of an older build), so a scoreboard or a quake is stored once and
+ * never counted twice. Answers the recordings played.
+ */
+export async function refreshFreshFeeds(
+  deps: DataDeps,
+  now: Date,
+  spotAt?: SpotAt,
+  plays: Plays = new Map(),
+): Promise<string[]> {
   const played: string[] = [];
   for (const recording of RECORDINGS) {
     if (!recording.refreshMs) continue;
+    const shift = shiftOf(recording, now);
+    const at = Date.parse(shift.clock(recording.recordedAt));
+    const earlier = plays.get(recording.file);
+    if (earlier?.at === at) continue;
     const text = await readRecording(recording);
-    for (const input of replayBatches(recording, text, now, spotAt))
-      await ingestOwn(deps.ingestor, ingestBatchSchema.parse(input));
-    await removeOtherPlays(
-      deps,
-      recording,
-      text,
-      Date.parse(shiftOf(recording, now).clock(recording.recordedAt)),
-      spotAt,
-    );
+    const batches = playBatches(recording, text, shift, spotAt);
+    for (const input of batches) await ingestOwn(deps.ingestor, ingestBatchSchema.parse(input));
+    await removeOtherPlays(deps, recording, text, at, earlier, spotAt);
+    plays.set(recording.file, { at, ...playedKeys(batches) });
     played.push(recording.file);
   }
   return played;
 }
 
 /** The keys of the rows a play of a recording stored: observations, and derivatives rows apart. */
-function playedKeys(batches: IngestBatchInput[]) {
-  const observations: { key: string; metric: string; ts: string }[] = [];
+interface PlayedKeys {
+  observations: ObservationKey[];
+  derivatives: DerivativeRowKey[];
+}
+
+function playedKeys(batches: IngestBatchInput[]): PlayedKeys {
+  const observations: ObservationKey[] = [];
   const derivatives: DerivativeRowKey[] = [];
   for (const b of batches) {
     if (b.kind === 'observations')
@@ -177,40 +203,38 @@ function playedKeys(batches: IngestBatchInput[]) {
 }
 
 /**
- * Deletes the rows of every play of a recording but the one that landed at `keep`: each earlier
- * play is replayed in memory at its own instant (its marker) to name its rows, scaled alike.
+ * Deletes the rows of every play of a recording but the one that landed at `keep`: the `earlier`
+ * play this process stored by its keys; any other (a play of an earlier process or build) is
+ * replayed in memory at its own instant (its marker) to name its rows, scaled alike.
  */
 async function removeOtherPlays(
   deps: DataDeps,
   recording: Recording,
   text: string,
   keep: number,
+  earlier: Play | undefined,
   spotAt?: SpotAt,
 ): Promise<void> {
   const recordedAt = Date.parse(recording.recordedAt);
   for (const at of await replayPlays(deps.db, recording.source, recording.file)) {
     if (at.getTime() === keep) continue;
-    const { observations, derivatives } = playedKeys(
-      playBatches(recording, text, shiftBy(at.getTime() - recordedAt), spotAt),
-    );
+    const { observations, derivatives } =
+      earlier?.at === at.getTime()
+        ? earlier
+        : playedKeys(playBatches(recording, text, shiftBy(at.getTime() - recordedAt), spotAt));
     await deleteDerivativeRows(deps.db, recording.source, derivatives);
     await deleteObservations(deps.db, recording.source, observations);
   }
 }
 
 /**
- * Plays the fresh feeds again whenever the slot of one of them turns (checked every 15 s), so an
- * answer stays as fresh as the recorded data was when it was recorded (README, "Replay").
+ * Plays each fresh feed again when its slot turns (checked every 15 s), so an answer stays as fresh
+ * as the recorded data was when it was recorded (README, "Replay"); the first run plays them all.
  */
 export function startFeedRefresh(deps: DataDeps, spotAt: SpotAt, now: () => number = Date.now) {
-  const slots = RECORDINGS.flatMap((r) => (r.refreshMs ? [r.refreshMs] : []));
-  let played = -1;
+  const plays: Plays = new Map();
   const tick = async (): Promise<void> => {
-    const at = now();
-    const turn = Math.max(...slots.map((ms) => Math.floor(at / ms) * ms));
-    if (turn === played) return;
-    await refreshFreshFeeds(deps, new Date(at), spotAt);
-    played = turn;
+    await refreshFreshFeeds(deps, new Date(now()), spotAt, plays);
   };
   return startPeriodic(tick, 15_000, (err) =>
     deps.logger.error({ err }, 'feed refresh failed; retrying at the next tick'),

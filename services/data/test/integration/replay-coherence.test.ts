@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
 import { callerHeaders } from '@meridian/http-kit/testing';
@@ -9,7 +9,8 @@ import {
 } from '../../src/adapters/upstream/recorded-market.js';
 import { loopedRange } from '../../src/domain/replay-clock.js';
 import { replayedSpotAt } from '../../src/jobs/market-replay.js';
-import { loadRecordedFeeds, refreshFreshFeeds } from '../../src/jobs/recorded-feeds.js';
+import { RECORDINGS } from '../../src/adapters/upstream/recordings.js';
+import { loadRecordedFeeds, refreshFreshFeeds, type Plays } from '../../src/jobs/recorded-feeds.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 import { ingestBars } from '../support/recorded.js';
@@ -144,5 +145,52 @@ describe('replayed data agrees with itself', () => {
     expect([await count('option_marks'), await count('mark_prices')]).toEqual([326, 2]);
     const marker = plays[0]!.ts.getTime();
     expect(marker).toBe(Math.floor(later.getTime() / 60_000) * 60_000);
+  });
+
+  it('plays again only the feeds whose slot turned, and deletes their earlier play without parsing it again', async () => {
+    // A slot start of every cadence (6, 10 and 15 min divide 30 min; 180 min is a multiple), then one minute on.
+    const first = Math.ceil((Date.now() + 20 * 60_000) / (30 * 60_000)) * 30 * 60_000;
+    const plays: Plays = new Map();
+    const fresh = RECORDINGS.filter((r) => r.refreshMs);
+    await refreshFreshFeeds(deps, new Date(first), spotAt, plays);
+    const parses = fresh.map((r) => jest.spyOn(r, 'parse'));
+    try {
+      const played = await refreshFreshFeeds(deps, new Date(first + 60_000), spotAt, plays);
+      const everyMinute = fresh.filter((r) => r.refreshMs === 60_000).map((r) => r.file);
+      expect(played).toEqual(everyMinute);
+      expect(everyMinute.length).toBeLessThan(fresh.length);
+      // One parse per play: the earlier play's rows are deleted by the keys kept in `plays`.
+      expect(fresh.map((r, i) => [r.file, parses[i]!.mock.calls.length])).toEqual(
+        fresh.map((r) => [r.file, everyMinute.includes(r.file) ? 1 : 0]),
+      );
+    } finally {
+      for (const p of parses) p.mockRestore();
+    }
+    const markers = await db.db
+      .selectFrom('observations')
+      .select(['key', 'ts'])
+      .where('metric', '=', 'replay')
+      .where(
+        'key',
+        'in',
+        fresh.map((r) => r.file),
+      )
+      .execute();
+    expect(markers.map((m) => m.key).sort()).toEqual(fresh.map((r) => r.file).sort());
+    const slotOf = (file: string) => {
+      const ms = fresh.find((r) => r.file === file)!.refreshMs!;
+      return Math.floor((first + 60_000) / ms) * ms;
+    };
+    for (const m of markers) expect([m.key, m.ts.getTime()]).toEqual([m.key, slotOf(m.key)]);
+    const count = async (table: 'option_marks' | 'mark_prices') =>
+      Number(
+        (
+          await db.db
+            .selectFrom(table)
+            .select(({ fn }) => fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    expect([await count('option_marks'), await count('mark_prices')]).toEqual([326, 2]);
   });
 });

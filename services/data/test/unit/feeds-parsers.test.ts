@@ -13,7 +13,7 @@ import {
 import { espnStatus, setsWon } from '../../src/adapters/upstream/espn.js';
 import { gamesFor, type SportEvent } from '../../src/domain/feeds/sports.js';
 import { zonedDayStart, zonedToUtc } from '../../src/domain/time-zone.js';
-import { parseCsv } from '../../src/adapters/upstream/csv.js';
+import { csvRecords, parseCsv } from '../../src/adapters/upstream/csv.js';
 
 describe('recorded feeds', () => {
   it('every recording parses into valid ingestion batches, all timestamps at or before now', () => {
@@ -147,6 +147,13 @@ describe('time zones and CSV', () => {
     expect(parseCsv('a,"b, ""c""",d\r\n1,2,3\n')).toEqual([
       ['a', 'b, "c"', 'd'],
       ['1', '2', '3'],
+    ]);
+  });
+
+  it('keys each row by the trimmed header: a missing cell empty, a cell past the header dropped', () => {
+    expect(csvRecords(' a , b\n1, 2 ,x\n3\n')).toEqual([
+      { a: '1', b: '2' },
+      { a: '3', b: '' },
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { closeAt, scaleBtcBatch } from '../../src/domain/feeds/btc-level.js';
+import { scaleBtcBatch } from '../../src/domain/feeds/btc-level.js';
 import { statusHolds } from '../../src/domain/feeds/sports.js';
 import { loopedRecordedTime, slotShift } from '../../src/domain/replay-clock.js';
 
@@ -24,19 +24,6 @@ describe('the slot shift', () => {
 });
 
 describe('one BTC level', () => {
-  it('reads the close of the newest bar at or before an instant', () => {
-    const bars = [
-      { ts: 0, close: 10 },
-      { ts: 60, close: 11 },
-    ];
-    expect([closeAt(bars, -1), closeAt(bars, 0), closeAt(bars, 59), closeAt(bars, 600)]).toEqual([
-      undefined,
-      10,
-      10,
-      11,
-    ]);
-  });
-
   it('scales prices and keeps moneyness, delta, IV and the basis', () => {
     const option = {
       instrument: 'BTC-26JUN26-9000-C',

@@ -16,9 +16,18 @@ export function parseCsv(text: string): string[][] {
   });
 }
 
-/** CSV rows as objects keyed by the header. */
+/**
+ * CSV rows as objects keyed by the header. Filled key by key in the header's order, so every row
+ * shares one object shape and no [key, value] pair is built per cell (the options chain is parsed
+ * again at each minute's replay).
+ */
 export function csvRecords(text: string): Record<string, string>[] {
   const [header, ...rows] = parseCsv(text);
   if (!header) return [];
-  return rows.map((r) => Object.fromEntries(header.map((h, i) => [h.trim(), (r[i] ?? '').trim()])));
+  const keys = header.map((h) => h.trim());
+  return rows.map((r) => {
+    const record: Record<string, string> = {};
+    for (let i = 0; i < keys.length; i++) record[keys[i]!] = (r[i] ?? '').trim();
+    return record;
+  });
 }

@@ -134,11 +134,18 @@ export async function replayPlays(db: Db, source: string, file: string): Promise
   return rows.map((r) => r.ts);
 }
 
+/** One stored observation of a source, by its key. */
+export interface ObservationKey {
+  key: string;
+  metric: string;
+  ts: string;
+}
+
 /** Deletes the observations of a source named by (key, metric, ts); answers how many went. */
 export async function deleteObservations(
   db: Db,
   source: string,
-  rows: readonly { key: string; metric: string; ts: string }[],
+  rows: readonly ObservationKey[],
 ): Promise<number> {
   let deleted = 0;
   for (let i = 0; i < rows.length; i += 500) {

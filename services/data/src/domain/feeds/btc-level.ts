@@ -9,18 +9,6 @@ import type { IngestBatchInput, OptionMarkRow } from '@meridian/contracts';
  * volatility, delta, the basis and the funding rate.
  */
 
-/** The close of the newest bar at or before `ts` (bars ascending); undefined before the first. */
-export function closeAt(bars: readonly { ts: number; close: number }[], ts: number): number | undefined {
-  let lo = 0;
-  let hi = bars.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (bars[mid]!.ts <= ts) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo === 0 ? undefined : bars[lo - 1]!.close;
-}
-
 /** A strike scaled to whole dollars, as a venue lists them; the instrument name follows it. */
 function scaledOption(row: OptionMarkRow, f: number): OptionMarkRow {
   const strike = Math.round(row.strike * f);
