@@ -17,7 +17,8 @@ import { catalogFor } from '@meridian/contracts';
  * Needs wrk and nginx (apt-get install -y wrk nginx-light), and the machine's PostgreSQL, NATS and
  * Redis (the real identity service verifies the key). BENCH_SECONDS (10: each row's measured time,
  * in BENCH_ROUNDS (3) runs, the rows taking turns, after a warm-up of one run), BENCH_CONNECTIONS (50);
- * BENCH_CPU_PROF=<dir> has the memory-bucket gateway write a V8 CPU profile there as it stops.
+ * BENCH_CPU_PROF=<dir> has the memory-bucket gateway write a V8 CPU profile there as it stops;
+ * BENCH_DIST=1 runs the gateways from gateway/dist (after `pnpm build`), as the images do.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -56,6 +57,11 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECRET = randomUUID() + randomUUID();
 const TICK_US = 1_000_000 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().trim() || 100);
 const PATH = '/v1/data/crypto/spot/reference_price?entity=BTC-USD';
+/**
+ * BENCH_DIST=1 runs the gateways from gateway/dist (after `pnpm build`), as the images do; else
+ * through tsx, whose transform names every function it creates (a defineProperty per closure).
+ */
+const GATEWAY = process.env.BENCH_DIST === '1' ? ['gateway/dist/main.js'] : tsx('gateway/src/main.ts');
 /**
  * Each measured proxy runs alone on the last core, the load (wrk), the upstream, identity and
  * Redis on the others: a row's figures then depend on its own CPU per request, not on where the
@@ -465,11 +471,11 @@ async function main(): Promise<void> {
     const profile = process.env.BENCH_CPU_PROF
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
       : [];
-    const gateway = launch([...profile, ...tsx('gateway/src/main.ts')], {
+    const gateway = launch([...profile, ...GATEWAY], {
       ...gatewayEnv,
       PORT: String(gwPort),
     });
-    const gatewayRedis = launch(tsx('gateway/src/main.ts'), {
+    const gatewayRedis = launch(GATEWAY, {
       ...gatewayEnv,
       PORT: String(gwRedisPort),
       REDIS_URL,
@@ -495,7 +501,8 @@ async function main(): Promise<void> {
 
     console.log(
       `\n${CONNECTIONS} connections, ${SECONDS} s per row in ${ROUNDS} interleaved rounds, wrk -t1, loopback; CPU of the measured process only;` +
-        ` measured process on CPU ${MEASURED_CPU}, wrk, upstream, identity and Redis on CPU ${LOAD_CPUS}\n`,
+        ` measured process on CPU ${MEASURED_CPU}, wrk, upstream, identity and Redis on CPU ${LOAD_CPUS};` +
+        ` gateway from ${GATEWAY.at(-1)}\n`,
     );
     const [a, b, c, d, dr, express] = (await measureAll([
       { name: '(a) upstream alone', url: `${up}${PATH}`, pids: [upstream.pid!] },
