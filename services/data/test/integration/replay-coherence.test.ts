@@ -20,6 +20,16 @@ const HOUR = 3_600_000;
 /** Offline, one BTC price level everywhere: spot, the options chain, the perpetuals and the network's market cap. */
 describe('replayed data agrees with itself', () => {
   let db: MigratedDatabase;
+  /** The rows of a derivatives table: one play of the recording's rows, never two. */
+  const count = async (table: 'option_marks' | 'mark_prices') =>
+    Number(
+      (
+        await db.db
+          .selectFrom(table)
+          .select(({ fn }) => fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   let app: RequestListener;
   let headers: Record<string, string>;
   let deps: ReturnType<typeof testDeps>;
@@ -133,15 +143,6 @@ describe('replayed data agrees with itself', () => {
       .executeTakeFirstOrThrow();
     expect(Number(quakes.n)).toBe(before.body.data.count ?? Number(quakes.n));
     // The options chain and the perps are replaced the same way: one play of each row.
-    const count = async (table: 'option_marks' | 'mark_prices') =>
-      Number(
-        (
-          await db.db
-            .selectFrom(table)
-            .select(({ fn }) => fn.countAll<string>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
     expect([await count('option_marks'), await count('mark_prices')]).toEqual([326, 2]);
     const marker = plays[0]!.ts.getTime();
     expect(marker).toBe(Math.floor(later.getTime() / 60_000) * 60_000);
@@ -182,15 +183,6 @@ describe('replayed data agrees with itself', () => {
       return Math.floor((first + 60_000) / ms) * ms;
     };
     for (const m of markers) expect([m.key, m.ts.getTime()]).toEqual([m.key, slotOf(m.key)]);
-    const count = async (table: 'option_marks' | 'mark_prices') =>
-      Number(
-        (
-          await db.db
-            .selectFrom(table)
-            .select(({ fn }) => fn.countAll<string>().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
     expect([await count('option_marks'), await count('mark_prices')]).toEqual([326, 2]);
   });
 });
