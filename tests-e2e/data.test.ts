@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createNatsBus, type Bus } from '@meridian/bus';
 import { EVENTS, RPC, STREAMS, pricesSchema } from '@meridian/contracts';
@@ -69,11 +70,21 @@ describe('data through the gateway, on the replay of recorded data', () => {
   });
 
   it('answers a legacy single-metric route exactly as the generic route', async () => {
-    const generic = await getJson('/v1/data/crypto/spot/range_24h?entity=BTC-USD');
-    const legacy = await getJson('/v1/range_24h?entity=BTC-USD');
-    expect(legacy.status).toBe(200);
-    expect(legacy.body.data).toEqual(generic.body.data);
-    expect(legacy.body.provenance).toEqual(generic.body.provenance);
+    // The replay stores a bar each minute: a minute turning between the two reads changes the 24 h
+    // window (a run failed on 1453 against 1454 bars), so such a pair is read again, twice at most.
+    for (let attempt = 1; ; attempt++) {
+      const generic = await getJson('/v1/data/crypto/spot/range_24h?entity=BTC-USD');
+      const legacy = await getJson('/v1/range_24h?entity=BTC-USD');
+      expect(legacy.status).toBe(200);
+      const same =
+        isDeepStrictEqual(legacy.body.data, generic.body.data) &&
+        isDeepStrictEqual(legacy.body.provenance, generic.body.provenance);
+      if (same || attempt === 3) {
+        expect(legacy.body.data).toEqual(generic.body.data);
+        expect(legacy.body.provenance).toEqual(generic.body.provenance);
+        return;
+      }
+    }
   });
 
   it('serves an ultra metric once billing announced the plan, through identity and the gateway', async () => {

@@ -87,9 +87,9 @@ return 1
  * once per bucket and batch, so that calls of one batch do not each lease). The batch's distinct
  * policies follow, two fields each (capacity, refill per ms), then one field per call: the index
  * of its key's policy × 1024 + that of its account's, + 2^20 if it asks a lease of its key's
- * bucket, + 2^21 of its account's (few policies, so a call sends four fields rather than seven). Each call takes from its key's
- * bucket and, only if that allowed, from the account's, exactly as one call after the other
- * would. A bucket that several calls of the batch touch is read once and written once, at the
+ * bucket, + 2^21 of its account's (few policies, so a call sends four fields rather than seven).
+ * Each call takes from its key's bucket and, only if that allowed, from the account's, exactly as
+ * one call after the other would. A bucket that several calls of the batch touch is read once and written once, at the
  * end, so a batch that fails (e.g. a key of the wrong type) writes nothing. Returns one string,
  * five space-separated fields per call (one reply field to parse rather than 5n): 0 (own
  * refused), 1 (own allowed, account refused) or 3 (both allowed); the own tokens left; the
