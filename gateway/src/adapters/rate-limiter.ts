@@ -6,6 +6,7 @@ import {
   type BucketState,
   type RateDecision,
 } from '../domain/token-bucket.js';
+import { TtlLru } from '../domain/ttl-lru.js';
 
 /**
  * A token taken that may have to be given back. `giveBack` returns it to the store that answered
@@ -61,13 +62,16 @@ export interface RateLimiter {
  */
 export class MemoryRateLimiter implements RateLimiter {
   readonly kind = 'memory';
-  private readonly buckets = new Map<string, { state: BucketState; placedAt: number }>();
+  /** No bucket expires: one untouched for a minute is full again, and forgotten first. */
+  private readonly buckets: TtlLru<BucketState>;
 
   constructor(
     private readonly now: () => number = Date.now,
-    private readonly maxBuckets = 200_000,
-    private readonly touchMs = 1_000,
-  ) {}
+    maxBuckets = 200_000,
+    touchMs = 1_000,
+  ) {
+    this.buckets = new TtlLru(maxBuckets, Infinity, touchMs);
+  }
 
   get size(): number {
     return this.buckets.size;
@@ -110,22 +114,12 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   private stateOf(bucket: string): BucketState | undefined {
-    return this.buckets.get(bucket)?.state;
+    return this.buckets.peek(bucket);
   }
 
-  /**
-   * Re-inserted (at most once per touchMs), so the map's order is the order of last use and its
-   * first entry the oldest.
-   */
+  /** Kept at the young end (moved at most once per touchMs), so the oldest is forgotten first. */
   private keep(bucket: string, state: BucketState, now: number): void {
-    const slot = this.buckets.get(bucket);
-    if (slot !== undefined && now - slot.placedAt < this.touchMs) {
-      slot.state = state;
-      return;
-    }
-    if (slot !== undefined) this.buckets.delete(bucket);
-    this.buckets.set(bucket, { state, placedAt: now });
-    if (this.buckets.size > this.maxBuckets) this.buckets.delete(this.buckets.keys().next().value!);
+    this.buckets.set(bucket, state, now);
   }
 
   async close(): Promise<void> {

@@ -33,8 +33,21 @@ export class TtlLru<V> {
     return entry.value;
   }
 
+  /** The live value, leaving its place as it is. */
+  peek(key: string, now = Date.now()): V | undefined {
+    const entry = this.entries.get(key);
+    return entry !== undefined && entry.expiresAt > now ? entry.value : undefined;
+  }
+
+  /** A new entry goes to the young end; an existing one is updated in place, moved as a hit is. */
   set(key: string, value: V, now = Date.now()): void {
-    this.entries.delete(key);
+    const entry = this.entries.get(key);
+    if (entry !== undefined && now - entry.placedAt < this.touchMs) {
+      entry.value = value;
+      entry.expiresAt = now + this.ttlMs;
+      return;
+    }
+    if (entry !== undefined) this.entries.delete(key);
     this.entries.set(key, { value, expiresAt: now + this.ttlMs, placedAt: now });
     if (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next().value as string;
