@@ -365,7 +365,23 @@ describe('throttling', () => {
     expect(wrong.body).toEqual(unknown.body);
     for (let i = 0; i < 2; i++)
       await post('/auth/login', { email: freshEmail(), password: 'wrong-password-x1' }, ip);
-    // The fourth failure from this address (LOGIN_IP_DELAY_AFTER=4) makes the next attempt wait.
+    // The fourth failure from this address (LOGIN_IP_DELAY_AFTER=4) makes the next attempt wait 1 s.
+    const scope = `login:ip:${ip}`;
+    const row = await h.deps.db
+      .selectFrom('login_throttle')
+      .select(['failures', 'last_failure_at', 'blocked_until'])
+      .where('scope', '=', scope)
+      .executeTakeFirstOrThrow();
+    expect(row.failures).toBe(4);
+    expect(row.blocked_until!.getTime() - row.last_failure_at.getTime()).toBe(1000);
+    // A loaded machine may spend that second on the fourth attempt's hash: the fourth failure is
+    // moved to now, standing in for a client that comes back within the second.
+    const at = new Date();
+    await h.deps.db
+      .updateTable('login_throttle')
+      .set({ last_failure_at: at, blocked_until: new Date(at.getTime() + 1000) })
+      .where('scope', '=', scope)
+      .execute();
     const delayed = await post('/auth/login', { email, password: STRONG_PASSWORD }, ip);
     expect(delayed.status).toBe(429);
     expect(delayed.body).toMatchObject({ error_category: 'rate_limit', retryable: true, retry_after: 1 });
