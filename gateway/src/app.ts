@@ -19,7 +19,7 @@ import type { X402Settings } from './domain/payment-required.js';
 import type { ServiceName } from './domain/route-table.js';
 import { accountPolicies, planPolicies, retiredKeysBucket } from './domain/token-bucket.js';
 import { AssertionSigner, callerAssertion } from './edge/assertion.js';
-import { boundedBodies, checkContinue } from './edge/bodies.js';
+import { boundedBodies, checkContinue, closeUnboundedBodies } from './edge/bodies.js';
 import { cors } from './edge/cors.js';
 import { sameSiteChanges } from './edge/cross-site.js';
 import { InFlightGate, inFlightPerClient } from './edge/in-flight.js';
@@ -86,6 +86,7 @@ export function createApp(deps: EdgeDeps): Express {
   app.use(cors(corsRules));
   app.use(probeRouter('gateway', deps.metrics, deps.ready, { serveMetrics: false }));
   app.use(inFlightPerClient(deps.inFlight));
+  app.use(closeUnboundedBodies(deps.bodies));
   app.use(
     documentsRouter({
       x402: x402Settings(config),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { request as httpRequest } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import { createHttpApp, finishApp, requireCaller, startServer, type RunningServer } from '@meridian/http-kit';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
@@ -85,6 +85,54 @@ describe('the edge says what it means', () => {
     expect([doc.status, doc.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
   });
 
+  it('reads and drops a refused body within the limit, so the connection serves the next request (both paths)', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const path = '/v1/data/crypto/spot/ohlcv';
+    const refused = await exchange(
+      gateway.url,
+      agent,
+      'POST',
+      path,
+      { 'content-length': '500000' },
+      'x'.repeat(500_000),
+    );
+    expect([refused.status, refused.connection]).toEqual([405, 'keep-alive']);
+    const next = await exchange(gateway.url, agent, 'GET', '/v1/catalog');
+    expect([next.status, next.reused]).toEqual([200, true]);
+    // A body of unknown length is not read: the connection closes after the answer.
+    const chunked = await exchange(
+      gateway.url,
+      agent,
+      'POST',
+      path,
+      { 'transfer-encoding': 'chunked' },
+      '{}',
+    );
+    expect([chunked.status, chunked.connection]).toEqual([405, 'close']);
+    // The same on the portal's path, refused before its body is read (no session).
+    const portal = await exchange(
+      gateway.url,
+      agent,
+      'POST',
+      '/v1/keys',
+      { 'content-length': '300000' },
+      'x'.repeat(300_000),
+    );
+    expect([portal.status, portal.connection]).toEqual([401, 'keep-alive']);
+    const reused = await exchange(gateway.url, agent, 'GET', '/v1/catalog');
+    expect([reused.status, reused.reused]).toEqual([200, true]);
+    const unbounded = await exchange(
+      gateway.url,
+      agent,
+      'POST',
+      '/v1/keys',
+      { 'transfer-encoding': 'chunked' },
+      '{}',
+    );
+    expect([unbounded.status, unbounded.connection]).toEqual([401, 'close']);
+    agent.destroy();
+  });
+
   it('treats a legacy path with a trailing slash as the metric, never as a portal path needing a session', async () => {
     const res = await fetch(`${gateway.url}/v1/ohlcv/`);
     expect(res.status).toBe(402);
@@ -111,3 +159,25 @@ describe('the edge says what it means', () => {
     expect(JSON.parse(answer.body)).toMatchObject({ status: 431, error_category: 'header_fields_too_large' });
   });
 });
+
+/** One request on `agent`: its status, its Connection field and whether it reused a socket. */
+function exchange(
+  url: string,
+  agent: Agent,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; connection: string | undefined; reused: boolean }> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method, headers, agent }, (res) => {
+      res.resume();
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, connection: res.headers.connection, reused: req.reusedSocket }),
+      );
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
