@@ -16,8 +16,24 @@ export function zonedDayStart(instant: number, timeZone: string): number {
   return Date.parse(zonedToUtc(`${zonedDate(instant, timeZone)}T00:00:00`, timeZone));
 }
 
+/**
+ * One formatter per zone, made once: each Intl.DateTimeFormat holds ICU objects on the native
+ * heap until its wrapper is collected, and a recording's rows (civic requests, one call each)
+ * made thousands of them per play.
+ */
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+
+function offsetFormat(timeZone: string): Intl.DateTimeFormat {
+  let format = offsetFormats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+    offsetFormats.set(timeZone, format);
+  }
+  return format;
+}
+
 function zoneOffsetMs(instant: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' })
+  const parts = offsetFormat(timeZone)
     .formatToParts(new Date(instant))
     .find((p) => p.type === 'timeZoneName')?.value;
   const m = /GMT([+-])(\d{2}):(\d{2})/.exec(parts ?? '');

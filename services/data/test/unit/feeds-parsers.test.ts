@@ -141,6 +141,9 @@ describe('time zones and CSV', () => {
     expect(
       new Date(zonedDayStart(Date.parse('2024-11-15T03:00:00Z'), 'America/New_York')).toISOString(),
     ).toBe('2024-11-14T05:00:00.000Z');
+    // Each zone its own (cached) formatter: another zone between two New York calls changes neither.
+    expect(zonedToUtc('2024-07-14T08:12:00', 'Asia/Kolkata')).toBe('2024-07-14T02:42:00.000Z');
+    expect(zonedToUtc('2024-07-14T08:12:00', 'America/New_York')).toBe('2024-07-14T12:12:00.000Z');
   });
 
   it('parses quoted fields with commas and quotes', () => {
