@@ -16,7 +16,7 @@ import { SERVICE, type DataDeps } from './deps.js';
 import { createIngestor } from './flows/ingestor.js';
 import { startCombinedBackfill } from './jobs/combined-backfill.js';
 import { marketReplayNote, replayedSpotAt, startMarketReplay } from './jobs/market-replay.js';
-import { loadRecordedFeeds, startFeedRefresh } from './jobs/recorded-feeds.js';
+import { startRecordedFeeds } from './jobs/recorded-feeds.js';
 import { startRetentionPurge } from './jobs/retention-purge.js';
 import { createLiveIngest, type LiveIngest } from './jobs/live-ingest.js';
 import { CONNECTORS } from './adapters/connectors/index.js';
@@ -55,19 +55,17 @@ function background(deps: DataDeps): Array<() => Promise<void>> {
   const replay = startMarketReplay(deps.ingestor, deps.logger);
   const spotAt = replayedSpotAt();
   let refresh: Periodic | undefined;
-  // The fresh feeds are played again at each slot once every recording has been played once.
-  const feeds = loadRecordedFeeds(deps, new Date(), spotAt)
-    .then(() => void (refresh = startFeedRefresh(deps, spotAt)))
+  // The day-shifted recordings, then the fresh feeds' refresh, whose first run plays them.
+  const feeds = startRecordedFeeds(deps, spotAt)
+    .then((started) => void (refresh = started))
     .catch((err: unknown) => deps.logger.error({ err }, 'recorded feeds could not be replayed'));
   // The first 48 h of bars and every recording played once: from then on no data is no data (404).
   const firstLoad = Promise.all([replay.settled(), feeds]).then(() => {
     deps.firstLoad.settle();
     deps.logger.info('replay first load done');
   });
-  // The first load's garbage (parsed recordings, batches) would otherwise stay in the old
-  // generation; collected once the refresh's first run, which starts with it, is over too (its
-  // garbage, collected before, grew the young generation to its cap, resident at idle).
-  void firstLoad.then(() => refresh?.settled()).then(collectGarbage);
+  // The first load's garbage (parsed recordings, batches) would otherwise stay in the old generation.
+  void firstLoad.then(collectGarbage);
   const stopFeeds = async () => {
     await feeds;
     await refresh?.stop();

@@ -1,6 +1,6 @@
 import { ingestBatchSchema, type IngestBatchInput, type IngestSummary } from '@meridian/contracts';
 import { readRecording, RECORDINGS, type Recording } from '../adapters/upstream/recordings.js';
-import { startPeriodic } from '@meridian/runtime';
+import { startPeriodic, type Periodic } from '@meridian/runtime';
 import type { DataDeps } from '../deps.js';
 import { scaleBtcBatch } from '../domain/feeds/btc-level.js';
 import {
@@ -113,15 +113,18 @@ function playBatches(
  * Ingests every recorded feed (everything but crypto/spot) through the one ingestion function,
  * shifted to the present, so that the service answers offline. With `spotAt` (the market replay's
  * level, main.ts), BTC prices are scaled to the replayed spot; without it, kept as recorded. Idempotent for the same `now`;
- * a later start adds the same recording at its new position in time.
+ * a later start adds the same recording at its new position in time. `fresh: false` leaves out the
+ * feeds that age in minutes, which a start leaves to the refresh's first run (startRecordedFeeds).
  */
 export async function loadRecordedFeeds(
   deps: DataDeps,
   now: Date,
   spotAt?: SpotAt,
+  { fresh = true }: { fresh?: boolean } = {},
 ): Promise<ReplayedRecording[]> {
   const done: ReplayedRecording[] = [];
   for (const recording of RECORDINGS) {
+    if (!fresh && recording.refreshMs) continue;
     const text = await readRecording(recording);
     let rows = 0;
     let inserted = 0;
@@ -225,6 +228,24 @@ async function removeOtherPlays(
     await deleteDerivativeRows(deps.db, recording.source, derivatives);
     await deleteObservations(deps.db, recording.source, observations);
   }
+}
+
+/**
+ * The recorded feeds of a start: the day-shifted recordings loaded once, then the refresh, whose
+ * first run plays each fresh feed at its slot and removes the plays of earlier processes. Each
+ * recording is parsed once (the load played the fresh feeds too, and the refresh's first run, with
+ * no plays of its own yet, played them all again). Resolves with the refresh once its first run is
+ * over: from then on every recording has been played.
+ */
+export async function startRecordedFeeds(
+  deps: DataDeps,
+  spotAt: SpotAt,
+  now: () => number = Date.now,
+): Promise<Periodic> {
+  await loadRecordedFeeds(deps, new Date(now()), spotAt, { fresh: false });
+  const refresh = startFeedRefresh(deps, spotAt, now);
+  await refresh.settled();
+  return refresh;
 }
 
 /**

@@ -10,7 +10,13 @@ import {
 import { loopedRange } from '../../src/domain/replay-clock.js';
 import { replayedSpotAt } from '../../src/jobs/market-replay.js';
 import { RECORDINGS } from '../../src/adapters/upstream/recordings.js';
-import { loadRecordedFeeds, refreshFreshFeeds, type Plays } from '../../src/jobs/recorded-feeds.js';
+import type { Periodic } from '@meridian/runtime';
+import {
+  loadRecordedFeeds,
+  refreshFreshFeeds,
+  startRecordedFeeds,
+  type Plays,
+} from '../../src/jobs/recorded-feeds.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 import { ingestBars } from '../support/recorded.js';
@@ -184,5 +190,30 @@ describe('replayed data agrees with itself', () => {
     };
     for (const m of markers) expect([m.key, m.ts.getTime()]).toEqual([m.key, slotOf(m.key)]);
     expect([await count('option_marks'), await count('mark_prices')]).toEqual([326, 2]);
+  });
+});
+
+describe('the recorded feeds of a start', () => {
+  it('parse each recording once: the load plays the day-shifted ones, the refresh the fresh ones', async () => {
+    const db = await migratedDatabase('data_feeds_start');
+    const parses = RECORDINGS.map((r) => jest.spyOn(r, 'parse'));
+    let refresh: Periodic | undefined;
+    try {
+      refresh = await startRecordedFeeds(testDeps(db), replayedSpotAt());
+      expect(RECORDINGS.map((r, i) => [r.file, parses[i]!.mock.calls.length])).toEqual(
+        RECORDINGS.map((r) => [r.file, 1]),
+      );
+      // Every recording was played by the time the start's feeds resolve: its replay marker is there.
+      const markers = await db.db
+        .selectFrom('observations')
+        .select('key')
+        .where('metric', '=', 'replay')
+        .execute();
+      expect(new Set(markers.map((m) => m.key))).toEqual(new Set(RECORDINGS.map((r) => r.file)));
+    } finally {
+      for (const p of parses) p.mockRestore();
+      await refresh?.stop();
+      await db.drop();
+    }
   });
 });
