@@ -12,7 +12,7 @@ import {
 } from '../../src/adapters/upstream/deribit.js';
 import { espnStatus, setsWon } from '../../src/adapters/upstream/espn.js';
 import { gamesFor, type SportEvent } from '../../src/domain/feeds/sports.js';
-import { zonedDayStart, zonedToUtc } from '../../src/domain/time-zone.js';
+import { newYorkDayStart, newYorkOffsetMs, newYorkToUtc } from '../../src/domain/new-york-time.js';
 import { csvRecords, parseCsv } from '../../src/adapters/upstream/csv.js';
 
 describe('recorded feeds', () => {
@@ -136,14 +136,47 @@ describe('sports rules', () => {
 
 describe('time zones and CSV', () => {
   it('converts New York wall time to UTC across daylight saving time', () => {
-    expect(zonedToUtc('2024-11-14T08:12:00.000', 'America/New_York')).toBe('2024-11-14T13:12:00.000Z');
-    expect(zonedToUtc('2024-07-14T08:12:00', 'America/New_York')).toBe('2024-07-14T12:12:00.000Z');
-    expect(
-      new Date(zonedDayStart(Date.parse('2024-11-15T03:00:00Z'), 'America/New_York')).toISOString(),
-    ).toBe('2024-11-14T05:00:00.000Z');
-    // Each zone its own (cached) formatter: another zone between two New York calls changes neither.
-    expect(zonedToUtc('2024-07-14T08:12:00', 'Asia/Kolkata')).toBe('2024-07-14T02:42:00.000Z');
-    expect(zonedToUtc('2024-07-14T08:12:00', 'America/New_York')).toBe('2024-07-14T12:12:00.000Z');
+    expect(newYorkToUtc('2024-11-14T08:12:00.000')).toBe('2024-11-14T13:12:00.000Z');
+    expect(newYorkToUtc('2024-07-14T08:12:00')).toBe('2024-07-14T12:12:00.000Z');
+    expect(new Date(newYorkDayStart(Date.parse('2024-11-15T03:00:00Z'))).toISOString()).toBe(
+      '2024-11-14T05:00:00.000Z',
+    );
+    // The changes of 2026: 02:00 EST becomes 03:00 EDT on 8 March, 02:00 EDT 01:00 EST on 1 November.
+    expect(newYorkToUtc('2026-03-08T01:59:00')).toBe('2026-03-08T06:59:00.000Z');
+    expect(newYorkToUtc('2026-03-08T03:00:00')).toBe('2026-03-08T07:00:00.000Z');
+    expect(newYorkToUtc('2026-11-01T00:30:00')).toBe('2026-11-01T04:30:00.000Z');
+    expect(newYorkToUtc('2026-11-01T02:30:00')).toBe('2026-11-01T07:30:00.000Z');
+  });
+
+  it("gives New York's offset as ICU does from 2007 to 2040, minute by minute around each change", () => {
+    const icu = new Intl.DateTimeFormat('en-US', {
+      timeZone: 'America/New_York',
+      timeZoneName: 'longOffset',
+    });
+    const icuOffsetMs = (instant: number) => {
+      const name = icu.formatToParts(new Date(instant)).find((p) => p.type === 'timeZoneName')!.value;
+      const [, sign, h, m] = /GMT([+-])(\d{2}):(\d{2})/.exec(name)!;
+      return (sign === '-' ? -1 : 1) * (Number(h) * 60 + Number(m)) * 60_000;
+    };
+    const differences: string[] = [];
+    const check = (instant: number) => {
+      if (newYorkOffsetMs(instant) !== icuOffsetMs(instant))
+        differences.push(new Date(instant).toISOString());
+    };
+    // Every third hour, and minute by minute (with the millisecond before) across each change.
+    const STEP = 3 * 3_600_000;
+    let before = icuOffsetMs(Date.UTC(2007, 0, 1));
+    for (let t = Date.UTC(2007, 0, 1); t < Date.UTC(2041, 0, 1); t += STEP) {
+      const offset = icuOffsetMs(t);
+      if (newYorkOffsetMs(t) !== offset) differences.push(new Date(t).toISOString());
+      if (offset !== before)
+        for (let ms = t - STEP; ms < t; ms += 60_000) {
+          check(ms);
+          check(ms + 59_999);
+        }
+      before = offset;
+    }
+    expect(differences).toEqual([]);
   });
 
   it('parses quoted fields with commas and quotes', () => {

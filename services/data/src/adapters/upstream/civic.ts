@@ -1,6 +1,6 @@
 import type { IngestBatchInput } from '@meridian/contracts';
 import type { ReplayClock } from '../../domain/replay-clock.js';
-import { zonedToUtc } from '../../domain/time-zone.js';
+import { newYorkToUtc } from '../../domain/new-york-time.js';
 import { observationBatch, type ObservationInput } from './observations.js';
 
 /** Federal Register /documents/facets/type for one publication day: {RULE: {count, name}, ...}. */
@@ -33,7 +33,7 @@ export function parseNyc311(text: string, recordedAt: string, clock: ReplayClock
     .map((r) => ({
       key: r.unique_key,
       metric: 'rat_sighting',
-      ts: clock(zonedToUtc(r.created_date, 'America/New_York')),
+      ts: clock(newYorkToUtc(r.created_date)),
       value: 1,
       payload: { borough: r.borough },
     }));

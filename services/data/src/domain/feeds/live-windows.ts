@@ -1,4 +1,4 @@
-import { zonedDate } from '../time-zone.js';
+import { newYorkDate } from '../new-york-time.js';
 
 /**
  * The date windows of the live connectors whose queries move with the clock (issue 16): built from
@@ -6,11 +6,10 @@ import { zonedDate } from '../time-zone.js';
  */
 
 const DAY_MS = 86_400_000;
-const NYC = 'America/New_York';
 
 /** The Federal Register's publication day of `now`: it publishes on Washington's calendar. */
 export function federalRegisterDay(now: Date): string {
-  return zonedDate(now.getTime(), NYC);
+  return newYorkDate(now.getTime());
 }
 
 /**
@@ -18,7 +17,7 @@ export function federalRegisterDay(now: Date): string {
  * created_date is New York wall time without offset, so the bound is written the same way).
  */
 export function nyc311Since(now: Date, days: number): string {
-  return `${zonedDate(now.getTime() - days * DAY_MS, NYC)}T00:00:00`;
+  return `${newYorkDate(now.getTime() - days * DAY_MS)}T00:00:00`;
 }
 
 /** Fiscal Data's `record_date:gte:` bound: the UTC date `days` days before `now`. */

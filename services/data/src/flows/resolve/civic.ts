@@ -2,18 +2,16 @@ import { ok } from '@meridian/contracts';
 import { latestObservation, observationsBetween } from '../../db/repositories/feeds-observations.js';
 import type { DataDeps } from '../../deps.js';
 import type { MetricResolver } from '../../domain/metric-resolver.js';
-import { zonedDayStart } from '../../domain/time-zone.js';
+import { newYorkDayStart } from '../../domain/new-york-time.js';
 import { feedAnswer, iso, noData, noEntity } from './feed-answer.js';
 import { latestResolver } from './latest.js';
-
-const NYC = 'America/New_York';
 
 const ratSightingsToday: MetricResolver<DataDeps> = async (deps, query, hit) => {
   const checked = noEntity(query, hit);
   if (!checked.ok) return checked;
   const feed = await latestObservation(deps.db, 'nyc_311_feed', 'rat_sightings', query.now);
   if (!feed) return noData('absurd_civic/city_nervous_system/rat_sightings_today');
-  const dayStart = zonedDayStart(feed.ts.getTime(), NYC);
+  const dayStart = newYorkDayStart(feed.ts.getTime());
   const rows = await observationsBetween(deps.db, 'rat_sighting', new Date(dayStart - 1), feed.ts);
   return ok(
     await feedAnswer(deps, {
