@@ -1,3 +1,4 @@
+export * from './compaction.js';
 export * from './config.js';
 export * from './main.js';
 export * from './periodic.js';

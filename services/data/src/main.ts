@@ -1,6 +1,7 @@
 import { catalogFor, STREAMS } from '@meridian/contracts';
 import {
   collectGarbage,
+  idleCompaction,
   isEntrypoint,
   runMain,
   type Periodic,
@@ -55,8 +56,11 @@ function background(deps: DataDeps): Array<() => Promise<void>> {
   const replay = startMarketReplay(deps.ingestor, deps.logger);
   const spotAt = replayedSpotAt();
   let refresh: Periodic | undefined;
+  // From the first load's collection on, a refresh that played compacts the heap if it is idle.
+  let compaction: (() => boolean) | undefined;
+  const afterPlays = () => void compaction?.();
   // The day-shifted recordings, then the fresh feeds' refresh, whose first run plays them.
-  const feeds = startRecordedFeeds(deps, spotAt)
+  const feeds = startRecordedFeeds(deps, spotAt, { afterPlays })
     .then((started) => void (refresh = started))
     .catch((err: unknown) => deps.logger.error({ err }, 'recorded feeds could not be replayed'));
   // The first 48 h of bars and every recording played once: from then on no data is no data (404).
@@ -64,8 +68,12 @@ function background(deps: DataDeps): Array<() => Promise<void>> {
     deps.firstLoad.settle();
     deps.logger.info('replay first load done');
   });
-  // The first load's garbage (parsed recordings, batches) would otherwise stay in the old generation.
-  void firstLoad.then(collectGarbage);
+  // The first load's garbage (parsed recordings, batches) would otherwise stay in the old generation;
+  // each minute's plays leave theirs too, which V8 would keep resident at idle (README, "Memory").
+  void firstLoad.then(() => {
+    collectGarbage();
+    compaction = idleCompaction();
+  });
   const stopFeeds = async () => {
     await feeds;
     await refresh?.stop();

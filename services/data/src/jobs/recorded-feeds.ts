@@ -240,22 +240,33 @@ async function removeOtherPlays(
 export async function startRecordedFeeds(
   deps: DataDeps,
   spotAt: SpotAt,
-  now: () => number = Date.now,
+  refresh: RefreshOptions = {},
 ): Promise<Periodic> {
-  await loadRecordedFeeds(deps, new Date(now()), spotAt, { fresh: false });
-  const refresh = startFeedRefresh(deps, spotAt, now);
-  await refresh.settled();
-  return refresh;
+  await loadRecordedFeeds(deps, new Date((refresh.now ?? Date.now)()), spotAt, { fresh: false });
+  const periodic = startFeedRefresh(deps, spotAt, refresh);
+  await periodic.settled();
+  return periodic;
+}
+
+interface RefreshOptions {
+  now?: () => number;
+  /** Called after a run that played at least one feed (main.ts: the idle-time compaction). */
+  afterPlays?: () => void;
 }
 
 /**
  * Plays each fresh feed again when its slot turns (checked every 15 s), so an answer stays as fresh
  * as the recorded data was when it was recorded (README, "Replay"); the first run plays them all.
  */
-export function startFeedRefresh(deps: DataDeps, spotAt: SpotAt, now: () => number = Date.now) {
+export function startFeedRefresh(
+  deps: DataDeps,
+  spotAt: SpotAt,
+  { now = Date.now, afterPlays }: RefreshOptions = {},
+) {
   const plays: Plays = new Map();
   const tick = async (): Promise<void> => {
-    await refreshFreshFeeds(deps, new Date(now()), spotAt, plays);
+    const played = await refreshFreshFeeds(deps, new Date(now()), spotAt, plays);
+    if (played.length > 0) afterPlays?.();
   };
   return startPeriodic(tick, 15_000, (err) =>
     deps.logger.error({ err }, 'feed refresh failed; retrying at the next tick'),
