@@ -124,7 +124,7 @@ describe('the whole system under generated and mutated requests', () => {
     const query = req.query.map(([n, v]) => `${n}=${v}`).join('&');
     const url = `${system.gatewayUrl}${req.path}${query ? `?${query}` : ''}`;
     // Every answer is read whole, large uploads too: a refusal that leaves a body within the
-    // limit unread keeps the connection (gateway/src/edge/bodies.ts, unreadBodyFields), so no
+    // limit unread keeps the connection (gateway/src/edge/bodies.ts, closesUnread), so no
     // upload is cut by a reset before its answer.
     return answerOf(req, url, headers, body);
   }

@@ -49,27 +49,27 @@ export function checkContinue(
 }
 
 /**
- * The fields of an answer that leaves its request's body unread. A body announced within the
- * limit is read and thrown away by node once the answer is sent, and the connection serves the
- * next request: closing instead would reset a client still uploading, which may then never read
- * the answer (node's server does not linger after a close). A body of unknown length, one
- * announced past the limit, or one its client holds back until `100 Continue` is not read: the
- * connection closes after the answer.
+ * Whether an answer that leaves its request's body unread must close the connection. A body
+ * announced within the limit is read and thrown away by node once the answer is sent, and the
+ * connection serves the next request: closing instead would reset a client still uploading, which
+ * may then never read the answer (node's server does not linger after a close). A body of unknown
+ * length, one announced past the limit, or one its client holds back until `100 Continue` is not
+ * read: the connection closes after the answer.
  */
-export function unreadBodyFields(req: IncomingMessage, limits: BodyLimits): readonly string[] {
-  if (!hasBody(req)) return [];
+export function closesUnread(req: IncomingMessage, limits: BodyLimits): boolean {
+  if (!hasBody(req)) return false;
   const bounded = req.headers['transfer-encoding'] === undefined && !declaredTooLarge(req, limits);
-  return bounded && !expectingContinue.has(req) ? [] : CLOSE_FIELDS;
+  return !bounded || expectingContinue.has(req);
 }
 
 /**
- * Express step, before any refusal: a request whose body a refusal would leave unread on a
- * closing connection (unreadBodyFields) is answered with `Connection: close` whatever the answer,
- * so node never reads and drops an unbounded body after an early refusal.
+ * Express step, before any refusal: a request whose unread body would close the connection
+ * (closesUnread) is answered with `Connection: close` whatever the answer, so node never reads
+ * and drops an unbounded body after an early refusal.
  */
 export function closeUnboundedBodies(limits: BodyLimits) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    if (unreadBodyFields(req, limits).length > 0) res.setHeader('connection', 'close');
+    if (closesUnread(req, limits)) res.setHeader('connection', 'close');
     next();
   };
 }

@@ -44,7 +44,7 @@ import {
 } from '../domain/token-bucket.js';
 import { ANONYMOUS, type AssertionSigner } from './assertion.js';
 import { checkDataQuery } from './query-check.js';
-import { CLOSE_FIELDS, readBody, unreadBodyFields, type BodyLimits } from './bodies.js';
+import { CLOSE_FIELDS, closesUnread, readBody, type BodyLimits } from './bodies.js';
 import type { InFlightGate } from './in-flight.js';
 import { mayTryElsewhere, unreachable, type Replicas } from '../domain/replicas.js';
 import { isTimeout, UpstreamPool, type AnswerSink, type Forwarding } from './upstream.js';
@@ -577,7 +577,7 @@ class DataEdge {
   private wrongMethod(call: DataCall): void {
     const refusal = methodNotAllowed(call.req.method ?? '', call.path, ['GET', 'HEAD']);
     addFields(call.fields, refusal.headers);
-    call.fields.push(...unreadBodyFields(call.req, this.options.bodies));
+    if (closesUnread(call.req, this.options.bodies)) call.fields.push(...CLOSE_FIELDS);
     this.refuse(call, refusal.body);
   }
 
