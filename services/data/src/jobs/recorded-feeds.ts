@@ -240,10 +240,10 @@ async function removeOtherPlays(
 export async function startRecordedFeeds(
   deps: DataDeps,
   spotAt: SpotAt,
-  refresh: RefreshOptions = {},
+  { now = Date.now, afterPlays }: RefreshOptions = {},
 ): Promise<Periodic> {
-  await loadRecordedFeeds(deps, new Date((refresh.now ?? Date.now)()), spotAt, { fresh: false });
-  const periodic = startFeedRefresh(deps, spotAt, refresh);
+  await loadRecordedFeeds(deps, new Date(now()), spotAt, { fresh: false });
+  const periodic = startFeedRefresh(deps, spotAt, { now, afterPlays });
   await periodic.settled();
   return periodic;
 }
