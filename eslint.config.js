@@ -84,6 +84,28 @@ export default tseslint.config(
     },
   },
   {
+    // What costs every process memory for nothing (README "Memory"): an ES import of node:http
+    // loads node's own undici and http2.
+    files: [
+      'services/*/src/**/*.ts',
+      'gateway/src/**/*.ts',
+      'mcp/src/**/*.ts',
+      'portal/src/**/*.ts',
+      'packages/*/src/**/*.ts',
+    ],
+    ignores: ['packages/test-peers/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[importKind='value'][source.value=/^(node:)?http$/]",
+          message:
+            'Use nodeHttp of @meridian/http-kit, or `import type`: an ES import of node:http loads undici and http2.',
+        },
+      ],
+    },
+  },
+  {
     // Frozen migrations are written against Kysely<any> so they never depend on app types.
     files: ['**/db/migrations/**', '**/test/**'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

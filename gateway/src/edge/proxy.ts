@@ -1,9 +1,9 @@
-import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import type { HttpProblem } from '@meridian/http-kit';
-import { httpProblem, sendProblem } from '@meridian/http-kit';
+import { httpProblem, nodeHttp, sendProblem } from '@meridian/http-kit';
 import type { Logger } from '@meridian/observability';
 import { mayTryElsewhere, Replicas, unreachable } from '../domain/replicas.js';
 import { routeOwner, type RouteOwner, type ServiceName } from '../domain/route-table.js';
@@ -98,7 +98,7 @@ function proxyTo(
   options: ProxyOptions,
   onError: (err: Error, res: ServerResponse | Socket) => void,
 ): RequestHandler {
-  const agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
+  const agent = new nodeHttp.Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 64 });
   return createProxyMiddleware<IncomingMessage, ServerResponse>({
     target,
     agent,

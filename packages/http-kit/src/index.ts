@@ -2,6 +2,7 @@ export * from './app.js';
 export * from './envelope.js';
 export * from './internal-auth.js';
 export * from './lean.js';
+export * from './node-http.js';
 export * from './security-headers.js';
 export * from './problem.js';
 export * from './server.js';

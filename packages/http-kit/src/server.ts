@@ -1,9 +1,11 @@
-import { createServer, STATUS_CODES, type Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { RequestListener } from 'node:http';
 import type { Logger } from '@meridian/observability';
+import { nodeHttp } from './node-http.js';
 import { problem, type ProblemCode } from './problem.js';
+
+const { createServer, STATUS_CODES } = nodeHttp;
 
 export interface RunningServer {
   server: Server;

@@ -1,6 +1,7 @@
-import http, { type IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { nodeHttp } from '@meridian/http-kit';
 import { refusalOf, type AddressPolicy } from '../../domain/address-policy.js';
 import type { ScannerResolver } from './resolver.js';
 
@@ -82,7 +83,7 @@ async function once(options: ScannerOptions, url: URL, init: FetchInit): Promise
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new ScanRefused(`refused ${url.protocol} URL`);
   const address = await checkedAddress(options, url.hostname);
-  const client = url.protocol === 'https:' ? https : http;
+  const client = url.protocol === 'https:' ? https : nodeHttp;
   const started = performance.now();
   return new Promise<SeenResponse>((resolve, reject) => {
     const req = client.request(
