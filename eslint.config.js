@@ -85,7 +85,7 @@ export default tseslint.config(
   },
   {
     // What costs every process memory for nothing (README "Memory"): an ES import of node:http
-    // loads node's own undici and http2.
+    // loads node's own undici and http2; localeCompare maps ICU's collation data.
     files: [
       'services/*/src/**/*.ts',
       'gateway/src/**/*.ts',
@@ -101,6 +101,10 @@ export default tseslint.config(
           selector: "ImportDeclaration[importKind='value'][source.value=/^(node:)?http$/]",
           message:
             'Use nodeHttp of @meridian/http-kit, or `import type`: an ES import of node:http loads undici and http2.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='localeCompare']",
+          message: 'Use byCodeUnits of @meridian/contracts: the first localeCompare maps ICU collation data.',
         },
       ],
     },

@@ -1,4 +1,4 @@
-import { CATALOG, higherPlan } from '@meridian/contracts';
+import { byCodeUnits, CATALOG, higherPlan } from '@meridian/contracts';
 
 /**
  * The reference resources of data-api-interface 4.6 (catalog, symbols, venues), built from the
@@ -62,7 +62,7 @@ export function venuesResource() {
       ]);
   return {
     venues: [...venues]
-      .sort(([a], [b]) => a.localeCompare(b))
+      .sort(([a], [b]) => byCodeUnits(a, b))
       .map(([venue, products]) => ({ venue, products })),
   };
 }

@@ -16,3 +16,4 @@ export * from './requests.js';
 export * from './analysis.js';
 export * from './data-query.js';
 export * from './analysis-platform.js';
+export * from './order.js';

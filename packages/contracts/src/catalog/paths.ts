@@ -1,3 +1,4 @@
+import { byCodeUnits } from '../order.js';
 import { CATALOG } from './products.js';
 
 /** Path segments that are routes of their own, so never a legacy metric route. */
@@ -23,7 +24,7 @@ export const LEGACY_ROUTES: Readonly<Record<string, string>> = (() => {
     for (const m of p.metrics)
       byName.set(m.metric, [...(byName.get(m.metric) ?? []), `${p.category}/${p.product}/${m.metric}`]);
   const routes: Record<string, string> = {};
-  for (const [name, paths] of [...byName].sort(([a], [b]) => a.localeCompare(b)))
+  for (const [name, paths] of [...byName].sort(([a], [b]) => byCodeUnits(a, b)))
     if (paths.length === 1 && !RESERVED_LEGACY.has(name)) routes[`/v1/${name}`] = paths[0]!;
   return Object.freeze(routes);
 })();

@@ -1,4 +1,4 @@
-import type { Finding, Report } from '@meridian/contracts';
+import { byCodeUnits, type Finding, type Report } from '@meridian/contracts';
 
 /** Problems new since the previous report and problems it had that are gone (by finding id). */
 export function changesSince(
@@ -36,5 +36,5 @@ export function summarize(
 /** Findings in reading order: problems first by severity, then passed checks. */
 export function ordered(findings: readonly Finding[]): Finding[] {
   const rank = (f: Finding) => (f.passed ? 10 : ORDER.indexOf(f.severity));
-  return [...findings].sort((a, b) => rank(a) - rank(b) || a.id.localeCompare(b.id));
+  return [...findings].sort((a, b) => rank(a) - rank(b) || byCodeUnits(a.id, b.id));
 }

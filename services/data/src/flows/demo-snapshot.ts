@@ -1,3 +1,4 @@
+import { byCodeUnits } from '@meridian/contracts';
 import type { DataDeps } from '../deps.js';
 import { buildChain, demoOptions, type DemoOptions } from '../domain/feeds/options.js';
 import { gameRow, statusHolds } from '../domain/feeds/sports.js';
@@ -50,6 +51,6 @@ export async function demoSnapshot(deps: DataDeps, now: Date): Promise<DemoFeeds
       events.push(shown);
     }
   }
-  events.sort((a, b) => a.start_time.localeCompare(b.start_time));
+  events.sort((a, b) => byCodeUnits(a.start_time, b.start_time));
   return { options, sports: { events }, sources };
 }

@@ -1,3 +1,5 @@
+import { byCodeUnits } from '@meridian/contracts';
+
 const YEAR_MS = 365 * 86_400_000;
 export const IV_INDEX_HORIZON_DAYS = 30;
 
@@ -54,7 +56,7 @@ export function buildChain(underlying: string, marks: OptionMark[]): Chain {
       (a, b) =>
         a.expiry.getTime() - b.expiry.getTime() ||
         a.strike - b.strike ||
-        a.option_type.localeCompare(b.option_type),
+        byCodeUnits(a.option_type, b.option_type),
     )
     .map((m) => ({
       instrument: m.instrument,
@@ -107,7 +109,7 @@ export function openInterest(marks: OptionMark[]): OpenInterest {
     total: r(calls + puts),
     notional_usd: round(notional, 2),
     by_expiry: [...byExpiry.values()]
-      .sort((a, b) => a.expiry.localeCompare(b.expiry))
+      .sort((a, b) => byCodeUnits(a.expiry, b.expiry))
       .map((e) => ({ expiry: e.expiry, calls: r(e.calls), puts: r(e.puts) })),
   };
 }
@@ -251,7 +253,7 @@ export function demoOptions(chain: Chain, at: Date): DemoOptions {
       .sort((a, b) => Math.abs(a.strike - forward) - Math.abs(b.strike - forward))
       .slice(0, 3);
   const contracts = [...pick('call'), ...pick('put')]
-    .sort((a, b) => a.strike - b.strike || a.option_type.localeCompare(b.option_type))
+    .sort((a, b) => a.strike - b.strike || byCodeUnits(a.option_type, b.option_type))
     .map((o) => ({
       instrument: o.instrument,
       strike: o.strike,

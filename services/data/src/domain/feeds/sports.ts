@@ -1,3 +1,5 @@
+import { byCodeUnits } from '@meridian/contracts';
+
 export type SportStatus = 'scheduled' | 'in_progress' | 'final';
 
 /** One game as the sports metrics answer it (the demo's event shape, data 2.2). */
@@ -27,7 +29,7 @@ export function gamesFor(metric: string, events: SportEvent[]): SportEvent[] {
   if (!rule) return [];
   return events
     .filter((e) => rule.statuses.includes(e.status))
-    .sort((a, b) => b.start_time.localeCompare(a.start_time) || a.event_id.localeCompare(b.event_id));
+    .sort((a, b) => byCodeUnits(b.start_time, a.start_time) || byCodeUnits(a.event_id, b.event_id));
 }
 
 /** Where a series of games resumes: strictly before this (start_time, event) in ascending order. */
@@ -51,7 +53,7 @@ export function seriesGames(games: SportEvent[], before: GamePosition | undefine
   const lt = (a: readonly [string, string], b: readonly [string, string]) =>
     a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
   return [...games]
-    .sort((a, b) => a.start_time.localeCompare(b.start_time) || a.event_id.localeCompare(b.event_id))
+    .sort((a, b) => byCodeUnits(a.start_time, b.start_time) || byCodeUnits(a.event_id, b.event_id))
     .filter((g) => !before || lt(key(g.start_time, g.event_id), key(before.start_time, before.event)));
 }
 
