@@ -13,7 +13,7 @@
  *   data was when it was recorded, plus less than one cadence.
  */
 
-import { barAt, firstAtOrAfter, type BarColumns } from './series/bar-columns.js';
+import { barAt, firstAtOrAfter, valueAt, type BarColumns } from './series/bar-columns.js';
 import type { Bar } from './series/bar.js';
 
 const DAY_MS = 86_400_000;
@@ -42,7 +42,7 @@ export function loopedRange<T extends { ts: number }>(
 export function loopedBars(rec: LoopedRecording, cols: BarColumns, wallFrom: number, wallTo: number): Bar[] {
   const out: Bar[] = [];
   for (const { from, to, shiftMs } of loopedSpans(rec, wallFrom, wallTo))
-    for (let i = firstAtOrAfter(cols, from); i < cols.length && cols.ts[i]! < to; i++)
+    for (let i = firstAtOrAfter(cols, from); i < cols.length && valueAt(cols.ts, i) < to; i++)
       out.push(barAt(cols, i, shiftMs));
   return out;
 }

@@ -45,8 +45,20 @@ describe('bars as columns', () => {
     const bars = Array.from({ length: 5000 }, (_, i) => bar(i * 60, i + 1));
     const cols = toColumns(bars);
     expect(cols.length).toBe(5000);
-    expect(cols.ts.length).toBe(5000);
+    expect(cols.ts.values.length).toBe(5000);
     expect(barAt(cols, 4999)).toEqual(bars[4999]);
+  });
+
+  it('pack whole seconds, cents and counts into 4 bytes a value, and keep any other value exactly', () => {
+    const packable = toColumns([bar(60_000, 22196.56, 3), bar(120_000, 22199.01)]);
+    for (const field of ['ts', 'open', 'high', 'low', 'close', 'volume', 'tradeCount'] as const)
+      expect(packable[field].values).toBeInstanceOf(Int32Array);
+    const odd = [bar(60_001, 0.1 + 0.2, 2 ** 40), { ...bar(120_000, 3e9), volume: -0 }];
+    const cols = toColumns(odd);
+    for (const field of ['ts', 'open', 'volume', 'tradeCount'] as const)
+      expect(cols[field].values).toBeInstanceOf(Float64Array);
+    expect(rowsOf(cols)).toEqual(odd);
+    expect(Object.is(barAt(cols, 1).volume, -0)).toBe(true);
   });
 
   it('find the first bar at or after an instant', () => {
@@ -89,8 +101,11 @@ describe('the recorded markets as columns', () => {
       const bars = loadRecordedBars(market);
       const cols = loadRecordedColumns(market);
       expect(cols.length).toBe(bars.length);
-      expect(cols.ts.length).toBe(bars.length);
+      expect(cols.ts.values.length).toBe(bars.length);
       expect(rowsOf(cols)).toEqual(bars);
+      // Whole seconds and cents: only the volume may need 8 bytes (Kraken's are in 1e-8).
+      const bytes = Object.values(cols).reduce((sum, c) => sum + (c.values?.byteLength ?? 0), 0);
+      expect(bytes).toBeLessThanOrEqual(bars.length * 32);
       const day = [RECORDING.start + 86_400_000, RECORDING.start + 2 * 86_400_000];
       expect(loopedBars(RECORDING, cols, day[0]!, day[1]!)).toEqual(
         loopedRange(RECORDING, bars, day[0]!, day[1]!),
