@@ -2,7 +2,7 @@ import type { Bar } from './bar.js';
 
 /**
  * Bars held as one typed column per field, ascending by ts: what the replay keeps of a recording for
- * as long as the process runs. As objects, the ~40,000 recorded bars took ~8 MB of V8 heap (an
+ * as long as the process runs. As objects, the ~37,000 recorded bars took ~8 MB of V8 heap (an
  * object and six boxed numbers each); as columns they are outside the heap and never traced by the
  * GC, and each field is packed (`Column`): the recordings' whole-second times, whole-cent prices
  * and trade counts take 4 bytes a value, not 8 (~1.3 MB in all instead of ~2.3). A bar is made an
@@ -32,30 +32,32 @@ export interface Column {
 
 const MISSING = -0x80000000;
 
-/** The packings tried, smallest step first: ms as whole seconds; cents down to millionths. */
-const PACKINGS = {
-  ts: [[1000, 1]],
-  price: [
-    [1, 1],
-    [1, 100],
-    [1, 10_000],
-    [1, 1_000_000],
-  ],
-  count: [[1, 1]],
-} as const satisfies Record<string, ReadonlyArray<readonly [number, number]>>;
-
 const FIELDS = ['ts', 'open', 'high', 'low', 'close', 'volume', 'tradeCount'] as const;
 type Field = (typeof FIELDS)[number];
 type Unpacked = Record<Field, Float64Array>;
+/** `[scale, divisor]`: a value is `q * scale / divisor` for a whole q. */
+type Packing = readonly [number, number];
 
-const PACKING_OF: Record<Field, ReadonlyArray<readonly [number, number]>> = {
-  ts: PACKINGS.ts,
-  open: PACKINGS.price,
-  high: PACKINGS.price,
-  low: PACKINGS.price,
-  close: PACKINGS.price,
-  volume: PACKINGS.price,
-  tradeCount: PACKINGS.count,
+/** Times in ms, as whole seconds. */
+const SECONDS: readonly Packing[] = [[1000, 1]];
+/** Prices and volumes, the coarsest step first: whole units, cents, ... millionths. */
+const DECIMALS: readonly Packing[] = [
+  [1, 1],
+  [1, 100],
+  [1, 10_000],
+  [1, 1_000_000],
+];
+const WHOLE: readonly Packing[] = [[1, 1]];
+
+/** The packings tried for each field. */
+const PACKINGS: Record<Field, readonly Packing[]> = {
+  ts: SECONDS,
+  open: DECIMALS,
+  high: DECIMALS,
+  low: DECIMALS,
+  close: DECIMALS,
+  volume: DECIMALS,
+  tradeCount: WHOLE,
 };
 
 /** The columns of bars given in any order (sorted by ts here, as parseBars sorts its bars). */
@@ -75,7 +77,7 @@ export function toColumns(bars: Iterable<Bar>, capacity = 0): BarColumns {
   }
   const exact = n === grown.ts.length ? grown : resized(grown, n, n);
   const sorted = sortedByTs(exact, n);
-  const packed = Object.fromEntries(FIELDS.map((f) => [f, pack(sorted[f], PACKING_OF[f])]));
+  const packed = Object.fromEntries(FIELDS.map((f) => [f, pack(sorted[f], PACKINGS[f])]));
   return { ...(packed as Record<Field, Column>), length: n };
 }
 
@@ -90,7 +92,7 @@ function resized(cols: Unpacked, size: number, keep: number): Unpacked {
 }
 
 /** The first packing that gives back every value exactly, else the numbers as they are. */
-function pack(values: Float64Array, packings: ReadonlyArray<readonly [number, number]>): Column {
+function pack(values: Float64Array, packings: readonly Packing[]): Column {
   for (const [scale, divisor] of packings) {
     const packed = packedAs(values, scale, divisor);
     if (packed) return { values: packed, scale, divisor };
