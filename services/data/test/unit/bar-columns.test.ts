@@ -19,6 +19,8 @@ const bar = (ts: number, close: number, trade_count: number | null = null): Bar 
   trade_count,
 });
 
+const FIELDS = ['ts', 'open', 'high', 'low', 'close', 'volume', 'tradeCount'] as const;
+
 const rowsOf = (cols: ReturnType<typeof toColumns>) =>
   Array.from({ length: cols.length }, (_, i) => barAt(cols, i));
 
@@ -51,8 +53,7 @@ describe('bars as columns', () => {
 
   it('pack whole seconds, cents and counts into 4 bytes a value, and keep any other value exactly', () => {
     const packable = toColumns([bar(60_000, 22196.56, 3), bar(120_000, 22199.01)]);
-    for (const field of ['ts', 'open', 'high', 'low', 'close', 'volume', 'tradeCount'] as const)
-      expect(packable[field].values).toBeInstanceOf(Int32Array);
+    for (const field of FIELDS) expect(packable[field].values).toBeInstanceOf(Int32Array);
     const odd = [bar(60_001, 0.1 + 0.2, 2 ** 40), { ...bar(120_000, 3e9), volume: -0 }];
     const cols = toColumns(odd);
     for (const field of ['ts', 'open', 'volume', 'tradeCount'] as const)
@@ -104,7 +105,7 @@ describe('the recorded markets as columns', () => {
       expect(cols.ts.values.length).toBe(bars.length);
       expect(rowsOf(cols)).toEqual(bars);
       // Whole seconds and cents: only the volume may need 8 bytes (Kraken's are in 1e-8).
-      const bytes = Object.values(cols).reduce((sum, c) => sum + (c.values?.byteLength ?? 0), 0);
+      const bytes = FIELDS.reduce((sum, f) => sum + cols[f].values.byteLength, 0);
       expect(bytes).toBeLessThanOrEqual(bars.length * 32);
       const day = [RECORDING.start + 86_400_000, RECORDING.start + 2 * 86_400_000];
       expect(loopedBars(RECORDING, cols, day[0]!, day[1]!)).toEqual(
