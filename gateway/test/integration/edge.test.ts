@@ -791,23 +791,31 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
     it('starts a new key of the account where its revoked keys left the budget, on every replica', async () => {
       const startedAt = Date.now();
       const first = await newKey();
-      const spentFirst = await spend(a, first.key, 12);
+      const spentFirst = await spend(a, first.key, 11);
+      // The bucket refills continuously: the refusal says it held less than one token when the
+      // request was sent, a fraction that counts towards the next key's first grant.
       const exhaustedAt = Date.now();
-      expect(spentFirst.filter((s) => s === 200).length).toBeLessThanOrEqual(grantedSince(10, startedAt));
+      const refusedFirst = await spend(a, first.key, 1);
+      expect([...spentFirst, ...refusedFirst].filter((s) => s === 200).length).toBeLessThanOrEqual(
+        grantedSince(10, startedAt),
+      );
       await revoke(b, first.id);
       const second = await newKey();
       const spentSecond = await spend(b, second.key, 5);
-      // Started where the revoked key left the budget (spent), not full: no more than the tokens
-      // refilled since (one each 6 s; on a loaded machine these steps may take that long).
-      const refilled = Math.floor(((Date.now() - exhaustedAt) * 10) / 60_000);
-      expect(spentSecond.filter((s) => s === 200).length).toBeLessThanOrEqual(refilled);
+      // Started where the revoked key left the budget (spent), not full: fewer than one token
+      // plus those refilled since (one each 6 s; on a loaded machine these steps may take that long).
+      const refilled = ((Date.now() - exhaustedAt) * 10) / 60_000;
+      if (refusedFirst[0] === 429) {
+        expect(spentSecond.filter((s) => s === 200).length).toBeLessThanOrEqual(Math.floor(1 + refilled));
+      }
       const third = await newKey();
       await revoke(a, second.id, 'REVOKE');
       const spentThird = await spend(a, third.key, 5);
       // Free plan, 10 a minute: three keys in a row were granted no more than one key's minute.
-      const admitted = [...spentFirst, ...spentSecond, ...spentThird].filter((s) => s === 200).length;
+      const admitted = [...spentFirst, ...refusedFirst, ...spentSecond, ...spentThird].filter(
+        (s) => s === 200,
+      ).length;
       expect(admitted).toBeLessThanOrEqual(grantedSince(10, startedAt));
-      if (refilled === 0) expect(spentSecond[0]).toBe(429);
     });
 
     it('keeps a revoked key spent budget in memory buckets too, from the revocation event as well', async () => {
