@@ -826,7 +826,7 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
       try {
         const startedAt = Date.now();
         const first = await newKey();
-        await spend(lonely, first.key, 11);
+        const spentFirst = await spend(lonely, first.key, 11);
         // Revoked through another replica: this one learns it from identity's event.
         await revoke(a, first.id);
         await waitFor(async () => (await spend(lonely, first.key, 1))[0] === 401, {
@@ -834,8 +834,10 @@ describe('gateway edge with the real identity service, two replicas and Redis', 
         });
         const second = await newKey();
         const next = await spend(lonely, second.key, 3);
-        expect(next.filter((s) => s === 200).length).toBeLessThanOrEqual(grantedSince(10, startedAt) - 10);
-        expect(next[0]).toBe(429);
+        // Both keys together within one minute's budget and what refilled since: the new key did
+        // not start full (three more grants would pass it unless 18 s went by).
+        const admitted = [...spentFirst, ...next].filter((s) => s === 200).length;
+        expect(admitted).toBeLessThanOrEqual(grantedSince(10, startedAt));
       } finally {
         await lonely.close();
       }
