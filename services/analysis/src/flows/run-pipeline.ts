@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuditTier, Finding, Report } from '@meridian/contracts';
 import { probeActive } from '../adapters/scanner/active.js';
+import { corsPreflight } from '../adapters/scanner/cors.js';
 import {
   guardedFetch,
   checkedAddress,
@@ -19,7 +20,9 @@ import { crawlChecks, pageChecks, sriChecks } from '../domain/checks/content.js'
 import { dnsChecks, mailChecks } from '../domain/checks/dns.js';
 import { EXPOSED_FILES, exposedFileChecks, securityTxtChecks } from '../domain/checks/files.js';
 import { fail, pass } from '../domain/checks/finding.js';
-import { cookieChecks, headerChecks, redirectChecks } from '../domain/checks/http.js';
+import { cookieChecks } from '../domain/checks/cookies.js';
+import { PREFLIGHT_ORIGIN } from '../domain/checks/cors.js';
+import { headerChecks, redirectChecks } from '../domain/checks/http.js';
 import { tlsChecks } from '../domain/checks/tls.js';
 import { scoreFindings } from '../domain/grade.js';
 import type { FileProbe, HttpObservation, Response, TextResource } from '../domain/observations.js';
@@ -249,8 +252,11 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput, trac
       headers: sessionCookie ? { cookie: sessionCookie } : {},
     });
 
-  await stage('headers', async () => headerChecks(page));
-  await stage('cookies', async () => cookieChecks(seenCookies));
+  await stage('headers', async () => {
+    const preflight = await corsPreflight(options, page.url, PREFLIGHT_ORIGIN);
+    return headerChecks(page, preflight && asResponse(preflight));
+  });
+  await stage('cookies', async () => cookieChecks(seenCookies, origin.startsWith('https:')));
 
   await stage('files', async () => {
     const baseline = await get(`/meridian-${randomBytes(8).toString('hex')}.txt`, false);

@@ -5,7 +5,8 @@ import { activeChecks, isDirectoryListing, type ActiveObservation } from '../../
 import { crawlChecks, pageChecks, sriChecks } from '../../src/domain/checks/content.js';
 import { dnsChecks, mailChecks } from '../../src/domain/checks/dns.js';
 import { exposedFileChecks, securityTxtChecks } from '../../src/domain/checks/files.js';
-import { cookieChecks, headerChecks, parseSetCookie, redirectChecks } from '../../src/domain/checks/http.js';
+import { cookieChecks, parseSetCookie } from '../../src/domain/checks/cookies.js';
+import { headerChecks, redirectChecks } from '../../src/domain/checks/http.js';
 import { tlsChecks } from '../../src/domain/checks/tls.js';
 import type { FileProbe, MailObservation, Response, TlsObservation } from '../../src/domain/observations.js';
 
@@ -233,10 +234,11 @@ describe('HTTP, header and cookie checks', () => {
         'cross-origin-opener-policy': 'same-origin',
         'cross-origin-resource-policy': 'same-origin',
       }),
+      null,
     );
     expect(good.every((f) => f.passed)).toBe(true);
     expect(good.reduce((s, f) => s + f.score_modifier, 0)).toBe(20);
-    const bare = headerChecks(page());
+    const bare = headerChecks(page(), null);
     expect(ids(bare.filter((f) => !f.passed))).toEqual([
       'headers.csp.missing',
       'headers.hsts.missing',
@@ -258,6 +260,7 @@ describe('HTTP, header and cookie checks', () => {
         'referrer-policy': 'unsafe-url',
         'x-frame-options': 'DENY',
       }),
+      null,
     );
     expect(ids(found)).toEqual(
       expect.arrayContaining([
@@ -269,20 +272,20 @@ describe('HTTP, header and cookie checks', () => {
     );
   });
 
-  it('parses cookies and flags missing Secure, HttpOnly and SameSite', () => {
+  it('parses cookies and flags missing Secure, HttpOnly on a session cookie and SameSite', () => {
     expect(parseSetCookie('sid=1; Path=/; Secure; HttpOnly; SameSite=Lax')).toEqual({
       name: 'sid',
       secure: true,
       httpOnly: true,
       sameSite: 'lax',
     });
-    expect(ids(cookieChecks(['sid=1; Secure; HttpOnly; SameSite=Strict']))).toEqual(['cookies.ok']);
-    expect(ids(cookieChecks(['track=1; Path=/']))).toEqual([
+    expect(ids(cookieChecks(['sid=1; Secure; HttpOnly; SameSite=Strict'], true))).toEqual(['cookies.ok']);
+    expect(ids(cookieChecks(['session=1; Path=/'], true))).toEqual([
       'cookies.secure.missing',
       'cookies.httponly.missing',
       'cookies.samesite.missing',
     ]);
-    expect(ids(cookieChecks([]))).toEqual(['cookies.none']);
+    expect(ids(cookieChecks([], true))).toEqual(['cookies.none']);
   });
 });
 

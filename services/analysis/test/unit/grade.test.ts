@@ -28,6 +28,13 @@ describe('the grader', () => {
     expect(scoreFindings([f('a', -15), f('b', 5), f('c', 5)])).toEqual({ score: 85, grade: 'A-' });
   });
 
+  it('counts a reflected CORS origin with credentials once when both the preflight and the active test see it', () => {
+    const passive = f('headers.cors.reflected-credentials', -50);
+    const active = { ...f('active.cors.reflected-credentials', -50), category: 'active' as const };
+    expect(scoreFindings([passive, active, f('a', -10)])).toEqual({ score: 40, grade: 'D+' });
+    expect(scoreFindings([active, f('a', -10)])).toEqual({ score: 40, grade: 'D+' });
+  });
+
   it('has no maximum and never goes below 0', () => {
     expect(scoreFindings([f('a', 5), f('b', 5)]).score).toBe(110);
     expect(scoreFindings([f('a', -50), f('b', -50), f('c', -40)])).toEqual({ score: 0, grade: 'F' });

@@ -1,0 +1,47 @@
+import type { Finding } from '@meridian/contracts';
+import type { Response } from '../observations.js';
+import { enforcedPolicies } from './csp.js';
+import { fail, pass } from './finding.js';
+import { headerOf } from './page.js';
+
+const restricts = (ancestors: string[]) =>
+  ancestors.includes("'none'") || ancestors.every((v) => v === "'self'" || v.startsWith('https://'));
+
+/**
+ * Framing (HTTP Observatory "x-frame-options"). frame-ancestors counts from a header only: browsers
+ * ignore it in `<meta>`. Stricter than the Observatory on purpose: `X-Frame-Options: ALLOW-FROM`
+ * protects nothing in current browsers, which ignore it, so it is no protection here.
+ */
+export function framingChecks(page: Response): Finding[] {
+  const ancestors = enforcedPolicies(page)
+    .filter((p) => p.source === 'header')
+    .map((p) => p.directives.get('frame-ancestors'))
+    .find((a) => a !== undefined);
+  const xfo = headerOf(page.headers, 'x-frame-options').trim().toUpperCase();
+  if (ancestors && restricts(ancestors))
+    return [
+      pass(
+        'headers.framing.csp',
+        'headers',
+        'CSP frame-ancestors restricts framing',
+        `frame-ancestors ${ancestors.join(' ')}`,
+        5,
+      ),
+    ];
+  if (xfo === 'DENY' || xfo === 'SAMEORIGIN')
+    return [pass('headers.framing.xfo', 'headers', 'X-Frame-Options restricts framing', xfo)];
+  const ignored = xfo.startsWith('ALLOW-FROM') ? ' (ALLOW-FROM is ignored by current browsers)' : '';
+  return [
+    fail(
+      'headers.framing.missing',
+      'headers',
+      'The page may be framed by any site (clickjacking)',
+      'medium',
+      `X-Frame-Options: ${xfo || 'absent'}${ignored}; frame-ancestors: ${ancestors?.join(' ') ?? 'absent'}`,
+      ignored
+        ? "Replace ALLOW-FROM with CSP `frame-ancestors 'self' https://allowed.example`."
+        : "Add `frame-ancestors 'self'` to the CSP (or `X-Frame-Options: DENY`).",
+      -20,
+    ),
+  ];
+}

@@ -1,0 +1,82 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { generate } from 'selfsigned';
+import type { Handler, Pem } from './sites.js';
+
+/**
+ * Local sites for the HTTP Observatory comparison: one configuration each, served by one pair of
+ * servers that tells the sites apart by Host. Every site starts from a page the Observatory
+ * scores 115 (a CSP without unsafe sources and with frame-ancestors, HSTS over https, nosniff,
+ * no-referrer, no cookies, no scripts) and changes one thing.
+ */
+export interface ObservatorySite {
+  /** Serves the page over plain http only (the scanner's https port is closed for it). */
+  plainOnly?: boolean;
+  /** Headers added to (or, with null, removed from) the baseline page. */
+  headers?: Record<string, string | null>;
+  /** Markup added to the page's head. */
+  head?: string;
+  /** Answers every request from an Origin with that origin and Access-Control-Allow-Credentials. */
+  reflectOrigin?: boolean;
+}
+
+const BASELINE_HEADERS: Record<string, string> = {
+  'content-security-policy': "default-src 'self'; object-src 'none'; frame-ancestors 'none'",
+  'strict-transport-security': 'max-age=63072000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+function pageHeaders(site: ObservatorySite, req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = { ...BASELINE_HEADERS, 'content-type': 'text/html; charset=utf-8' };
+  for (const [name, value] of Object.entries(site.headers ?? {}))
+    if (value === null) delete headers[name];
+    else headers[name] = value;
+  if (site.reflectOrigin && req.headers.origin) {
+    headers['access-control-allow-origin'] = req.headers.origin;
+    headers['access-control-allow-credentials'] = 'true';
+  }
+  return headers;
+}
+
+function answer(site: ObservatorySite, host: string, req: IncomingMessage, res: ServerResponse) {
+  const path = new URL(req.url ?? '/', `http://${host}`).pathname;
+  if (req.headers['x-scheme'] === 'http' && !site.plainOnly)
+    return void res.writeHead(301, { location: `https://${host}${path}` }).end();
+  const headers = pageHeaders(site, req);
+  if (req.method === 'OPTIONS') return void res.writeHead(204, headers).end();
+  if (path !== '/')
+    return void res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('Not Found');
+  res
+    .writeHead(200, headers)
+    .end(
+      `<!doctype html><html lang="en"><head><title>${host}</title>${site.head ?? ''}</head><body><p>${host}</p></body></html>`,
+    );
+}
+
+/** One handler for every site of `sites`, keyed by host name. */
+export function observatorySites(sites: Record<string, ObservatorySite>): Handler {
+  return (req, res) => {
+    const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+    const site = sites[host];
+    if (!site) return void res.writeHead(421).end();
+    answer(site, host, req, res);
+  };
+}
+
+/** A leaf certificate for several host names, signed by the test CA of sites.ts. */
+export async function leafFor(ca: Pem, hosts: string[]): Promise<Pem> {
+  const pems = await generate([{ name: 'commonName', value: hosts[0]! }], {
+    keySize: 2048,
+    algorithm: 'sha256',
+    notBeforeDate: new Date(Date.now() - 86_400_000),
+    notAfterDate: new Date(Date.now() + 200 * 86_400_000),
+    ca: { key: ca.key, cert: ca.cert },
+    extensions: [
+      { name: 'basicConstraints', cA: false },
+      { name: 'keyUsage', digitalSignature: true, keyEncipherment: true },
+      { name: 'extKeyUsage', serverAuth: true },
+      { name: 'subjectAltName', altNames: hosts.map((value) => ({ type: 2, value })) },
+    ],
+  });
+  return { key: pems.private, cert: pems.cert };
+}
