@@ -4,7 +4,7 @@ import type { Finding, Report, Subscription } from '@meridian/contracts';
 import { changesSince } from '../../src/domain/changes.js';
 import { detectProvider } from '../../src/domain/dns-providers.js';
 import { covers, entitlements } from '../../src/domain/entitlement.js';
-import { normalizeHostname } from '../../src/domain/hostname.js';
+import { normalizeHostname } from '@meridian/contracts';
 import { WEEK_MS, nextDue, rescanWeek } from '../../src/domain/rescan.js';
 import { open, parseKey, seal } from '@meridian/runtime';
 import { proves, verificationRecord } from '../../src/domain/verification.js';
