@@ -84,6 +84,7 @@ export async function commissionRun(
     finished_at: null,
     error: null,
     refund: null,
+    refund_atomic: null,
     report: null,
   };
   if (run.payment === 'deposit') {

@@ -122,6 +122,7 @@ describe('changes since the previous report', () => {
     category: 'headers',
     title: id,
     severity: 'low',
+    outcome: passed ? 'passed' : 'problem',
     passed,
     evidence: '',
     remediation: '',
