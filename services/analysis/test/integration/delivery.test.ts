@@ -8,7 +8,7 @@ import { RPC, reportSchema, type Report } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { runPipeline } from '../../src/flows/run-pipeline.js';
 import { startPlatform, type Analysis, type Platform } from './platform-harness.js';
-import { badSite, selfSigned, splitSite, startSite, type Site } from './sites.js';
+import { badSite, fragileSite, selfSigned, splitSite, startSite, type Site } from './sites.js';
 
 const SECURE = 29_000_000;
 const BASE = 9_000_000;
@@ -41,11 +41,13 @@ describe('what a run delivers', () => {
   let h: Platform;
   let plain: Site;
   let split: Site;
+  let fragile: Site;
 
   beforeAll(async () => {
-    [plain, split] = await Promise.all([
+    [plain, split, fragile] = await Promise.all([
       selfSigned('plain.test').then((pem) => startSite(pem, badSite)),
       selfSigned('split.test').then((pem) => startSite(pem, splitSite)),
+      selfSigned('fragile.test').then((pem) => startSite(pem, fragileSite)),
     ]);
     h = await startPlatform('analysis_delivery', {
       RUN_WORKER: 'false',
@@ -53,11 +55,12 @@ describe('what a run delivers', () => {
       SCANNER_TIMEOUT_MS: '3000',
       SCANNER_ACTIVE_DELAY_MS: '0',
     });
-    for (const name of ['plain.test', 'scoped.test', 'split.test']) h.dns.zone.A.set(name, ['127.0.0.1']);
+    for (const name of ['plain.test', 'scoped.test', 'split.test', 'fragile.test'])
+      h.dns.zone.A.set(name, ['127.0.0.1']);
   }, 120_000);
   afterAll(async () => {
     await h?.close();
-    await Promise.all([plain?.close(), split?.close()]);
+    await Promise.all([plain?.close(), split?.close(), fragile?.close()]);
   });
 
   const get = async (account: string, path: string) =>
@@ -231,6 +234,36 @@ describe('what a run delivers', () => {
       for (const text of [JSON.stringify(report), pdf, page])
         for (const secret of ['split-hunter2', 'ghp_splitToken123', 'c3BsaXQ='])
           expect(text).not.toContain(secret);
+    }, 90_000);
+  });
+
+  describe('a site that answers no active test', () => {
+    let worker: Analysis;
+    beforeAll(async () => {
+      worker = await h.replica(
+        {
+          RUN_WORKER: 'true',
+          SCANNER_HTTP_PORT: String(fragile.httpPort),
+          SCANNER_HTTPS_PORT: String(fragile.httpsPort),
+        },
+        runPipeline,
+      );
+    });
+    afterAll(async () => worker?.close());
+
+    it('reports the active tests as not run instead of "0 checks, 0 problems", and refunds their part', async () => {
+      const account = randomUUID();
+      await h.grant(account, GRANT);
+      const { id, run, report } = await audit(account, 'fragile.test', 'audit_secure');
+      expect(run).toMatchObject({ status: 'succeeded', refund: 'done', refund_atomic: SECURE - BASE });
+      expect(await h.balance(account)).toBe(GRANT - BASE);
+      expect(find(report, 'active.no-answer')).toMatchObject({ outcome: 'not_run' });
+      expect(find(report, 'active.no-answer')?.evidence).toContain(
+        'https://fragile.test and http://fragile.test',
+      );
+      const trace = await traceOf(account, id);
+      expect(trace).toEqual(expect.arrayContaining([expect.stringMatching(/^active:failed:not run: /)]));
+      expect(trace.some((e) => e.startsWith('active:finished'))).toBe(false);
     }, 90_000);
   });
 });

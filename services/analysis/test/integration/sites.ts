@@ -240,3 +240,19 @@ export const splitSite: Handler = (req, res) => {
       .end('<html lang="en"><head><title>Split</title></head><body>split</body></html>');
   text(404, 'Not Found');
 };
+
+/**
+ * Serves its home page and little else: every request an active test makes (a foreign Origin, a
+ * query, a method other than GET, a directory) has its connection dropped unanswered.
+ */
+export const fragileSite: Handler = (req, res) => {
+  const url = new URL(req.url ?? '/', 'http://fragile.test');
+  const plainGet = req.method === 'GET' && !req.headers.origin && url.search === '';
+  if (!plainGet || /^\/(uploads|images|static|files|backup)\//.test(url.pathname))
+    return void req.socket.destroy();
+  if (url.pathname === '/')
+    return void res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<html lang="en"><head><title>Fragile</title></head><body>fragile</body></html>');
+  res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+};
