@@ -143,31 +143,42 @@ async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
       return;
     }
     if (lost) return;
-    const finishedAt = new Date();
-    const previous = input.value.previous;
-    const final: Report = {
-      ...report,
-      run_id: run.id,
-      domain: run.domain,
-      tier: run.tier as AuditTier,
-      status: 'succeeded',
-      started_at: report.started_at ?? run.started_at?.toISOString() ?? null,
-      finished_at: finishedAt.toISOString(),
-      changes: report.changes ?? (previous ? changesSince(previous, report.findings) : null),
-    };
-    const undelivered = undeliveredOf(run, final);
-    // A stage that delivered nothing is refunded its part of the price (README: what a run delivers).
-    const owed = undelivered.length === 0 ? null : run.payment === 'credit' ? 'pending' : 'operator';
-    const done = await finishRun(deps, run.id, final, finishedAt, owed);
-    if (done?.refund === 'pending') await settleRefund(deps, done);
-    if (done?.refund === 'operator')
-      deps.logger.warn(
-        { run_id: run.id, undelivered },
-        'a run paid by deposit delivered less than its tier; an operator refunds the part (billing:admin grant)',
-      );
+    await storeReport(deps, run, report, input.value.previous ?? null);
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+/**
+ * Stores the pipeline's report as the run's, with what changed since the previous one; a stage
+ * that delivered nothing is refunded its part of the price (README: what a run delivers).
+ */
+async function storeReport(
+  deps: AnalysisDeps,
+  run: RunRow,
+  report: Report,
+  previous: Report | null,
+): Promise<void> {
+  const finishedAt = new Date();
+  const final: Report = {
+    ...report,
+    run_id: run.id,
+    domain: run.domain,
+    tier: run.tier as AuditTier,
+    status: 'succeeded',
+    started_at: report.started_at ?? run.started_at?.toISOString() ?? null,
+    finished_at: finishedAt.toISOString(),
+    changes: report.changes ?? (previous ? changesSince(previous, report.findings) : null),
+  };
+  const undelivered = undeliveredOf(run, final);
+  const owed = undelivered.length === 0 ? null : run.payment === 'credit' ? 'pending' : 'operator';
+  const done = await finishRun(deps, run.id, final, finishedAt, owed);
+  if (done?.refund === 'pending') await settleRefund(deps, done);
+  if (done?.refund === 'operator')
+    deps.logger.warn(
+      { run_id: run.id, undelivered },
+      'a run paid by deposit delivered less than its tier; an operator refunds the part (billing:admin grant)',
+    );
 }
 
 /**
