@@ -136,6 +136,23 @@ describe('changes since the previous report', () => {
       resolved: ['a'],
     });
   });
+  it('counts a check that did not run as neither new nor resolved, nor a problem of a stage that delivered nothing', () => {
+    const active = (id: string, outcome: Finding['outcome']): Finding => ({
+      ...f(id),
+      category: 'active',
+      outcome,
+      passed: false,
+    });
+    const previous = {
+      run_id: 'run-1',
+      findings: [f('a'), active('active.open-redirect', 'problem')],
+    } as Report;
+    expect(changesSince(previous, [active('active.not-authorized', 'not_run')])).toEqual({
+      previous_run_id: 'run-1',
+      new: [],
+      resolved: ['a'],
+    });
+  });
 });
 
 describe('weekly re-scan', () => {
