@@ -24,22 +24,38 @@ export const CHECK_CATEGORIES = [
   'review',
 ] as const;
 
-/** One result of one check: what was looked at, what was seen, and what to do. */
-export const findingSchema = z.object({
+/**
+ * What became of one check: it passed, it found a problem, or it did not run (the stage could
+ * not reach what it tests, or was not authorized to): the evidence then says why.
+ */
+export const FINDING_OUTCOMES = ['passed', 'problem', 'not_run'] as const;
+
+const findingObjectSchema = z.object({
   /** Stable id of the check and outcome, e.g. `headers.hsts.missing`; diffs between runs use it. */
   id: z.string(),
   category: z.enum(CHECK_CATEGORIES),
   title: z.string(),
   severity: severitySchema,
-  /** true: the check passed (shown as a good practice found); false: a problem. */
+  outcome: z.enum(FINDING_OUTCOMES),
+  /** true when the outcome is `passed` (shown as a good practice found); readers that know only it keep working. */
   passed: z.boolean(),
-  /** What was observed, quoted from the target (a header value, a record, a status line). */
+  /** What was observed, quoted from the target (a header value, a record, a status line), or why the check did not run. */
   evidence: z.string(),
   /** What to change; empty for a passed check. */
   remediation: z.string(),
   /** Points this finding adds to or takes from the score (HTTP Observatory style). */
   score_modifier: z.number().int(),
 });
+
+/** One result of one check: what was looked at, what was seen, and what to do. */
+export const findingSchema = z.preprocess(
+  // Reports stored before `outcome` existed: it follows from `passed`.
+  (value) =>
+    typeof value === 'object' && value !== null && !('outcome' in value)
+      ? { ...value, outcome: (value as { passed?: unknown }).passed === true ? 'passed' : 'problem' }
+      : value,
+  findingObjectSchema,
+);
 export type Finding = z.infer<typeof findingSchema>;
 
 export const GRADES = ['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F'] as const;

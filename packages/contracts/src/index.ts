@@ -17,3 +17,4 @@ export * from './analysis.js';
 export * from './data-query.js';
 export * from './analysis-platform.js';
 export * from './order.js';
+export * from './hostname.js';

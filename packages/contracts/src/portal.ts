@@ -91,21 +91,18 @@ export const billingHistoryRowSchema = z.object({
   tx_signature: z.string().nullable().describe('On-chain transaction signature, bare'),
 });
 
-/** A bare hostname, as the portal takes domains: labels of letters, digits and inner hyphens. */
-export const hostnameSchema = z
-  .string()
-  .max(253)
-  .regex(/^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/, 'a bare hostname');
-
 export const SERVICE_REQUEST_KINDS = ['pentest', 'pentest_discussion', 'consultancy'] as const;
 
 /** POST /v1/requests body (portal 2.4). The detail bound is ours: the spec sets none. */
 export const serviceRequestSchema = z.object({
   kind: z.enum(SERVICE_REQUEST_KINDS),
   domain: z
-    .union([hostnameSchema, z.literal('')])
+    .string()
+    .max(300)
     .optional()
-    .describe('Bare hostname the request concerns; omitted or empty for consultancy'),
+    .describe(
+      'Bare hostname the request concerns, normalised as a domain is (ACME.test. is acme.test); omitted or empty for consultancy',
+    ),
   detail: z.string().max(4000).optional().describe('Free-text note or topic'),
 });
 

@@ -7,6 +7,7 @@ export function sampleReport(runId: string, problems = 3): Report {
     category: 'headers',
     title: i === 0 ? 'Strict-Transport-Security header missing' : `Finding number ${i}`,
     severity: SEVERITIES[i % SEVERITIES.length]!,
+    outcome: 'problem',
     passed: false,
     evidence:
       i === 0
@@ -21,6 +22,7 @@ export function sampleReport(runId: string, problems = 3): Report {
       category: 'tls',
       title: 'TLS 1.3 offered',
       severity: 'info',
+      outcome: 'passed',
       passed: true,
       evidence: 'TLSv1.3',
       remediation: '',
@@ -31,6 +33,7 @@ export function sampleReport(runId: string, problems = 3): Report {
       category: 'http',
       title: 'HTTP redirects to HTTPS',
       severity: 'info',
+      outcome: 'passed',
       passed: true,
       evidence: '301 to https://shop.example.com/',
       remediation: '',

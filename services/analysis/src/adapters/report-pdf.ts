@@ -13,7 +13,8 @@ const bySeverity = (a: Finding, b: Finding) =>
 
 /**
  * The report as a PDF: a cover block with the grade and summary, then the findings table, worst
- * first, continued on as many pages as it needs with its header repeated, then the passed checks.
+ * first, continued on as many pages as it needs with its header repeated, then the checks that
+ * did not run (with why), then the passed checks.
  * Built with pdfkit's standard fonts, so nothing is read from disk but pdfkit's own metrics.
  * pdfkit (with its font engine) is loaded by the first PDF asked for, not at start: a process that
  * renders none does not hold its ~5 MB.
@@ -32,10 +33,14 @@ export async function renderReportPdf(report: Report): Promise<Buffer> {
     doc.on('error', reject);
   });
   cover(doc, report);
-  findingsTable(doc, report.findings.filter((f) => !f.passed).sort(bySeverity));
+  findingsTable(doc, report.findings.filter((f) => f.outcome === 'problem').sort(bySeverity));
+  notRunList(
+    doc,
+    report.findings.filter((f) => f.outcome === 'not_run'),
+  );
   passedList(
     doc,
-    report.findings.filter((f) => f.passed),
+    report.findings.filter((f) => f.outcome === 'passed'),
   );
   doc.end();
   return done;
@@ -115,6 +120,20 @@ function findingsTable(doc: PDFKit.PDFDocument, findings: Finding[]): void {
   }
   doc.x = MARGIN;
   doc.y = y + 12;
+}
+
+/** Checks that did not run: each with why, and what would let it run. */
+function notRunList(doc: PDFKit.PDFDocument, notRun: Finding[]): void {
+  if (notRun.length === 0) return;
+  doc.font('Helvetica-Bold').fontSize(14).text(`Not run (${notRun.length})`, MARGIN);
+  doc.moveDown(0.3);
+  for (const f of notRun) {
+    doc.font('Helvetica-Bold').fontSize(9).text(f.title);
+    doc.font('Helvetica').text(`Why: ${f.evidence}`);
+    if (f.remediation) doc.text(`To run it: ${f.remediation}`);
+    doc.moveDown(0.3);
+  }
+  doc.moveDown(0.5);
 }
 
 function passedList(doc: PDFKit.PDFDocument, passed: Finding[]): void {

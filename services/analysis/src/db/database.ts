@@ -42,6 +42,8 @@ export interface Database extends OutboxTables {
     finished_at: Date | null;
     error: string | null;
     refund: string | null;
+    /** What went back to the account, once billing settled the refund. */
+    refund_atomic: number | null;
     /** The finished Report (packages/contracts reportSchema); the reports routes read it. */
     report: Report | null;
   };

@@ -80,7 +80,9 @@ export interface FileProbe {
   content_type: string;
 }
 
+/** The file probes of one scheme the site answers (`http://<domain>` or `https://<domain>`). */
 export interface FilesObservation {
+  origin: string;
   /** The answer to a random path that cannot exist: how this site says "not found". */
   baseline: FileProbe;
   probes: FileProbe[];

@@ -55,10 +55,15 @@ function findingRow(f: Finding): string {
   return `<tr><td class="sev ${f.severity}">${f.severity}</td><td><strong>${escapeHtml(f.title)}</strong><br><small>${escapeHtml(f.evidence)}</small></td><td>${escapeHtml(f.remediation)}</td></tr>`;
 }
 
+function notRunRow(f: Finding): string {
+  return `<tr><td><strong>${escapeHtml(f.title)}</strong></td><td>${escapeHtml(f.evidence)}</td><td>${escapeHtml(f.remediation)}</td></tr>`;
+}
+
 /** The report page; `pdfHref` is where the same report downloads as a PDF. */
 export function reportPage(report: Report, pdfHref: string): string {
-  const problems = report.findings.filter((f) => !f.passed).sort(bySeverity);
-  const passed = report.findings.filter((f) => f.passed);
+  const problems = report.findings.filter((f) => f.outcome === 'problem').sort(bySeverity);
+  const notRun = report.findings.filter((f) => f.outcome === 'not_run');
+  const passed = report.findings.filter((f) => f.outcome === 'passed');
   const body = [
     `<h1>Audit of ${escapeHtml(report.domain)}</h1>`,
     `<p><span class="grade" aria-label="Grade ${escapeHtml(report.grade ?? 'none')}">${escapeHtml(report.grade ?? '–')}</span> score ${report.score ?? '–'}</p>`,
@@ -71,6 +76,10 @@ export function reportPage(report: Report, pdfHref: string): string {
     problems.length === 0
       ? '<p>No problems found.</p>'
       : `<table><thead><tr><th>Severity</th><th>Finding</th><th>Remediation</th></tr></thead><tbody>${problems.map(findingRow).join('')}</tbody></table>`,
+    notRun.length === 0 ? '' : `<h2>Not run (${notRun.length})</h2>`,
+    notRun.length === 0
+      ? ''
+      : `<table><thead><tr><th>Check</th><th>Why it did not run</th><th>To run it</th></tr></thead><tbody>${notRun.map(notRunRow).join('')}</tbody></table>`,
     `<h2>Passed checks (${passed.length})</h2>`,
     `<ul>${passed.map((f) => `<li>${escapeHtml(f.title)}</li>`).join('')}</ul>`,
   ].join('\n');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   RPC,
+  normalizeHostname,
   ok,
   refuse,
   type AuditTier,
@@ -15,7 +16,6 @@ import { activeAuthorization } from '../db/repositories/authorizations.js';
 import type { DomainRow } from '../db/repositories/domains.js';
 import { findRun, insertRun, moveRun, runByIdempotencyKey, type RunRow } from '../db/repositories/runs.js';
 import { covers, runItem } from '../domain/entitlement.js';
-import { normalizeHostname } from '../domain/hostname.js';
 import type { AnalysisDeps } from '../deps.js';
 import { checkOwnership, ownDomain } from './domains.js';
 import { enqueueRun } from './events.js';
@@ -84,6 +84,7 @@ export async function commissionRun(
     finished_at: null,
     error: null,
     refund: null,
+    refund_atomic: null,
     report: null,
   };
   if (run.payment === 'deposit') {

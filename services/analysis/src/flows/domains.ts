@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { ok, refuse, type Result } from '@meridian/contracts';
+import { normalizeHostname, ok, refuse, type Result } from '@meridian/contracts';
 import {
   domainOf,
   domainsOf,
@@ -8,7 +8,6 @@ import {
   type DomainRow,
 } from '../db/repositories/domains.js';
 import { DNS_PROVIDERS, GENERIC_HELP, detectProvider } from '../domain/dns-providers.js';
-import { normalizeHostname } from '../domain/hostname.js';
 import { proves, verificationRecord } from '../domain/verification.js';
 import type { AnalysisDeps } from '../deps.js';
 

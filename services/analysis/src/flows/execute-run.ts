@@ -10,8 +10,9 @@ import { open } from '@meridian/runtime';
 import type { AnalysisDeps } from '../deps.js';
 import { checkOwnership } from './domains.js';
 import { enqueueRun } from './events.js';
-import { failRun } from './fail-run.js';
+import { failRun, settleRefund } from './fail-run.js';
 import type { PipelineInput, Trace } from './pipeline-types.js';
+import { undeliveredOf } from './refund-undelivered.js';
 import { NothingReachable } from './run-pipeline.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -142,38 +143,66 @@ async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
       return;
     }
     if (lost) return;
-    const finishedAt = new Date();
-    const previous = input.value.previous;
-    const final: Report = {
-      ...report,
-      run_id: run.id,
-      domain: run.domain,
-      tier: run.tier as AuditTier,
-      status: 'succeeded',
-      started_at: report.started_at ?? run.started_at?.toISOString() ?? null,
-      finished_at: finishedAt.toISOString(),
-      changes: report.changes ?? (previous ? changesSince(previous, report.findings) : null),
-    };
-    await finishRun(deps, run.id, final, finishedAt);
+    await storeReport(deps, run, report, input.value.previous ?? null);
   } finally {
     clearInterval(heartbeat);
   }
 }
 
 /**
+ * Stores the pipeline's report as the run's, with what changed since the previous one; a stage
+ * that delivered nothing is refunded its part of the price (README: what a run delivers).
+ */
+async function storeReport(
+  deps: AnalysisDeps,
+  run: RunRow,
+  report: Report,
+  previous: Report | null,
+): Promise<void> {
+  const finishedAt = new Date();
+  const final: Report = {
+    ...report,
+    run_id: run.id,
+    domain: run.domain,
+    tier: run.tier as AuditTier,
+    status: 'succeeded',
+    started_at: report.started_at ?? run.started_at?.toISOString() ?? null,
+    finished_at: finishedAt.toISOString(),
+    changes: report.changes ?? (previous ? changesSince(previous, report.findings) : null),
+  };
+  const undelivered = undeliveredOf(run, final);
+  const owed = undelivered.length === 0 ? null : run.payment === 'credit' ? 'pending' : 'operator';
+  const done = await finishRun(deps, run.id, final, finishedAt, owed);
+  if (done?.refund === 'pending') await settleRefund(deps, done);
+  if (done?.refund === 'operator')
+    deps.logger.warn(
+      { run_id: run.id, undelivered },
+      'a run paid by deposit delivered less than its tier; an operator refunds the part (billing:admin grant)',
+    );
+}
+
+/**
  * The run succeeded and its trace says so in one transaction: a reader that sees `succeeded` sees
  * `run:finished` too, and a crash between them cannot leave a finished run whose trace never ends.
  */
-async function finishRun(deps: AnalysisDeps, runId: string, final: Report, finishedAt: Date): Promise<void> {
-  const message = `grade ${final.grade ?? '-'}, ${final.findings.length} findings`;
+async function finishRun(
+  deps: AnalysisDeps,
+  runId: string,
+  final: Report,
+  finishedAt: Date,
+  refund: 'pending' | 'operator' | null,
+): Promise<RunRow | undefined> {
+  const notRun = final.findings.filter((f) => f.outcome === 'not_run').length;
+  const message = `grade ${final.grade ?? '-'}, ${final.findings.length} findings${notRun ? ` (${notRun} not run)` : ''}`;
   for (let attempt = 0; attempt < 10; attempt++) {
     try {
-      await deps.db.transaction().execute(async (trx) => {
+      return await deps.db.transaction().execute(async (trx) => {
         const done = await moveRun(trx, runId, ['running'], {
           status: 'succeeded',
           report: final as never,
           finished_at: finishedAt,
           lease_until: null,
+          refund,
         });
         if (done)
           await appendTrace(trx, {
@@ -183,13 +212,14 @@ async function finishRun(deps: AnalysisDeps, runId: string, final: Report, finis
             status: 'finished',
             message,
           });
+        return done;
       });
-      return;
     } catch (err) {
       // Another trace event took the same sequence number at once: the whole step again.
       if (!isUnique(err)) throw err;
     }
   }
+  return undefined;
 }
 
 type Input = { ok: true; value: PipelineInput } | { ok: false; code: string; detail: string };

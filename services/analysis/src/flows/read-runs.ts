@@ -25,6 +25,7 @@ export function runView(run: RunRow) {
     finished_at: run.finished_at?.toISOString() ?? null,
     error: run.error,
     refund: run.refund,
+    refund_atomic: run.refund_atomic,
     grade: report?.grade ?? null,
     score: report?.score ?? null,
     links: {

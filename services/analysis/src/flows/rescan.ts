@@ -109,6 +109,7 @@ export async function runDueRescans(deps: AnalysisDeps, now = new Date()): Promi
         finished_at: null,
         error: null,
         refund: null,
+        refund_atomic: null,
         report: null,
       };
       const tier = due.tier as AuditTier;

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { reportSchema } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { CHROMIUM_PATH, hasChromium, launchChromium } from '@meridian/test-peers';
+import { up as withholdFileEvidence } from '../../src/db/migrations/2026_11_27_1610_withhold_file_evidence.js';
 import { sampleReport } from '../report-fixture.js';
 import { startAnalysis, type Analysis } from './harness.js';
 
@@ -83,6 +84,31 @@ describe('reports, PDFs and share links', () => {
       .set(await h.as(owner))
       .send({});
     expect(share.status).toBe(400);
+  });
+
+  it('withholds the file quotes of reports stored before evidence named keys only, from the owner and the share link', async () => {
+    const old = sampleReport(`run-${randomUUID()}`);
+    const quoted = 'HTTP 200, 31 bytes: APP_KEY=base64:abc\nDB_PASSWORD=hunter2\n';
+    // As stored before the finding had an outcome and before its evidence was redacted.
+    const { outcome: _drop, ...exposed } = { ...old.findings[0]!, id: 'files.exposed.env', evidence: quoted };
+    old.findings = [exposed as (typeof old.findings)[number], ...old.findings.slice(1)];
+    await h.finishedRun(owner, old);
+    await withholdFileEvidence(h.deps.db);
+    const read = await request(h.app)
+      .get(`/v1/analysis/report/${old.run_id}`)
+      .set(await h.as(owner));
+    const findings = reportSchema.parse(read.body.data).findings;
+    expect(findings[0]).toMatchObject({ id: 'files.exposed.env', outcome: 'problem' });
+    expect(findings[0]!.evidence).toMatch(/^evidence withheld/);
+    expect(findings.slice(1)).toEqual(old.findings.slice(1));
+    const token = (
+      await request(h.app)
+        .post(`/v1/analysis/report/${old.run_id}/share`)
+        .set(await h.as(owner))
+        .send({})
+    ).body.data.token;
+    expect((await shared(token, null, 'text/html')).text).not.toContain('hunter2');
+    expect(JSON.stringify(read.body)).not.toContain('hunter2');
   });
 
   it('mints a link anyone can read with the token alone, and revokes it at once', async () => {

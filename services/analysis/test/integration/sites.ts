@@ -216,3 +216,43 @@ export const oldSite: Handler = (_req, res) => {
 export const metadataRedirect: Handler = (_req, res) => {
   res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
 };
+
+/**
+ * Two document roots: https:// is clean, http:// (no redirect) still serves the old root with a
+ * .env and a .git/config whose remote URL carries a token.
+ */
+export const splitSite: Handler = (req, res) => {
+  const url = new URL(req.url ?? '/', 'https://split.test');
+  const text = (status: number, body: string) =>
+    res.writeHead(status, { 'content-type': 'text/plain' }).end(body);
+  if (req.headers['x-scheme'] === 'http') {
+    if (url.pathname === '/.env')
+      return void text(200, 'APP_KEY=base64:c3BsaXQ=\nDB_PASSWORD=split-hunter2\n');
+    if (url.pathname === '/.git/config')
+      return void text(
+        200,
+        '[core]\n\tbare = false\n[remote "origin"]\n\turl = https://deploy:ghp_splitToken123@git.example/split.git\n',
+      );
+  }
+  if (url.pathname === '/')
+    return void res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<html lang="en"><head><title>Split</title></head><body>split</body></html>');
+  text(404, 'Not Found');
+};
+
+/**
+ * Serves its home page and little else: every request an active test makes (a foreign Origin, a
+ * query, a method other than GET, a directory) has its connection dropped unanswered.
+ */
+export const fragileSite: Handler = (req, res) => {
+  const url = new URL(req.url ?? '/', 'http://fragile.test');
+  const plainGet = req.method === 'GET' && !req.headers.origin && url.search === '';
+  if (!plainGet || /^\/(uploads|images|static|files|backup)\//.test(url.pathname))
+    return void req.socket.destroy();
+  if (url.pathname === '/')
+    return void res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<html lang="en"><head><title>Fragile</title></head><body>fragile</body></html>');
+  res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+};

@@ -367,31 +367,71 @@ describe('exposed files and security.txt', () => {
     head,
     content_type: 'text/plain',
   });
+  const at = (origin: string, baseline: FileProbe, probes: FileProbe[]) => ({ origin, baseline, probes });
   it('reports a real .git/config and .env', () => {
-    const found = exposedFileChecks({
-      baseline: probe('(random)', 404, 'Not Found'),
-      probes: [
+    const found = exposedFileChecks([
+      at('https://e.com', probe('(random)', 404, 'Not Found'), [
         probe('/.git/config', 200, '[core]\n\trepositoryformatversion = 0\n'),
         probe('/.env', 200, 'DB_PASSWORD=hunter2\n'),
         probe('/db.sql', 404, 'Not Found'),
-      ],
-    });
+      ]),
+    ]);
     expect(ids(found)).toEqual(['files.exposed.git-config', 'files.exposed.env']);
     expect(found[0]!.severity).toBe('critical');
   });
+  it('reports a file exposed over http although https hides it, naming the URL that served it', () => {
+    const notFound = probe('(random)', 404, 'Not Found');
+    const found = exposedFileChecks([
+      at('http://e.com', notFound, [probe('/.env', 200, 'APP_KEY=abc\n')]),
+      at('https://e.com', notFound, [probe('/.env', 404, 'Not Found')]),
+    ]);
+    expect(ids(found)).toEqual(['files.exposed.env']);
+    expect(found[0]!.evidence).toMatch(/^http:\/\/e\.com\/\.env: HTTP 200/);
+    expect(found[0]!.evidence).not.toContain('https://');
+  });
+  it('names the keys of an exposed file and the lengths of their values, never a value', () => {
+    const notFound = probe('(random)', 404, 'Not Found');
+    const secrets = ['hunter2', 'base64:c2VjcmV0', 'ghp_0123456789abcdef', 'alice', 's3cr3t-row'];
+    const found = exposedFileChecks([
+      at('https://e.com', notFound, [
+        probe('/.env', 200, 'APP_KEY=base64:c2VjcmV0\nexport DB_PASSWORD="hunter2"\n'),
+        probe(
+          '/.git/config',
+          200,
+          '[core]\n\tbare = false\n[remote "origin"]\n\turl = https://alice:ghp_0123456789abcdef@github.com/e/e.git\n',
+        ),
+        probe(
+          '/dump.sql',
+          200,
+          "CREATE TABLE users (name text);\nINSERT INTO users VALUES ('s3cr3t-row');\n",
+        ),
+      ]),
+    ]);
+    const evidence = Object.fromEntries(found.map((f) => [f.id, f.evidence]));
+    expect(evidence['files.exposed.env']).toContain('APP_KEY (15 characters), DB_PASSWORD (7 characters)');
+    expect(evidence['files.exposed.git-config']).toContain(
+      'core.bare (5 characters), remote.origin.url (53 characters, with credentials in it)',
+    );
+    expect(evidence['files.exposed.dump-sql']).toContain('SQL dump of tables: users');
+    for (const secret of secrets) expect(JSON.stringify(found)).not.toContain(secret);
+  });
   it('reports nothing on a site that answers every path with its home page (soft 404)', () => {
     const home = '<html><body>[core] welcome DB_PASSWORD=x</body></html>';
-    const found = exposedFileChecks({
-      baseline: probe('(random)', 200, home),
-      probes: ['/.git/config', '/.env', '/backup.zip', '/db.sql'].map((p) => probe(p, 200, home)),
-    });
+    const found = exposedFileChecks([
+      at(
+        'https://e.com',
+        probe('(random)', 200, home),
+        ['/.git/config', '/.env', '/backup.zip', '/db.sql'].map((p) => probe(p, 200, home)),
+      ),
+    ]);
     expect(ids(found)).toEqual(['files.exposed.none']);
   });
   it('needs the file signature, not just a 200', () => {
-    const found = exposedFileChecks({
-      baseline: probe('(random)', 404, 'nope'),
-      probes: [probe('/.git/config', 200, 'something else entirely, longer than the baseline')],
-    });
+    const found = exposedFileChecks([
+      at('https://e.com', probe('(random)', 404, 'nope'), [
+        probe('/.git/config', 200, 'something else entirely, longer than the baseline'),
+      ]),
+    ]);
     expect(ids(found)).toEqual(['files.exposed.none']);
   });
   it('validates security.txt per RFC 9116', () => {

@@ -8,6 +8,7 @@ const f = (id: string, score_modifier: number, passed = score_modifier >= 0): Fi
   category: 'headers',
   title: id,
   severity: passed ? 'info' : 'medium',
+  outcome: passed ? 'passed' : 'problem',
   passed,
   evidence: '',
   remediation: '',

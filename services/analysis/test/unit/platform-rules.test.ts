@@ -4,7 +4,7 @@ import type { Finding, Report, Subscription } from '@meridian/contracts';
 import { changesSince } from '../../src/domain/changes.js';
 import { detectProvider } from '../../src/domain/dns-providers.js';
 import { covers, entitlements } from '../../src/domain/entitlement.js';
-import { normalizeHostname } from '../../src/domain/hostname.js';
+import { normalizeHostname } from '@meridian/contracts';
 import { WEEK_MS, nextDue, rescanWeek } from '../../src/domain/rescan.js';
 import { open, parseKey, seal } from '@meridian/runtime';
 import { proves, verificationRecord } from '../../src/domain/verification.js';
@@ -122,6 +122,7 @@ describe('changes since the previous report', () => {
     category: 'headers',
     title: id,
     severity: 'low',
+    outcome: passed ? 'passed' : 'problem',
     passed,
     evidence: '',
     remediation: '',
@@ -132,6 +133,23 @@ describe('changes since the previous report', () => {
     expect(changesSince(previous, [f('b'), f('c'), f('a', true)])).toEqual({
       previous_run_id: 'run-1',
       new: ['c'],
+      resolved: ['a'],
+    });
+  });
+  it('counts a check that did not run as neither new nor resolved, nor a problem of a stage that delivered nothing', () => {
+    const active = (id: string, outcome: Finding['outcome']): Finding => ({
+      ...f(id),
+      category: 'active',
+      outcome,
+      passed: false,
+    });
+    const previous = {
+      run_id: 'run-1',
+      findings: [f('a'), active('active.open-redirect', 'problem')],
+    } as Report;
+    expect(changesSince(previous, [active('active.not-authorized', 'not_run')])).toEqual({
+      previous_run_id: 'run-1',
+      new: [],
       resolved: ['a'],
     });
   });

@@ -10,7 +10,23 @@ import {
   shareVerdict,
   type ShareLink,
 } from '../../src/domain/share.js';
+import { notRun } from '../../src/domain/checks/finding.js';
 import { sampleReport } from '../report-fixture.js';
+
+/** The sample with active tests that could not run, as the pipeline reports them. */
+const withNotRun = (runId: string) => {
+  const report = sampleReport(runId);
+  report.findings.push(
+    notRun(
+      'active.out-of-scope',
+      'active',
+      'Active tests were not run: the site is outside the authorized scope',
+      'the site answers at https://shop.example.com; scope: /app/',
+      'Authorize a scope that includes the site.',
+    ),
+  );
+  return report;
+};
 
 const now = new Date('2026-11-25T12:00:00Z');
 const link = (over: Partial<ShareLink> = {}): ShareLink => ({
@@ -71,6 +87,24 @@ async function pdfText(pdf: Buffer): Promise<{ pages: number; text: string }> {
   }
   return { pages: doc.numPages, text: texts.join('\n') };
 }
+
+describe('checks that did not run', () => {
+  it('get their own section on the page, with why, and are not counted as problems', () => {
+    const html = reportPage(withNotRun('run-page02'), 'tok/pdf');
+    expect(html).toContain('<h2>Findings (3)</h2>');
+    expect(html).toContain('<h2>Not run (1)</h2>');
+    const section = html.slice(html.indexOf('<h2>Not run'), html.indexOf('<h2>Passed checks'));
+    expect(section).toContain('Active tests were not run: the site is outside the authorized scope');
+    expect(section).toContain('scope: /app/');
+  });
+
+  it('get their own section in the PDF', async () => {
+    const { text } = await pdfText(await renderReportPdf(withNotRun('run-pdf00002')));
+    expect(text).toContain('Findings (3)');
+    expect(text).toContain('Not run (1)');
+    expect(text).toContain('Why: the site answers at https://shop.example.com; scope: /app/');
+  });
+});
 
 describe('the report PDF', () => {
   it('renders the grade, the summary and the findings table', async () => {

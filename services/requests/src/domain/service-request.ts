@@ -1,4 +1,4 @@
-import { ok, refuse, type Result } from '@meridian/contracts';
+import { normalizeHostname, ok, refuse, type Result } from '@meridian/contracts';
 
 export interface RequestAsked {
   kind: 'pentest' | 'pentest_discussion' | 'consultancy';
@@ -8,20 +8,23 @@ export interface RequestAsked {
 
 /**
  * What one request is about. A pentest or its discussion concerns a domain, so it names one; a
- * consultancy names none (portal 2.4: "omitted or empty for consultancy"). Hostnames compare in
- * lower case, so "Example.com" and "example.com" are one request.
+ * consultancy names none (portal 2.4: "omitted or empty for consultancy"). The domain is
+ * normalised as the analysis domains route does it (lower case, one trailing dot dropped, IDN to
+ * punycode), so "ACME-shop.test." and "acme-shop.test" are one request.
  */
 export function requestKey(
   asked: RequestAsked,
 ): Result<{ kind: string; domain: string; detail: string | null }> {
-  const domain = (asked.domain ?? '').toLowerCase();
-  if (asked.kind === 'consultancy' && domain !== '')
+  const named = (asked.domain ?? '').trim();
+  if (asked.kind === 'consultancy' && named !== '')
     return refuse(
       'validation_failed',
       'domain: a consultancy request names no domain; leave it out or empty',
     );
-  if (asked.kind !== 'consultancy' && domain === '')
+  if (asked.kind !== 'consultancy' && named === '')
     return refuse('validation_failed', `domain: a ${asked.kind} request names the domain it concerns`);
+  const domain = named === '' ? ok('') : normalizeHostname(named);
+  if (!domain.ok) return domain;
   const detail = asked.detail?.trim();
-  return ok({ kind: asked.kind, domain, detail: detail ? detail : null });
+  return ok({ kind: asked.kind, domain: domain.value, detail: detail ? detail : null });
 }

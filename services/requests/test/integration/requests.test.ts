@@ -82,6 +82,35 @@ describe('service requests and consulting bookings', () => {
       );
     });
 
+    it('normalises the domain as the domains route does, so spellings of one host count together', async () => {
+      const account = randomUUID();
+      expect((await ask(account, { kind: 'pentest', domain: 'ACME-shop.test.' })).body).toEqual({
+        ok: true,
+        count: 1,
+      });
+      expect((await ask(account, { kind: 'pentest', domain: ' acme-shop.test ' })).body.count).toBe(2);
+      expect((await ask(account, { kind: 'pentest', domain: 'Bücher.example' })).body.count).toBe(1);
+      expect((await ask(account, { kind: 'pentest', domain: 'xn--bcher-kva.example' })).body.count).toBe(2);
+      await waitFor(
+        () =>
+          events.filter(
+            (e) =>
+              e.type === EVENTS.requestsRequestRecorded &&
+              (e.data as { account_id: string }).account_id === account,
+          ).length === 4,
+        { what: 'recorded events' },
+      );
+      const domains = events
+        .filter((e) => (e.data as { account_id: string }).account_id === account)
+        .map((e) => (e.data as { domain: string }).domain);
+      expect(new Set(domains)).toEqual(new Set(['acme-shop.test', 'xn--bcher-kva.example']));
+      for (const bad of ['acme..test', 'localhost', '10.0.0.1', '*.acme.test', 'acme.test:443']) {
+        const res = await ask(account, { kind: 'pentest', domain: bad });
+        expect(res.status).toBe(400);
+        expect(res.body.detail).toMatch(/^domain: /);
+      }
+    });
+
     it('takes a consultancy without a domain, and refuses unknown kinds, malformed bodies and a missing session', async () => {
       const account = randomUUID();
       expect((await ask(account, { kind: 'consultancy' })).body).toEqual({ ok: true, count: 1 });

@@ -12,11 +12,13 @@ export interface ActiveLimits {
 
 /**
  * The active tests, as a polite client: one request at a time, a pause between two, a cap per
- * run, and every URL checked against the authorization's scope and window before it is sent.
+ * run shared by every origin, and every URL checked against the authorization's scope and window
+ * before it is sent. Each origin (a scheme the site answers) gets the same tests.
  */
 export async function probeActive(
   options: ScannerOptions,
   domain: string,
+  origins: readonly string[],
   authorization: Authorization,
   limits: ActiveLimits,
   cookie: string | null,
@@ -30,9 +32,9 @@ export async function probeActive(
     skipped: [],
   };
   let sent = 0;
-  const base = `https://${domain}`;
 
   async function send(
+    base: string,
     path: string,
     init: { method?: string; headers?: Record<string, string>; body?: string } = {},
   ) {
@@ -57,8 +59,25 @@ export async function probeActive(
     }
   }
 
+  for (const origin of origins) await probeOrigin(obs, (path, init) => send(origin, path, init));
+  return obs;
+}
+
+const exposure = (m: NonNullable<ActiveObservation['methods']>): number =>
+  (m.trace_echo ? 2 : 0) +
+  (m.put_status !== null && m.put_status >= 200 && m.put_status < 300 ? 2 : 0) +
+  (m.allow ? 1 : 0);
+
+type Send = (
+  path: string,
+  init?: { method?: string; headers?: Record<string, string>; body?: string },
+) => Promise<SeenResponse | undefined>;
+
+/** Every active test against one origin, adding what it saw to `obs`. */
+async function probeOrigin(obs: ActiveObservation, send: Send): Promise<void> {
   const cors = await send('/', { headers: { origin: EVIL_ORIGIN } });
-  if (cors)
+  // Of the origins' CORS answers, the report keeps the one that trusts the foreign origin.
+  if (cors && (!obs.cors || obs.cors.allow_origin !== EVIL_ORIGIN))
     obs.cors = {
       allow_origin: header(cors.headers, 'access-control-allow-origin'),
       allow_credentials:
@@ -93,12 +112,15 @@ export async function probeActive(
   const put = await send(probePath, { method: 'PUT', body: 'meridian audit probe' });
   // A server that accepted the file gets asked to delete it again.
   if (put && put.status >= 200 && put.status < 300) await send(probePath, { method: 'DELETE' });
-  if (options_ || trace || put)
-    obs.methods = {
+  if (options_ || trace || put) {
+    const seen = {
       allow: options_ ? header(options_.headers, 'allow') || null : null,
       trace_echo: !!trace && trace.status === 200 && /x-meridian-trace:\s*probe/i.test(trace.body),
       put_status: put ? put.status : null,
     };
+    // Of the origins' answers, the report keeps the one that exposes the most.
+    if (!obs.methods || exposure(seen) > exposure(obs.methods)) obs.methods = seen;
+  }
 
   const marker = `mrdn${randomBytes(6).toString('hex')}`;
   const payload = `${marker}<b>"'`;
@@ -108,5 +130,4 @@ export async function probeActive(
       if (res) obs.reflections.push({ url: res.url, reflected: res.body.includes(`${marker}<b>`) });
     }
   }
-  return obs;
 }

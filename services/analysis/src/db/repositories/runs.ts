@@ -26,6 +26,7 @@ const COLUMNS = [
   'finished_at',
   'error',
   'refund',
+  'refund_atomic',
   'report',
 ] as const;
 

@@ -1,5 +1,5 @@
 import type { Finding } from '@meridian/contracts';
-import { fail, pass, quote } from './finding.js';
+import { fail, notRun, pass, quote } from './finding.js';
 
 export const EVIL_ORIGIN = 'https://evil.example';
 
@@ -170,9 +170,14 @@ export function activeChecks(obs: ActiveObservation): Finding[] {
     );
   }
   if (obs.skipped.length)
-    out.push({
-      ...pass('active.skipped', 'active', 'Some active tests were not run', obs.skipped.join('; ')),
-      passed: false,
-    });
+    out.push(
+      notRun(
+        'active.skipped',
+        'active',
+        'Some active tests were not run',
+        obs.skipped.join('; '),
+        'Widen the authorization (scope, window) or raise the request cap to run them.',
+      ),
+    );
   return out;
 }

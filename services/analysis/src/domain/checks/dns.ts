@@ -1,6 +1,6 @@
 import type { Finding } from '@meridian/contracts';
 import type { DnsObservation, MailObservation } from '../observations.js';
-import { fail, pass, quote } from './finding.js';
+import { fail, notRun, pass, quote } from './finding.js';
 
 /** CAA and DNSSEC of the domain. */
 export function dnsChecks(obs: DnsObservation): Finding[] {
@@ -53,15 +53,15 @@ export function dnsChecks(obs: DnsObservation): Finding[] {
       ),
     );
   else
-    out.push({
-      ...pass(
+    out.push(
+      notRun(
         'dns.dnssec.unknown',
         'dns',
         'DNSSEC could not be determined',
         'the resolver gave no usable DNSKEY answer',
+        'Nothing to change on the site; the next run asks again.',
       ),
-      passed: false,
-    });
+    );
   return out;
 }
 

@@ -1,11 +1,12 @@
 import type { Finding } from '@meridian/contracts';
 import type { FileProbe, FilesObservation, TextResource } from '../observations.js';
+import { exposedFileEvidence, type ExposedKind } from './file-evidence.js';
 import { fail, pass, quote } from './finding.js';
 
 /** Paths that must never be public, with what proves a hit is the real file. */
 export const EXPOSED_FILES: {
   path: string;
-  kind: 'git' | 'env' | 'backup' | 'dump';
+  kind: ExposedKind;
   signature: (p: FileProbe) => boolean;
 }[] = [
   { path: '/.git/config', kind: 'git', signature: (p) => /^\s*\[core\]/m.test(p.head) },
@@ -43,14 +44,19 @@ export function looksLikeBaseline(probe: FileProbe, baseline: FileProbe): boolea
 
 /**
  * A hit needs a 200, an answer unlike the random path's, and the file's own signature: a site
- * that answers everything with its home page reports nothing.
+ * that answers everything with its home page reports nothing. Every scheme the site answers is
+ * probed (one observation each): a file served over http only is as exposed as over https.
  */
-export function exposedFileChecks(obs: FilesObservation): Finding[] {
+export function exposedFileChecks(observations: readonly FilesObservation[]): Finding[] {
   const out: Finding[] = [];
   for (const spec of EXPOSED_FILES) {
-    const probe = obs.probes.find((p) => p.path === spec.path);
-    if (!probe || probe.status !== 200 || looksLikeBaseline(probe, obs.baseline) || !spec.signature(probe))
-      continue;
+    const hits = observations.flatMap((obs) => {
+      const probe = obs.probes.find((p) => p.path === spec.path);
+      if (!probe || probe.status !== 200 || looksLikeBaseline(probe, obs.baseline) || !spec.signature(probe))
+        return [];
+      return [exposedFileEvidence(spec.kind, `${obs.origin}${spec.path}`, probe)];
+    });
+    if (hits.length === 0) continue;
     const critical = spec.kind === 'git' || spec.kind === 'env';
     out.push(
       fail(
@@ -61,7 +67,7 @@ export function exposedFileChecks(obs: FilesObservation): Finding[] {
         'files',
         `${spec.path} is publicly readable`,
         critical ? 'critical' : 'high',
-        `HTTP 200, ${probe.bytes} bytes: ${quote(probe.head.replace(/[^\x20-\x7e\n]/g, '.'), 120)}`,
+        hits.join('; '),
         spec.kind === 'git'
           ? 'Block /.git/ at the web server and remove the directory from the web root; rotate any secret in the history.'
           : spec.kind === 'env'
@@ -77,7 +83,12 @@ export function exposedFileChecks(obs: FilesObservation): Finding[] {
         'files.exposed.none',
         'files',
         'No exposed repository, environment or backup files',
-        `${obs.probes.length} paths probed; not-found answer: HTTP ${obs.baseline.status}, ${obs.baseline.bytes} bytes`,
+        observations
+          .map(
+            (o) =>
+              `${o.probes.length} paths probed at ${o.origin}; not-found answer: HTTP ${o.baseline.status}, ${o.baseline.bytes} bytes`,
+          )
+          .join('; '),
       ),
     );
   return out;

@@ -10,7 +10,17 @@ export function pass(
   evidence: string,
   score_modifier = 0,
 ): Finding {
-  return { id, category, title, severity: 'info', passed: true, evidence, remediation: '', score_modifier };
+  return {
+    id,
+    category,
+    title,
+    severity: 'info',
+    outcome: 'passed',
+    passed: true,
+    evidence,
+    remediation: '',
+    score_modifier,
+  };
 }
 
 /** A problem, with what to do about it and the points it costs. */
@@ -23,7 +33,41 @@ export function fail(
   remediation: string,
   score_modifier = 0,
 ): Finding {
-  return { id, category, title, severity, passed: false, evidence, remediation, score_modifier };
+  return {
+    id,
+    category,
+    title,
+    severity,
+    outcome: 'problem',
+    passed: false,
+    evidence,
+    remediation,
+    score_modifier,
+  };
+}
+
+/**
+ * A check that did not run: `reason` says why (in the evidence), `remediation` what would let it
+ * run. It is neither a pass nor a problem and moves no points.
+ */
+export function notRun(
+  id: string,
+  category: Category,
+  title: string,
+  reason: string,
+  remediation: string,
+): Finding {
+  return {
+    id,
+    category,
+    title,
+    severity: 'info',
+    outcome: 'not_run',
+    passed: false,
+    evidence: reason,
+    remediation,
+    score_modifier: 0,
+  };
 }
 
 /** Evidence quoted from the target, cut to a readable length. */

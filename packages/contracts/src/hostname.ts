@@ -1,5 +1,5 @@
 import { domainToASCII } from 'node:url';
-import { ok, refuse, type Result } from '@meridian/contracts';
+import { ok, refuse, type Result } from './result.js';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
