@@ -2,10 +2,11 @@ import { call, get, post } from './api.js';
 import { h, local, replace, type Child } from './dom.js';
 import { form } from './forms.js';
 import type { Page } from './main.js';
+import { billingSection } from './operator-billing.js';
 
 /**
- * The operator console (`#/operator`): the review queue of `audit_review` runs, service requests
- * and consulting bookings. The API refuses every call unless the account holds the operator role
+ * The operator console (`#/operator`): the review queue of `audit_review` runs, service requests,
+ * consulting bookings, and credit and deposits. The API refuses every call unless the account holds the operator role
  * with TOTP active; the page shows that refusal as it comes.
  */
 
@@ -178,7 +179,12 @@ async function bookingsSection(): Promise<HTMLElement> {
 }
 
 export const operatorPage: Page = async (main) => {
-  const sections = await Promise.all([queueSection(), requestsSection(), bookingsSection()]);
+  const sections = await Promise.all([
+    queueSection(),
+    requestsSection(),
+    bookingsSection(),
+    billingSection(),
+  ]);
   replace(
     main,
     h('h1', {}, 'Operator console'),
