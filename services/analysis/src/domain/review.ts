@@ -11,6 +11,9 @@ export function reviewDueAt(finishedAt: Date): Date {
   return new Date(finishedAt.getTime() + REVIEW_PROMISE_HOURS * 3_600_000);
 }
 
+/** The finding the pipeline adds to a review-tier report while its review is pending. */
+const PENDING_FINDING = 'review.pending';
+
 /** The stored review of a run, as far as a report shows it. */
 export interface ReviewRecord {
   note: string | null;
@@ -28,6 +31,8 @@ export function withReview(report: Report, record: ReviewRecord | undefined): Re
   if (record?.reviewed_at)
     return {
       ...report,
+      // The pipeline's "review pending" notice no longer holds once the review is recorded.
+      findings: report.findings.filter((f) => f.id !== PENDING_FINDING),
       review: {
         status: 'done',
         note: record.note,

@@ -41,6 +41,13 @@ describe('the human review of a report', () => {
       reviewed_at: new Date('2026-11-21T09:00:00Z'),
     });
     expect(done.review).toMatchObject({ status: 'done', note: 'All real.', author: 'desk-ana' });
+    const withNotice = {
+      ...reviewTier(),
+      findings: [...reviewTier().findings, { ...reviewTier().findings[0]!, id: 'review.pending' }],
+    };
+    expect(withReview(withNotice, undefined).findings.map((f) => f.id)).toContain('review.pending');
+    const reviewed = withReview(withNotice, { note: 'x', author: 'a', reviewed_at: new Date() });
+    expect(reviewed.findings.map((f) => f.id)).not.toContain('review.pending');
     expect(reviewLine(done.review!)).toBe('Human review by desk-ana (2026-11-21T09:00:00.000Z): All real.');
   });
 
