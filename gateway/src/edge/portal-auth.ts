@@ -14,7 +14,17 @@ import { keyFormatValid, looksLikeApiKey } from '../domain/key-format.js';
 import { accessOf, LOGOUT_PATH, routeOwner } from '../domain/route-table.js';
 
 function sessionCaller(v: SessionVerifyReply): Caller {
-  return { account_id: v.account_id, plan: v.plan, auth: 'session', key_id: null, session_id: v.session_id };
+  const caller: Caller = {
+    account_id: v.account_id,
+    plan: v.plan,
+    auth: 'session',
+    key_id: null,
+    session_id: v.session_id,
+  };
+  // Operator routes check both in the service that owns them.
+  if (v.role) caller.role = v.role;
+  if (v.totp_active !== undefined) caller.totp_active = v.totp_active;
+  return caller;
 }
 
 function keyCaller(v: KeyVerifyReply): Caller {

@@ -48,6 +48,17 @@ describe('portal session check on anonymous routes', () => {
         if (token.startsWith('down-'))
           return { ok: false, problem: problem('service_unavailable', 'db down') };
         if (token.startsWith('slow-')) await slow;
+        if (token.startsWith('op-'))
+          return {
+            ok: true,
+            data: {
+              account_id: 'a-op',
+              session_id: token,
+              plan: 'free',
+              role: 'operator',
+              totp_active: true,
+            },
+          };
         return { ok: false, problem: problem('unauthorized', 'unknown session') };
       },
     );
@@ -81,5 +92,20 @@ describe('portal session check on anonymous routes', () => {
     const app = portal(identityCaches(bus, SETTINGS, new MemoryRateLimiter()));
     expect((await withCookie(app, '/auth/providers', 'down-1')).status).toBe(200);
     expect((await withCookie(app, '/v1/account', 'down-1')).status).toBe(503);
+  });
+
+  it("carries a session's operator role and TOTP state to the caller the services are told of", async () => {
+    const app = portal(identityCaches(bus, SETTINGS, new MemoryRateLimiter()));
+    const res = await withCookie(app, '/v1/operator/reviews', 'op-1');
+    expect(res.status).toBe(200);
+    expect(res.body.caller).toEqual({
+      account_id: 'a-op',
+      plan: 'free',
+      auth: 'session',
+      key_id: null,
+      session_id: 'op-1',
+      role: 'operator',
+      totp_active: true,
+    });
   });
 });

@@ -87,6 +87,10 @@ export const reportSchema = z.object({
       status: z.enum(['pending', 'done']),
       note: z.string().nullable(),
       reviewed_at: z.string().nullable(),
+      /** The reviewing operator's public nickname, or email when none is set. */
+      author: z.string().nullable().optional(),
+      /** When the review is promised by; overdue, the run is refunded. */
+      due_at: z.string().nullable().optional(),
     })
     .nullable(),
 });
@@ -136,3 +140,13 @@ export const shareLinkSchema = z.object({
   emails: z.array(z.string()),
   expires_at: z.string().nullable(),
 });
+
+/** analysis.review.recorded.v1 — an operator recorded the human review of a run; identity mails the owner. */
+export const reviewRecordedSchema = z.object({
+  run_id: z.string(),
+  account_id: z.string(),
+  domain: z.string(),
+  author: z.string(),
+  reviewed_at: z.string(),
+});
+export type ReviewRecorded = z.infer<typeof reviewRecordedSchema>;

@@ -70,6 +70,10 @@ export const callerSchema = z.object({
   auth: authMethodSchema,
   key_id: z.string().nullable(),
   session_id: z.string().nullable(),
+  /** A session of an account holding the operator role (identity grants it by command). */
+  role: z.enum(['operator']).optional(),
+  /** Whether that session's account has TOTP active; operator routes need both. */
+  totp_active: z.boolean().optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
 

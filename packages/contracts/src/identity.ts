@@ -16,6 +16,8 @@ export const sessionVerifyReplySchema = z.object({
   account_id: z.string(),
   session_id: z.string(),
   plan: planSchema,
+  role: z.enum(['operator']).optional(),
+  totp_active: z.boolean().optional(),
 });
 export type SessionVerifyReply = z.infer<typeof sessionVerifyReplySchema>;
 
@@ -59,5 +61,10 @@ export const SESSION_COOKIE = 'meridian_session';
 
 /** rpc.identity.account.email.v1 */
 export const accountEmailRequestSchema = z.object({ account_id: z.uuid() });
-export const accountEmailReplySchema = z.object({ account_id: z.string(), email: z.string().nullable() });
+export const accountEmailReplySchema = z.object({
+  account_id: z.string(),
+  email: z.string().nullable(),
+  /** The public nickname, if set (a review names its author by it). */
+  nickname: z.string().nullable().optional(),
+});
 export type AccountEmailReply = z.infer<typeof accountEmailReplySchema>;

@@ -47,12 +47,14 @@ export const EVENTS = {
   requestsRequestRecorded: 'requests.request.recorded.v1',
   requestsBookingConfirmed: 'requests.booking.confirmed.v1',
   analysisRunRequested: 'analysis.run.requested.v1',
+  analysisReviewRecorded: 'analysis.review.recorded.v1',
 } as const;
 
 /** Durable consumer names: `<consumer-service>__<handler>`. */
 export const DURABLES = {
   identityPlanChanged: 'identity__plan_changed',
   identityBookingConfirmed: 'identity__booking_confirmed',
+  identityReviewRecorded: 'identity__review_recorded',
   requestsOrderPaid: 'requests__order_paid',
   analysisOrderPaid: 'analysis__order_paid',
   analysisRunWorker: 'analysis__run_worker',

@@ -119,3 +119,21 @@ export function sessionAccountOf(req: Request): string {
     throw httpProblem('unauthorized', 'A valid session is required; an API key cannot manage an account.');
   return caller.account_id;
 }
+
+/**
+ * The operator behind a request to an operator route: a signed-in session of an account holding
+ * the operator role with TOTP active. 401 without a session; 403 `operator_role_required` without
+ * the role; 403 `operator_totp_required` with the role but no active second factor.
+ */
+export function operatorAccountOf(req: Request): string {
+  const accountId = sessionAccountOf(req);
+  if (req.caller?.role !== 'operator')
+    throw httpProblem('forbidden', 'This route is for accounts with the operator role.', {
+      category: 'operator_role_required',
+    });
+  if (req.caller.totp_active !== true)
+    throw httpProblem('forbidden', 'Operators must have TOTP active; enrol it under /v1/account/2fa first.', {
+      category: 'operator_totp_required',
+    });
+  return accountId;
+}

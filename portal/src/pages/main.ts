@@ -7,6 +7,7 @@ import { consultingPage } from './consulting.js';
 import { creditPage } from './credit.js';
 import { dataPage } from './data.js';
 import { domainPage, domainsPage } from './domains.js';
+import { operatorPage, operatorReviewPage } from './operator.js';
 import { reportPage, runPage } from './report.js';
 import { session, type Account } from './session.js';
 
@@ -28,6 +29,8 @@ const routes: Record<string, Route> = {
   credit: { page: creditPage, title: 'Credit', signedIn: true },
   consulting: { page: consultingPage, title: 'Consulting', signedIn: true },
   data: { page: dataPage, title: 'Data', signedIn: false },
+  operator: { page: operatorPage, title: 'Operator console', signedIn: true },
+  'operator-review': { page: operatorReviewPage, title: 'Review', signedIn: true },
 };
 
 function nav(account: Account | null): void {
@@ -42,6 +45,7 @@ function nav(account: Account | null): void {
           link('#/consulting', 'Consulting'),
           link('#/data', 'Data'),
           link('#/account', 'Account'),
+          account.operator ? link('#/operator', 'Operator') : null,
           link('#/signout', 'Sign out'),
         ]
       : [link('#/signin', 'Sign in'), link('#/signup', 'Sign up'), link('#/data', 'Data')],

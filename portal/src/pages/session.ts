@@ -14,6 +14,8 @@ export interface Account {
     revoked_at: string | null;
   }>;
   entitlements: unknown;
+  /** The operator role (the console's link); the API checks it on every operator call. */
+  operator?: boolean;
 }
 
 /** Who is signed in, asked of the API (the cookie is HttpOnly: the page cannot read it). */

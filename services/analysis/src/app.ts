@@ -3,6 +3,7 @@ import type { AnalysisDeps } from './deps.js';
 import { auditRoutes } from './routes/audit.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { domainRoutes } from './routes/domains.js';
+import { operatorRoutes } from './routes/operator.js';
 import { rescanRoutes } from './routes/rescan.js';
 import { runRoutes } from './routes/runs.js';
 import { reportRoutes } from './routes/reports.js';
@@ -16,5 +17,6 @@ export function routes(deps: AnalysisDeps): Router {
   router.use(credentialRoutes(deps));
   router.use(rescanRoutes(deps));
   router.use(reportRoutes(deps));
+  router.use(operatorRoutes(deps));
   return router;
 }

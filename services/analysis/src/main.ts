@@ -15,6 +15,7 @@ import { orderPaidConsumers } from './events/order-paid.js';
 import { runWorkers } from './events/run-worker.js';
 import { runPipeline } from './flows/run-pipeline.js';
 import { startRescans } from './jobs/rescans.js';
+import { startOverdueReviews } from './jobs/overdue-reviews.js';
 import { startRunSweeper } from './jobs/run-sweeper.js';
 
 /**
@@ -65,7 +66,11 @@ export async function start(
       outbox: true,
       routes: (deps) => routes(full(deps)),
       consumers: (deps) => [...orderPaidConsumers(full(deps)), ...runWorkers(full(deps))],
-      background: (deps) => [startRunSweeper(full(deps)), startRescans(full(deps))],
+      background: (deps) => [
+        startRunSweeper(full(deps)),
+        startRescans(full(deps)),
+        startOverdueReviews(full(deps)),
+      ],
     },
     shared,
   );

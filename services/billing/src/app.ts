@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { BillingDeps } from './deps.js';
 import { creditRoutes } from './routes/credits.js';
 import { legacyAccountRoutes } from './routes/legacy-account.js';
+import { operatorRoutes } from './routes/operator.js';
 import { priceRoutes } from './routes/prices.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
 
@@ -12,5 +13,6 @@ export function routes(deps: BillingDeps): Router {
   router.use(creditRoutes(deps));
   router.use(subscriptionRoutes(deps));
   router.use(legacyAccountRoutes(deps));
+  router.use(operatorRoutes(deps));
   return router;
 }

@@ -11,6 +11,7 @@ import { SERVICE, type IdentityDeps } from './deps.js';
 import { parseKey } from '@meridian/runtime';
 import { bookingConsumers } from './events/booking-confirmed.js';
 import { consumers } from './events/plan-changed.js';
+import { reviewConsumers } from './events/review-recorded.js';
 import { Semaphore } from './flows/passwords.js';
 import { OidcRegistry } from './adapters/oidc.js';
 import { mailFilesTransport } from './adapters/mail-files.js';
@@ -67,13 +68,17 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       schema: SERVICE,
       config,
       migrations,
-      // BILLING and REQUESTS too: identity consumes their announcements and may start before them.
-      streams: [STREAMS.identity, STREAMS.billing, STREAMS.requests],
+      // BILLING, REQUESTS and ANALYSIS too: identity consumes their announcements and may start before them.
+      streams: [STREAMS.identity, STREAMS.billing, STREAMS.requests, STREAMS.analysis],
       outbox: true,
       routes: (deps) => routes(full(deps)),
       formPaths: FORM_PATHS,
       rpc: (deps) => rpcHandlers(full(deps)),
-      consumers: (deps) => [...consumers(full(deps)), ...bookingConsumers(full(deps))],
+      consumers: (deps) => [
+        ...consumers(full(deps)),
+        ...bookingConsumers(full(deps)),
+        ...reviewConsumers(full(deps)),
+      ],
       background: (deps) => [mailRelay(full(deps))],
     },
     shared,

@@ -50,7 +50,7 @@ export async function run(db: Kysely<Database>, argv: string[]): Promise<string>
   });
   if (positionals[0] === 'list') {
     const { status, limit } = parsed(listSchema, values);
-    return (await listRequests(db, status, limit))
+    return (await listRequests(db, { status }, limit))
       .map(
         (r) =>
           `#${r.id} ${r.status} ${r.kind} ${r.domain || '-'} x${r.count} account ${r.account_id} last ${r.last_at.toISOString()}${r.detail ? ` ${JSON.stringify(r.detail)}` : ''}`,

@@ -1,4 +1,5 @@
 import { SEVERITIES, type Finding, type Report } from '@meridian/contracts';
+import { reviewLine } from '../domain/review.js';
 
 const MARGIN = 50;
 const COLUMNS = [
@@ -61,10 +62,7 @@ function cover(doc: PDFKit.PDFDocument, report: Report): void {
   doc
     .fontSize(10)
     .text(`Tier ${report.tier}. Run ${report.run_id}, finished ${report.finished_at ?? 'not yet'}.`);
-  if (report.review)
-    doc.text(
-      `Human review: ${report.review.status === 'done' ? (report.review.note ?? 'done') : 'pending'}.`,
-    );
+  if (report.review) doc.text(reviewLine(report.review));
   doc.moveDown(0.5);
   doc.fontSize(11).text(report.summary);
   doc.moveDown(1);

@@ -47,6 +47,25 @@ export interface Database extends OutboxTables {
     /** The finished Report (packages/contracts reportSchema); the reports routes read it. */
     report: Report | null;
   };
+  /** One per audit_review run: recorded by an operator, or marked overdue (and refunded) by the job. */
+  reviews: {
+    run_id: string;
+    note: string | null;
+    author_account_id: string | null;
+    /** The author's public nickname, or email, when the review was recorded. */
+    author: string | null;
+    reviewed_at: Date | null;
+    overdue_at: Date | null;
+  };
+  /** Append-only (a trigger refuses UPDATE and DELETE). */
+  operator_actions: {
+    id: Generated<string>;
+    at: Date;
+    actor: string;
+    action: string;
+    target: string;
+    reason: string;
+  };
   trace_events: {
     run_id: string;
     seq: number;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SEVERITIES, type Finding, type Report } from '@meridian/contracts';
+import { reviewLine } from './review.js';
 
 /**
  * The shared report as a web page: readable on a phone, with no script at all. The one style
@@ -69,9 +70,7 @@ export function reportPage(report: Report, pdfHref: string): string {
     `<p><span class="grade" aria-label="Grade ${escapeHtml(report.grade ?? 'none')}">${escapeHtml(report.grade ?? '–')}</span> score ${report.score ?? '–'}</p>`,
     `<p>${escapeHtml(report.summary)}</p>`,
     `<p>Tier ${escapeHtml(report.tier)}, finished ${escapeHtml(report.finished_at ?? 'not yet')}. <a href="${escapeHtml(pdfHref)}">Download the PDF</a></p>`,
-    report.review
-      ? `<p>Human review: ${report.review.status === 'done' ? escapeHtml(report.review.note ?? 'done') : 'pending'}</p>`
-      : '',
+    report.review ? `<p class="review">${escapeHtml(reviewLine(report.review))}</p>` : '',
     `<h2>Findings (${problems.length})</h2>`,
     problems.length === 0
       ? '<p>No problems found.</p>'

@@ -1,7 +1,7 @@
 import { RPC, type PostingReply } from '@meridian/contracts';
 import { moveRun, type RunRow } from '../db/repositories/runs.js';
 import type { AnalysisDeps } from '../deps.js';
-import { undeliveredRefund } from './refund-undelivered.js';
+import { refundParts } from './refund-undelivered.js';
 
 /**
  * Fails a run for our reasons (the pipeline kept failing, its workers kept dying, the domain lost
@@ -41,31 +41,36 @@ export async function failRun(
 
 /**
  * Asks billing for what a run owes back: a failed run its whole price (one full refund per order);
- * a succeeded run the part of its price its undelivered stages stand for, under its own refund
- * key. It stays pending (the sweeper asks again) while billing is silent.
+ * a succeeded run each part its undelivered stages or its overdue review stand for, each under its
+ * own refund key, so asking again never refunds a part twice. It stays pending (the sweeper asks
+ * again) while billing is silent.
  */
 export async function settleRefund(deps: AnalysisDeps, run: RunRow): Promise<boolean> {
-  const part = run.status === 'succeeded' ? await undeliveredRefund(deps, run) : undefined;
-  if (part === null) return false;
-  if (part === 0) {
-    await deps.db.updateTable('runs').set({ refund: null }).where('id', '=', run.id).execute();
-    return true;
-  }
-  const refunded = await deps.bus.request<PostingReply>(RPC.billingCreditRefund, {
-    account_id: run.account_id,
-    order_id: run.id,
-    actor: 'service',
-    ...(part === undefined ? {} : { amount_atomic: part, idempotency_key: 'undelivered' }),
-  });
-  // 404: nothing was spent (never charged); 409: nothing is left to refund (refunded already).
-  const settled = refunded.ok || refunded.problem.status === 404 || refunded.problem.status === 409;
-  if (!settled) {
-    deps.logger.warn({ run_id: run.id, status: refunded.problem.status }, 'refund not settled; will retry');
-    return false;
+  const parts = run.status === 'succeeded' ? await refundParts(deps, run) : [undefined];
+  if (parts === null) return false;
+  let refundedAtomic = 0;
+  for (const part of parts) {
+    const refunded = await deps.bus.request<PostingReply>(RPC.billingCreditRefund, {
+      account_id: run.account_id,
+      order_id: run.id,
+      actor: 'service',
+      ...(part ? { amount_atomic: part.amount_atomic, idempotency_key: part.key } : {}),
+    });
+    // 404: nothing was spent (never charged); 409: nothing is left to refund (refunded already).
+    const settled = refunded.ok || refunded.problem.status === 404 || refunded.problem.status === 409;
+    if (!settled) {
+      deps.logger.warn({ run_id: run.id, status: refunded.problem.status }, 'refund not settled; will retry');
+      return false;
+    }
+    if (refunded.ok) refundedAtomic += Math.abs(refunded.data.amount_atomic);
   }
   await deps.db
     .updateTable('runs')
-    .set({ refund: 'done', refund_atomic: refunded.ok ? Math.abs(refunded.data.amount_atomic) : null })
+    .set(
+      parts.length === 0
+        ? { refund: null }
+        : { refund: 'done', refund_atomic: refundedAtomic > 0 ? refundedAtomic : null },
+    )
     .where('id', '=', run.id)
     .execute();
   return true;

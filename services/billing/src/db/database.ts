@@ -43,6 +43,15 @@ export interface Database extends OutboxTables {
     order_id: string | null;
     recorded_at: Date;
   };
+  /** Append-only (a trigger refuses UPDATE and DELETE). */
+  operator_actions: {
+    id: Generated<string>;
+    at: Date;
+    actor: string;
+    action: string;
+    target: string;
+    reason: string;
+  };
   watcher_cursors: { address: string; last_signature: string; updated_at: Date };
   subscription_periods: {
     id: Generated<number>;

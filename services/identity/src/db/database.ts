@@ -85,6 +85,21 @@ export interface Database extends OutboxTables {
     lease_owner: string | null;
     lease_until: Date | null;
   };
+  /** Accounts holding the operator role. */
+  operator_roles: {
+    account_id: string;
+    granted_at: Date;
+    granted_by: string;
+  };
+  /** Append-only (a trigger refuses UPDATE and DELETE). */
+  operator_actions: {
+    id: Generated<string>;
+    at: Date;
+    actor: string;
+    action: string;
+    target: string;
+    reason: string;
+  };
   oidc_links: {
     issuer: string;
     subject: string;

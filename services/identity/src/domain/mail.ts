@@ -96,3 +96,20 @@ export function bookingConfirmedMail(
     ].join('\n'),
   };
 }
+
+/** An operator recorded the human review of the account's audit (analysis announces it). */
+export function reviewRecordedMail(
+  to: string,
+  baseUrl: string,
+  review: { run_id: string; domain: string; author: string },
+): Mail {
+  return {
+    to,
+    subject: `The human review of your audit of ${review.domain} is ready`,
+    text: [
+      `${review.author} reviewed the audit of ${review.domain} (run ${review.run_id}).`,
+      '',
+      `Read the review in the report: ${base(baseUrl)}/v1/analysis/report/${encodeURIComponent(review.run_id)}`,
+    ].join('\n'),
+  };
+}

@@ -22,6 +22,8 @@ export function accountRoutes(deps: IdentityDeps): Router {
         plan: account.plan,
         entitlements: entitlementsOf(account.plan, deps.config.RATE_LIMITS, deps.config.KEY_CAPS),
         two_factor: account.totp_state,
+        // As the session's verification said (the gateway's assertion): the console shows its link.
+        operator: req.caller?.role === 'operator',
         created_at: account.created_at.toISOString(),
         keys: keys.map((k) => ({
           id: k.id,

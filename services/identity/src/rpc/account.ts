@@ -14,6 +14,10 @@ export async function accountEmail(deps: IdentityDeps, input: unknown): Promise<
   if (!account) return { ok: false, problem: problem('not_found', 'No such account.') };
   return {
     ok: true,
-    data: { account_id: account.id, email: account.email_confirmed_at ? account.email : null },
+    data: {
+      account_id: account.id,
+      email: account.email_confirmed_at ? account.email : null,
+      nickname: account.nickname,
+    },
   };
 }

@@ -67,7 +67,17 @@ export async function verifySession(
       deps.logger.warn({ err }, 'last_seen_at update failed'),
     );
   }
-  return { ok: true, data: { account_id: row.account_id, session_id: row.id, plan: row.plan } };
+  const operator = row.operator_since ? { role: 'operator' as const } : {};
+  return {
+    ok: true,
+    data: {
+      account_id: row.account_id,
+      session_id: row.id,
+      plan: row.plan,
+      ...operator,
+      totp_active: row.totp_state === 'active',
+    },
+  };
 }
 
 export function rpcHandlers(deps: IdentityDeps): RpcRegistration[] {

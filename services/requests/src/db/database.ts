@@ -17,6 +17,15 @@ export interface Database extends OutboxTables {
     reviewed_by: string | null;
     reviewed_at: Date | null;
   };
+  /** Append-only (a trigger refuses UPDATE and DELETE). */
+  operator_actions: {
+    id: Generated<string>;
+    at: Date;
+    actor: string;
+    action: string;
+    target: string;
+    reason: string;
+  };
   bookings: {
     id: string;
     account_id: string;

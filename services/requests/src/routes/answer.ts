@@ -11,6 +11,8 @@ export function problemOf(refusal: Refusal | Upstream): HttpProblem {
       return httpProblem('validation_failed', detail);
     case 'conflict':
       return httpProblem('conflict', detail);
+    case 'not_found':
+      return httpProblem('not_found', detail);
     default:
       throw new Error(`no problem is defined for the refusal ${code}`);
   }

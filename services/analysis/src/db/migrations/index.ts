@@ -2,6 +2,7 @@ import type { Migrations } from '@meridian/db';
 import * as outbox from './2026_11_21_0001_outbox.js';
 import * as platform from './2026_11_25_0001_platform.js';
 import * as shareLinks from './2026_11_25_0900_share_links.js';
+import * as reviews from './2026_11_27_0001_reviews.js';
 import * as refundAmount from './2026_11_27_1600_refund_amount.js';
 import * as withholdFileEvidence from './2026_11_27_1610_withhold_file_evidence.js';
 
@@ -9,6 +10,7 @@ export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
   '2026_11_25_0001_platform': platform,
   '2026_11_25_0900_share_links': shareLinks,
+  '2026_11_27_0001_reviews': reviews,
   '2026_11_27_1600_refund_amount': refundAmount,
   '2026_11_27_1610_withhold_file_evidence': withholdFileEvidence,
 };

@@ -1,8 +1,10 @@
 import type { Migrations } from '@meridian/db';
 import * as outbox from './2026_11_21_0001_outbox.js';
 import * as ledger from './2026_11_25_0001_ledger.js';
+import * as operatorActions from './2026_11_27_0001_operator_actions.js';
 
 export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
   '2026_11_25_0001_ledger': ledger,
+  '2026_11_27_0001_operator_actions': operatorActions,
 };

@@ -7,12 +7,15 @@ export async function insertSession(db: Db, row: Database['sessions']): Promise<
   await db.insertInto('sessions').values(row).execute();
 }
 
-/** The session of a token with its account's plan, in one indexed lookup. */
+/** The session of a token with its account's plan, role and TOTP state, in one indexed lookup. */
 export function findSessionByTokenHash(db: Db, tokenHash: string) {
   return db
     .selectFrom('sessions')
     .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+    .leftJoin('operator_roles', 'operator_roles.account_id', 'sessions.account_id')
     .select([
+      'accounts.totp_state',
+      'operator_roles.granted_at as operator_since',
       'sessions.id',
       'sessions.account_id',
       'sessions.created_at',

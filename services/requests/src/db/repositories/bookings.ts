@@ -87,3 +87,18 @@ export async function expireHolds(db: Db, now: Date): Promise<string[]> {
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** Every account's bookings starting in a window, earliest first (the operators' view). */
+export async function bookingsBetween(
+  db: Db,
+  window: { from: Date; to: Date; status?: string | undefined },
+  limit: number,
+): Promise<BookingRow[]> {
+  let query = db
+    .selectFrom('bookings')
+    .select(COLUMNS)
+    .where('starts_at', '>=', window.from)
+    .where('starts_at', '<', window.to);
+  if (window.status) query = query.where('status', '=', window.status);
+  return query.orderBy('starts_at').limit(limit).execute();
+}

@@ -28,7 +28,13 @@ export async function upsertRequest(
     .executeTakeFirstOrThrow();
 }
 
-export async function listRequests(db: Db, status: string | undefined, limit: number) {
+export interface RequestFilter {
+  status?: string | undefined;
+  kind?: string | undefined;
+  domain?: string | undefined;
+}
+
+export async function listRequests(db: Db, filter: RequestFilter, limit: number) {
   let query = db
     .selectFrom('service_requests')
     .select([
@@ -46,7 +52,9 @@ export async function listRequests(db: Db, status: string | undefined, limit: nu
     ])
     .orderBy('last_at', 'desc')
     .limit(limit);
-  if (status) query = query.where('status', '=', status);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.kind) query = query.where('kind', '=', filter.kind);
+  if (filter.domain !== undefined) query = query.where('domain', '=', filter.domain);
   return query.execute();
 }
 
@@ -62,4 +70,11 @@ export async function markRequest(
     .where('id', '=', id)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+export async function insertOperatorAction(
+  db: Db,
+  row: { at: Date; actor: string; action: string; target: string; reason: string },
+): Promise<void> {
+  await db.insertInto('operator_actions').values(row).execute();
 }

@@ -1,0 +1,26 @@
+import { sql, type Kysely } from 'kysely';
+
+/** Frozen. The append-only log of operator actions on credit and deposits: who, what, on what, why, when. */
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('operator_actions')
+    .addColumn('id', 'bigint', (c) => c.primaryKey().generatedAlwaysAsIdentity())
+    .addColumn('at', 'timestamptz', (c) => c.notNull())
+    .addColumn('actor', 'text', (c) => c.notNull())
+    .addColumn('action', 'text', (c) => c.notNull())
+    .addColumn('target', 'text', (c) => c.notNull())
+    .addColumn('reason', 'text', (c) => c.notNull())
+    .execute();
+  // Append-only: the database itself refuses to change or remove a logged action.
+  await sql`
+    create function billing.refuse_operator_action_change() returns trigger language plpgsql as $$
+    begin
+      raise exception 'operator actions are append-only (% refused)', tg_op using errcode = 'P0001';
+    end $$`.execute(db);
+  await sql`
+    create trigger operator_actions_append_only before update or delete on billing.operator_actions
+    for each row execute function billing.refuse_operator_action_change()`.execute(db);
+  await sql`
+    create trigger operator_actions_no_truncate before truncate on billing.operator_actions
+    for each statement execute function billing.refuse_operator_action_change()`.execute(db);
+}

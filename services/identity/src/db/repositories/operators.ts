@@ -1,0 +1,56 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../database.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** Grants the role; answers false when the account held it already. */
+export async function grantOperatorRole(db: Db, accountId: string, by: string, at: Date): Promise<boolean> {
+  const row = await db
+    .insertInto('operator_roles')
+    .values({ account_id: accountId, granted_at: at, granted_by: by })
+    .onConflict((oc) => oc.column('account_id').doNothing())
+    .returning('account_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Takes the role away; answers false when the account did not hold it. */
+export async function revokeOperatorRole(db: Db, accountId: string): Promise<boolean> {
+  const row = await db
+    .deleteFrom('operator_roles')
+    .where('account_id', '=', accountId)
+    .returning('account_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function listOperators(db: Db) {
+  return db
+    .selectFrom('operator_roles')
+    .innerJoin('accounts', 'accounts.id', 'operator_roles.account_id')
+    .select([
+      'operator_roles.account_id',
+      'accounts.email',
+      'accounts.totp_state',
+      'operator_roles.granted_at',
+      'operator_roles.granted_by',
+    ])
+    .orderBy('operator_roles.granted_at')
+    .execute();
+}
+
+export async function insertOperatorAction(
+  db: Db,
+  row: { at: Date; actor: string; action: string; target: string; reason: string },
+): Promise<void> {
+  await db.insertInto('operator_actions').values(row).execute();
+}
+
+export function listOperatorActions(db: Db, limit: number) {
+  return db
+    .selectFrom('operator_actions')
+    .select(['id', 'at', 'actor', 'action', 'target', 'reason'])
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
