@@ -14,6 +14,7 @@ export interface Account {
     revoked_at: string | null;
   }>;
   entitlements: unknown;
+  provider_links: Array<{ id: string; name: string | null; issuer: string; linked_at: string }>;
 }
 
 /** Who is signed in, asked of the API (the cookie is HttpOnly: the page cannot read it). */
