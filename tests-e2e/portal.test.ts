@@ -147,6 +147,7 @@ describeWithBrowser('the web portal in a real browser', () => {
     await page.getByRole('button', { name: 'Turn on two-factor' }).click();
     await page.getByTestId('recovery-codes').waitFor();
     await expect(page.getByTestId('totp-state').textContent()).resolves.toContain('On');
+    await expect(page.getByTestId('provider-links').textContent()).resolves.toBe('No provider linked.');
 
     // A key, shown once.
     await page.getByRole('button', { name: 'Create a key' }).click();

@@ -31,6 +31,7 @@ export const ROUTE_TABLE: readonly RouteOwner[] = [
   { prefix: '/v1/account', service: 'identity', exact: true },
   { prefix: '/v1/account/2fa', service: 'identity' },
   { prefix: '/v1/account/nickname', service: 'identity' },
+  { prefix: '/v1/account/links', service: 'identity' },
   { prefix: '/v1/agent', service: 'identity' },
   { prefix: '/v1/keys', service: 'identity' },
   // audit-portal 4.4 (subscription), 4.5
@@ -115,6 +116,8 @@ export const ANONYMOUS_ROUTES: readonly string[] = [
   // `idp` of the spec is the provider id; identity serves one route pair per configured provider.
   '/auth/oauth/{id}',
   '/auth/oauth/{id}/callback',
+  // The mailed link by which an account's owner consents to a provider link.
+  '/auth/oauth/link/confirm',
   '/auth/password/forgot',
   '/auth/password/reset',
   '/auth/unlock',

@@ -8,6 +8,7 @@ describe('route table', () => {
     ['/auth/oauth/idp/callback', 'identity'],
     ['/v1/account', 'identity'],
     ['/v1/account/2fa/enrol', 'identity'],
+    ['/v1/account/links/0123456789abcdef0123456789abcdef', 'identity'],
     ['/v1/keys/k_1/revoke', 'identity'],
     ['/v1/agent/whoami', 'identity'],
     ['/v1/account/billing/history', 'billing'],

@@ -1,5 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
+const TAG_BYTES = 16;
+
 /**
  * AES-256-GCM for secrets at rest (TOTP secrets, audit credentials): `v1.<iv>.<tag>.<ciphertext>`
  * in base64url, a fresh 96-bit IV each time. `context` (the owning row's ids) is bound as
@@ -18,7 +20,11 @@ export function seal(key: Buffer, plaintext: string, context: string): string {
 export function open(key: Buffer, sealed: string, context: string): string {
   const [version, iv, tag, body] = sealed.split('.');
   if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed value');
-  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+  // Without authTagLength a GCM decipher takes any tag of 4 to 16 bytes, and a 4-byte tag can be
+  // forged in about 2^32 tries; seal always writes 16.
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), {
+    authTagLength: TAG_BYTES,
+  });
   decipher.setAAD(Buffer.from(context, 'utf8'));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');

@@ -178,6 +178,36 @@ function keysSection(account: Account, box: HTMLElement): void {
   );
 }
 
+/** The provider identities that can sign in to the account, each with its unlink button. */
+async function providersSection(account: Account, box: HTMLElement): Promise<void> {
+  const { providers } = await get<{ providers: Array<{ id: string; name: string; authorize_url: string }> }>(
+    '/auth/providers',
+  );
+  replace(
+    box,
+    h('h2', {}, 'Sign-in providers'),
+    account.provider_links.length === 0
+      ? h('p', { class: 'muted', 'data-testid': 'provider-links' }, 'No provider linked.')
+      : h(
+          'ul',
+          { 'data-testid': 'provider-links' },
+          ...account.provider_links.map((link) =>
+            h(
+              'li',
+              {},
+              `${link.name ?? link.issuer}, linked ${local(link.linked_at)} `,
+              action(`Unlink ${link.name ?? link.issuer}`, async () => {
+                await data('DELETE', `/v1/account/links/${encodeURIComponent(link.id)}`);
+                session.clear();
+                await providersSection((await session.load())!, box);
+              }),
+            ),
+          ),
+        ),
+    ...providers.map((p) => h('p', {}, h('a', { href: p.authorize_url }, `Link ${p.name} to this account`))),
+  );
+}
+
 async function planSection(account: Account, box: HTMLElement): Promise<void> {
   const current = await get<{ plan: string; expires_at: string | null; active: boolean }>(
     '/v1/billing/plan',
@@ -225,6 +255,7 @@ export const accountPage: Page = async (main) => {
   const twoFactor = h('section', { 'aria-label': 'Two-factor sign-in' });
   const keys = h('section', { 'aria-label': 'API keys' });
   const plan = h('section', { 'aria-label': 'Data plan' });
+  const providers = h('section', { 'aria-label': 'Sign-in providers' });
   replace(
     main,
     h('h1', {}, 'Account'),
@@ -238,6 +269,7 @@ export const accountPage: Page = async (main) => {
       },
     ),
     twoFactor,
+    providers,
     keys,
     plan,
     h('h2', {}, 'Sessions'),
@@ -251,5 +283,6 @@ export const accountPage: Page = async (main) => {
   await Promise.all([
     twoFactorSection(twoFactor).catch((e: unknown) => twoFactor.append(problemBox(e))),
     planSection(account, plan).catch((e: unknown) => plan.append(problemBox(e))),
+    providersSection(account, providers).catch((e: unknown) => providers.append(problemBox(e))),
   ]);
 };

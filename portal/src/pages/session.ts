@@ -16,6 +16,7 @@ export interface Account {
   entitlements: unknown;
   /** The operator role (the console's link); the API checks it on every operator call. */
   operator?: boolean;
+  provider_links: Array<{ id: string; name: string | null; issuer: string; linked_at: string }>;
 }
 
 /** Who is signed in, asked of the API (the cookie is HttpOnly: the page cannot read it). */

@@ -106,6 +106,29 @@ export interface Database extends OutboxTables {
     account_id: string;
     created_at: Generated<Date>;
   };
+  /** A provider identity waiting for its account owner's consent, given by the mailed link. */
+  oidc_link_offers: {
+    token_hash: string;
+    account_id: string;
+    issuer: string;
+    subject: string;
+    expires_at: Date;
+    used_at: Date | null;
+    created_at: Generated<Date>;
+  };
+  /** Browsers an account signed in from: the SHA-256 of the device cookie's token. */
+  known_devices: {
+    token_hash: string;
+    account_id: string;
+    created_at: Generated<Date>;
+    last_signed_in_at: Date;
+  };
+  /** Client addresses an account signed in from. */
+  known_addresses: {
+    account_id: string;
+    address: string;
+    last_signed_in_at: Date;
+  };
   oidc_flows: {
     browser_hash: string;
     provider: string;

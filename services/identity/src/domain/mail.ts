@@ -62,14 +62,49 @@ export function unlockMail(to: string, baseUrl: string, token: string): Mail {
     subject: 'Sign-ins to your Meridian account are slowed down',
     text: [
       'Many sign-ins with a wrong password were tried on your Meridian account, so each new',
-      'attempt must now wait. If you cannot sign in because of it, this link lifts the wait:',
+      'attempt must now wait. Browsers you signed in with before are not held back. If you cannot',
+      'sign in because of it, open this link in the browser you sign in with:',
       '',
       link,
       '',
-      'Open it and press the button; the link works once and expires in 24 hours. A program',
-      'sends its token to POST /auth/unlock as {"token": "..."}. It changes nothing else: if',
+      'Press the button there; that browser can then sign in while the wait holds for others. The',
+      'link works once and expires in 24 hours. A program sends its token to POST /auth/unlock as',
+      '{"token": "..."} and keeps the cookie it gets. It changes nothing else: if',
       'someone else knows your password, reset it at',
       `${base(baseUrl)}/auth/password/forgot instead.`,
+    ].join('\n'),
+  };
+}
+
+/** Every new provider link is told to the account's owner, who can undo it. */
+export function providerLinkedMail(to: string, baseUrl: string, provider: string): Mail {
+  return {
+    to,
+    subject: `${provider} can now sign in to your Meridian account`,
+    text: [
+      `A sign-in through ${provider} was linked to your Meridian account; it can sign you in from`,
+      'now on. If that was not you, unlink it on your account page',
+      `(${base(baseUrl)}/#/account, or DELETE /v1/account/links/{id}) and reset your password at`,
+      `${base(baseUrl)}/auth/password/forgot; a reset removes every link unless you keep them.`,
+    ].join('\n'),
+  };
+}
+
+/** Someone signed in through a provider that vouches for this address: only its owner may link it. */
+export function linkConfirmationMail(to: string, baseUrl: string, provider: string, token: string): Mail {
+  const link = `${base(baseUrl)}/auth/oauth/link/confirm?token=${token}`;
+  return {
+    to,
+    subject: `Link ${provider} to your Meridian account?`,
+    text: [
+      `Someone signed in through ${provider} with this email address, which already has a Meridian`,
+      `account. To let ${provider} sign you in to it, use this link:`,
+      '',
+      link,
+      '',
+      'Open it and press the button; the link works once and expires in 30 minutes. A program',
+      'sends its token to POST /auth/oauth/link/confirm as {"token": "..."}. If it was not you,',
+      'ignore this mail: nothing is linked without it.',
     ].join('\n'),
   };
 }

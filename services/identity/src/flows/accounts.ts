@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { insertAccount, setPasswordHash } from '../db/repositories/accounts.js';
 import { revokeAllKeys } from '../db/repositories/api-keys.js';
 import { insertEmailToken, voidEmailTokens } from '../db/repositories/email-tokens.js';
+import { forgetSignIns } from '../db/repositories/known-sign-ins.js';
 import { deleteLinks } from '../db/repositories/oidc.js';
 import { replaceRecoveryCodes, setTwoFactor } from '../db/repositories/two-factor.js';
 import { hashToken, newToken } from '../domain/secrets.js';
@@ -70,6 +71,7 @@ export async function disownUnproven(trx: Kysely<Database>, accountId: string): 
   await setPasswordHash(trx, accountId, null);
   await deleteLinks(trx, accountId);
   await endEverySession(trx, accountId);
+  await forgetSignIns(trx, accountId);
   const at = new Date();
   for (const keyId of await revokeAllKeys(trx, accountId, at)) {
     await announce(trx, EVENTS.identityKeyRevoked, {

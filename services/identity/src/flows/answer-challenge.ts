@@ -11,6 +11,7 @@ import {
   wrongFactor,
   type Factor,
 } from './second-factor.js';
+import { rememberSignIn, type SignInPlace } from './known-sign-ins.js';
 import { startSession, type NewSession } from './sessions.js';
 import {
   clearSecondFactorFailures,
@@ -18,6 +19,12 @@ import {
   recordSecondFactorFailure,
   secondFactorWait,
 } from './throttle.js';
+
+/** A completed sign-in: the session, and the device token its browser keeps (known-sign-ins.ts). */
+export interface SignedIn {
+  session: NewSession;
+  device: string;
+}
 
 /**
  * Completes a login challenge with a second factor; five wrong answers burn it, and the person
@@ -27,10 +34,11 @@ export async function answerChallenge(
   deps: IdentityDeps,
   challengeToken: string,
   factor: Factor,
-): Promise<Result<NewSession, 'invalid_code' | 'challenge_expired'> | Wait> {
+  place: SignInPlace,
+): Promise<Result<SignedIn, 'invalid_code' | 'challenge_expired'> | Wait> {
   return deps.db
     .transaction()
-    .execute(async (trx): Promise<Result<NewSession, 'invalid_code' | 'challenge_expired'> | Wait> => {
+    .execute(async (trx): Promise<Result<SignedIn, 'invalid_code' | 'challenge_expired'> | Wait> => {
       const now = new Date();
       const challenge = await lockChallenge(trx, hashToken(challengeToken), now);
       const account = challenge && (await accountOf(trx, challenge.account_id, true));
@@ -51,6 +59,9 @@ export async function answerChallenge(
       // Only now has the whole sign-in succeeded: the email's failed-password count may go.
       if (account.email) await clearLoginThrottle(trx, account.email);
       await markChallengeUsed(trx, challenge.token_hash, now);
-      return ok(await startSession(trx, deps, account.id, challenge.method));
+      return ok({
+        session: await startSession(trx, deps, account.id, challenge.method),
+        device: await rememberSignIn(trx, account.id, place),
+      });
     });
 }

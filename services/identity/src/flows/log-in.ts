@@ -9,27 +9,35 @@ import { startSession, type NewSession } from './sessions.js';
 import { claimLoginAttempt, claimMinuteSlotIn, loginScopes, passwordAccepted } from './throttle.js';
 import { issueEmailToken } from './accounts.js';
 import { startChallenge, type Challenge } from './second-factor.js';
+import { rememberSignIn, trustOf, type SignInPlace } from './known-sign-ins.js';
 
 export type LogInOutcome =
-  | { two_factor_required: false; account_id: string; session: NewSession }
+  | { two_factor_required: false; account_id: string; session: NewSession; device: string }
   | { two_factor_required: true; challenge: Challenge };
 
 /**
  * Sign-in with email and password. The attempt is counted before bcrypt runs (flows/throttle.ts);
  * an unknown email costs the same bcrypt time as a wrong password, and `email_unconfirmed` is only
- * told to someone who gave the right password.
+ * told to someone who gave the right password. An attempt from a browser or address the account
+ * signed in from before meets its own counters instead of the email-wide one (known-sign-ins.ts).
  */
 export async function logIn(
   deps: IdentityDeps,
-  input: { email: string; password: string; clientAddress: string },
+  input: { email: string; password: string; place: SignInPlace },
 ): Promise<Result<LogInOutcome, 'invalid_credentials' | 'email_unconfirmed'> | Wait> {
-  const { email, password } = input;
-  const scopes = loginScopes(email, input.clientAddress);
+  const { email, password, place } = input;
+  const known = await findAccountByEmail(deps.db, email);
+  const scopes = loginScopes(
+    email,
+    place.address,
+    known ? await trustOf(deps.db, known.id, place) : undefined,
+  );
   const attempt = await claimLoginAttempt(deps, scopes);
   if (attempt.wait > 0) {
     if (attempt.emailHeld) await offerUnlock(deps, email);
     return mustWait('Too many failed sign-ins; wait before trying again.', attempt.wait);
   }
+  // Read again after the wait: the account may have changed meanwhile.
   const account = await findAccountByEmail(deps.db, email);
   if (!(await passwordMatches(password, account?.password_hash, deps.config.BCRYPT_COST)) || !account) {
     // The failure was counted before the check.
@@ -46,11 +54,12 @@ export async function logIn(
       two_factor_required: true,
       challenge: await startChallenge(deps.db, account.id, 'password'),
     });
-  const session = await deps.db
-    .transaction()
-    .execute((trx) => startSession(trx, deps, account.id, 'password'));
+  const { session, device } = await deps.db.transaction().execute(async (trx) => ({
+    session: await startSession(trx, deps, account.id, 'password'),
+    device: await rememberSignIn(trx, account.id, place),
+  }));
   deps.logger.info({ account_id: account.id, session_id: session.session_id }, 'signed in');
-  return ok({ two_factor_required: false, account_id: account.id, session });
+  return ok({ two_factor_required: false, account_id: account.id, session, device });
 }
 
 /**

@@ -1,6 +1,8 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
 import { confirmEmail, findAccountById, setProvenPassword } from '../db/repositories/accounts.js';
 import { consumeEmailToken, findLiveEmailToken } from '../db/repositories/email-tokens.js';
+import { forgetSignIns } from '../db/repositories/known-sign-ins.js';
+import { deleteLinks } from '../db/repositories/oidc.js';
 import { hashToken } from '../domain/secrets.js';
 import type { IdentityDeps } from '../deps.js';
 import { disownUnproven, isUnproven } from './accounts.js';
@@ -13,13 +15,14 @@ const deadLink = () => refuse('invalid_token', 'The reset link is unknown, used 
 
 /**
  * Sets the password (proven: the mailbox's reader chose it), confirms the address, signs out every
- * session. An account never confirmed, or whose password only a sign-up chose, is disowned first
+ * session, forgets the known browsers and addresses, and unlinks every provider identity unless
+ * the owner keeps them. An account never confirmed, or whose password only a sign-up chose, is disowned first
  * (flows/accounts.ts): its keys, second factor, provider links and sessions may be a squatter's. A password the policy refuses
  * leaves the link usable.
  */
 export async function resetPassword(
   deps: IdentityDeps,
-  input: { token: string; password: string },
+  input: { token: string; password: string; keep_provider_links: boolean },
 ): Promise<
   Result<{ password_reset: true; sessions_revoked: number }, 'invalid_token' | WeakPassword['code']>
 > {
@@ -35,6 +38,10 @@ export async function resetPassword(
     const account = id ? await findAccountById(trx, id) : undefined;
     if (!account) return undefined;
     const revoked = await endEverySession(trx, account.id);
+    // Whoever signed in with the old password made their browser and address known too.
+    await forgetSignIns(trx, account.id);
+    // A provider identity linked by whoever held the account is a way back in, unless kept.
+    if (!input.keep_provider_links) await deleteLinks(trx, account.id);
     // The mail's reader is the address's proven owner; whoever chose the password so far may not be.
     if (isUnproven(account)) await disownUnproven(trx, account.id);
     await setProvenPassword(trx, account.id, hash, new Date());

@@ -16,45 +16,58 @@ import {
 } from '../domain/throttle.js';
 import type { Database } from '../db/database.js';
 import type { IdentityDeps } from '../deps.js';
+import type { SignInTrust } from './known-sign-ins.js';
 
 /**
- * The counters a password sign-in meets: the account's email from this client address (`pair`:
- * fast delays and a lock, so one address cannot lock the owner out from everywhere), the email
- * from everywhere (`email`: a slower backoff, which the owner can lift by a mailed link), and the
- * client address whatever the email (`address`).
+ * The counters a password sign-in meets, in the order every attempt locks them (so parallel
+ * attempts never deadlock): the email from everywhere (`email`: a slower backoff that anyone can
+ * push, which the owner gets around from a known browser or address), or in its place the known
+ * browser's own (`device`); the email from this client address (`pair`: fast delays and a lock);
+ * the client address whatever the email (`address`). An attempt from a known address meets no
+ * email-wide counter: its pair counter bounds it.
  */
-export interface LoginScopes {
-  email: string;
-  pair: string;
-  address: string;
+type ScopeKind = 'email' | 'device' | 'pair' | 'address';
+export interface LoginScope {
+  kind: ScopeKind;
+  scope: string;
 }
 
 /** `clientAddress`: the caller's address as the gateway forwarded it (routes/answer.ts). */
-export function loginScopes(email: string, clientAddress: string): LoginScopes {
-  return {
-    email: loginEmailScope(email),
-    pair: `${loginPairPrefix(email)}${clientAddress}`,
-    address: `login:ip:${clientAddress}`,
-  };
+export function loginScopes(email: string, clientAddress: string, trust: SignInTrust): LoginScope[] {
+  const first: LoginScope[] =
+    trust?.kind === 'device'
+      ? [{ kind: 'device', scope: `login:device:${trust.tokenHash}` }]
+      : trust?.kind === 'address'
+        ? []
+        : [{ kind: 'email', scope: loginEmailScope(email) }];
+  return [
+    ...first,
+    { kind: 'pair', scope: loginPairScope(email, clientAddress) },
+    { kind: 'address', scope: `login:ip:${clientAddress}` },
+  ];
 }
 
-export const loginEmailScope = (email: string) => `login:email:${email}`;
-/** Every pair counter of an email starts so; an unlock or a reset clears them all. */
-export const loginPairPrefix = (email: string) => `login:pair:${email}|`;
+const loginEmailScope = (email: string) => `login:email:${email}`;
+/** Every pair counter of an email starts so; a reset clears them all. */
+const loginPairPrefix = (email: string) => `login:pair:${email}|`;
+export const loginPairScope = (email: string, clientAddress: string) =>
+  `${loginPairPrefix(email)}${clientAddress}`;
 
-function policies(deps: IdentityDeps): Record<keyof LoginScopes, ThrottlePolicy> {
+function policies(deps: IdentityDeps): Record<ScopeKind, ThrottlePolicy> {
   const c = deps.config;
+  const pair = {
+    delayAfter: c.LOGIN_DELAY_AFTER,
+    lockAfter: c.LOGIN_LOCK_AFTER,
+    lockSeconds: c.LOGIN_LOCK_SECONDS,
+  };
   return {
     email: {
       delayAfter: c.LOGIN_ACCOUNT_DELAY_AFTER,
       lockAfter: c.LOGIN_ACCOUNT_LOCK_AFTER,
       lockSeconds: c.LOGIN_LOCK_SECONDS,
     },
-    pair: {
-      delayAfter: c.LOGIN_DELAY_AFTER,
-      lockAfter: c.LOGIN_LOCK_AFTER,
-      lockSeconds: c.LOGIN_LOCK_SECONDS,
-    },
+    device: pair,
+    pair,
     address: {
       delayAfter: c.LOGIN_IP_DELAY_AFTER,
       lockAfter: c.LOGIN_IP_LOCK_AFTER,
@@ -62,9 +75,6 @@ function policies(deps: IdentityDeps): Record<keyof LoginScopes, ThrottlePolicy>
     },
   };
 }
-
-/** The order every attempt locks the rows in, so parallel attempts never deadlock. */
-const SCOPE_ORDER = ['email', 'pair', 'address'] as const;
 
 export interface LoginAttempt {
   /** 0: counted, go on to the password check; else the seconds to wait. */
@@ -80,54 +90,55 @@ export interface LoginAttempt {
  * more of them reach bcrypt than the counters allow. A right password gives the count back
  * (passwordAccepted); a crash in between leaves it counted, on the safe side.
  */
-export async function claimLoginAttempt(deps: IdentityDeps, scopes: LoginScopes): Promise<LoginAttempt> {
+export async function claimLoginAttempt(deps: IdentityDeps, scopes: LoginScope[]): Promise<LoginAttempt> {
   const policy = policies(deps);
   return deps.db.transaction().execute(async (trx) => {
     const now = new Date();
-    const states = new Map<keyof LoginScopes, ThrottleState | undefined>();
+    const states: (ThrottleState | undefined)[] = [];
     let wait = 0;
     let emailHeld = false;
-    for (const key of SCOPE_ORDER) {
-      const state = await lockThrottle(trx, scopes[key], now);
+    for (const { kind, scope } of scopes) {
+      const state = await lockThrottle(trx, scope, now);
       const decision = checkThrottle(state, now);
       if (!decision.allowed) {
         wait = Math.max(wait, decision.retryAfterSeconds);
-        if (key === 'email') emailHeld = true;
+        if (kind === 'email') emailHeld = true;
       }
-      states.set(key, state);
+      states.push(state);
     }
     if (wait > 0) return { wait, emailHeld };
-    for (const key of SCOPE_ORDER)
-      await writeThrottle(trx, scopes[key], afterFailure(states.get(key), policy[key], now));
+    for (const [i, { kind, scope }] of scopes.entries())
+      await writeThrottle(trx, scope, afterFailure(states[i], policy[kind], now));
     return { wait: 0, emailHeld: false };
   });
 }
 
 /**
  * The password was right: the attempt's provisional failure is taken back. When that completes
- * the sign-in (no unconfirmed email, no second factor owed) the email's counters are cleared; the
- * address's never is, as one good account must not unlock an address for guesses at others.
+ * the sign-in (no unconfirmed email, no second factor owed) the attempt's email, device and pair
+ * counters are cleared; the address's never is, as one good account must not unlock an address
+ * for guesses at others.
  */
 export async function passwordAccepted(
   deps: IdentityDeps,
-  scopes: LoginScopes,
+  scopes: LoginScope[],
   signedIn: boolean,
 ): Promise<void> {
   const policy = policies(deps);
   await deps.db.transaction().execute(async (trx) => {
     const now = new Date();
-    for (const key of SCOPE_ORDER) {
-      if (key !== 'address' && signedIn) {
-        await clearThrottle(trx, scopes[key]);
+    for (const { kind, scope } of scopes) {
+      if (kind !== 'address' && signedIn) {
+        await clearThrottle(trx, scope);
         continue;
       }
-      const state = await lockThrottle(trx, scopes[key], now);
-      if (state) await writeThrottle(trx, scopes[key], withoutOneFailure(state, policy[key]));
+      const state = await lockThrottle(trx, scope, now);
+      if (state) await writeThrottle(trx, scope, withoutOneFailure(state, policy[kind]));
     }
   });
 }
 
-/** Lifts every sign-in counter of an email: the mailbox's owner proved it (reset, unlock link). */
+/** Lifts every sign-in counter of an email: its owner proved it (a reset, a sign-in with both factors). */
 export async function clearLoginThrottle(db: Kysely<Database>, email: string): Promise<void> {
   await clearThrottle(db, loginEmailScope(email));
   await clearThrottlePrefix(db, loginPairPrefix(email));

@@ -5,6 +5,12 @@ import { findAccountById, setNickname } from '../db/repositories/accounts.js';
 import { listApiKeys } from '../db/repositories/api-keys.js';
 import { entitlementsOf, nicknameSchema } from '../domain/account.js';
 import type { IdentityDeps } from '../deps.js';
+import { providerLinksOf } from '../flows/provider-links.js';
+import { unlinkProvider } from '../flows/unlink-provider.js';
+import { valueOf } from './answer.js';
+
+/** A provider link's id as GET /v1/account lists it (domain/provider-link.ts). */
+const linkIdInput = z.object({ id: z.string().regex(/^[0-9a-f]{32}$/, '32 hex digits') });
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -13,6 +19,7 @@ export function accountRoutes(deps: IdentityDeps): Router {
   router.get('/v1/account', async (req, res) => {
     const account = await signedIn(deps, sessionAccountOf(req));
     const keys = await listApiKeys(deps.db, account.id);
+    const providerLinks = await providerLinksOf(deps, account.id);
     res.json(
       envelope({
         account_id: account.id,
@@ -32,8 +39,14 @@ export function accountRoutes(deps: IdentityDeps): Router {
           last_used_at: iso(k.last_used_at),
           revoked_at: iso(k.revoked_at),
         })),
+        provider_links: providerLinks,
       }),
     );
+  });
+  router.delete('/v1/account/links/:id', async (req, res) => {
+    const accountId = sessionAccountOf(req);
+    const { id } = parseInput(linkIdInput, req.params, 'path');
+    res.json(envelope(valueOf(await unlinkProvider(deps, accountId, id))));
   });
   router.put('/v1/account/nickname', async (req, res) => {
     const accountId = sessionAccountOf(req);

@@ -14,13 +14,16 @@ import { resetPassword } from '../flows/reset-password.js';
 import { signUp } from '../flows/sign-up.js';
 import { unlockSignIn } from '../flows/unlock-sign-in.js';
 import { clientAddress, valueOf } from './answer.js';
+import { LINK_CONFIRM_PATH } from './oauth.js';
 import {
   CHALLENGE_COOKIE,
   clearChallengeCookie,
   clearSessionCookie,
   readCookie,
   sessionTokenOf,
+  setDeviceCookie,
   setSessionCookie,
+  signInPlaceOf,
 } from './cookies.js';
 import {
   confirmEmailPage,
@@ -40,13 +43,29 @@ const tokenInput = z.object({ token: z.string().min(20).max(128) });
 const confirmInput = tokenInput.extend({
   password: passwordInput.optional().transform((p) => (p === '' ? undefined : p)),
 });
-const resetInput = z.object({ token: z.string().min(20).max(128), password: passwordInput });
+/**
+ * A reset removes the account's provider links unless the owner asks to keep them: `true` in JSON,
+ * the checked box (`on`) of the reset page's form.
+ */
+const resetInput = z.object({
+  token: z.string().min(20).max(128),
+  password: passwordInput,
+  keep_provider_links: z
+    .union([z.boolean(), z.literal('on')])
+    .optional()
+    .transform((keep) => keep === true || keep === 'on'),
+});
 /** The confirmation page's form post; only on that route, and small: a token and a password. */
 const tokenForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 4 });
 /** The reset page's form post: a token and a password of up to 256 characters, percent-encoded. */
 const resetForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 4 });
 /** The routes whose pages post an HTML form; every other route reads JSON only (415 otherwise). */
-export const FORM_PATHS: readonly string[] = ['/auth/verify-email', '/auth/password/reset', '/auth/unlock'];
+export const FORM_PATHS: readonly string[] = [
+  '/auth/verify-email',
+  '/auth/password/reset',
+  '/auth/unlock',
+  LINK_CONFIRM_PATH,
+];
 const emailInput = z.object({ email: emailSchema });
 /** A second factor: a current TOTP code, or one of the recovery codes. */
 export const factorInput = z
@@ -101,12 +120,13 @@ export function authRoutes(deps: IdentityDeps): Router {
   });
   router.post('/auth/login', async (req, res) => {
     const input = parseInput(credentials, req.body);
-    const outcome = valueOf(await logIn(deps, { ...input, clientAddress: clientAddress(req) }));
+    const outcome = valueOf(await logIn(deps, { ...input, place: signInPlaceOf(req) }));
     if (outcome.two_factor_required) {
       res.json(envelope({ two_factor_required: true, ...outcome.challenge }));
       return;
     }
     setSessionCookie(res, outcome.session);
+    setDeviceCookie(res, outcome.device);
     res.json(envelope({ two_factor_required: false, account_id: outcome.account_id, ...outcome.session }));
   });
   router.post('/auth/2fa/verify', async (req, res) => {
@@ -117,9 +137,10 @@ export function authRoutes(deps: IdentityDeps): Router {
       throw httpProblem('validation_failed', 'challenge is required (or the challenge cookie).', {
         errors: [{ path: 'body.challenge', message: 'Required' }],
       });
-    const session = valueOf(await answerChallenge(deps, token, factor));
+    const { session, device } = valueOf(await answerChallenge(deps, token, factor, signInPlaceOf(req)));
     if (fromCookie) clearChallengeCookie(res);
     setSessionCookie(res, session);
+    setDeviceCookie(res, device);
     res.json(envelope({ two_factor_required: false, ...session }));
   });
   router.post('/auth/logout', async (req, res) => {
@@ -161,9 +182,10 @@ export function authRoutes(deps: IdentityDeps): Router {
   });
   router.post('/auth/unlock', tokenForm, async (req, res) => {
     const { token } = parseInput(tokenInput, req.body);
-    const unlocked = await unlockSignIn(deps, token);
+    const unlocked = await unlockSignIn(deps, token, signInPlaceOf(req));
+    if (unlocked.ok) setDeviceCookie(res, unlocked.value.device);
     if (!req.is('application/x-www-form-urlencoded')) {
-      res.json(envelope(valueOf(unlocked)));
+      res.json(envelope({ unlocked: valueOf(unlocked).unlocked }));
       return;
     }
     res

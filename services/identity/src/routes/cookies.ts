@@ -1,6 +1,9 @@
 import type { Request, Response } from 'express';
+import { z } from 'zod';
 import { SESSION_COOKIE } from '@meridian/contracts';
+import { KNOWN_FOR_MS, type SignInPlace } from '../flows/known-sign-ins.js';
 import type { NewSession } from '../flows/sessions.js';
+import { clientAddress } from './answer.js';
 
 /** HttpOnly, Secure, SameSite=Lax, Path=/; it lasts as long as the session's absolute lifetime. */
 export function setSessionCookie(res: Response, session: NewSession): void {
@@ -42,6 +45,25 @@ export function setChallengeCookie(
 
 export function clearChallengeCookie(res: Response): void {
   res.clearCookie(CHALLENGE_COOKIE, CHALLENGE_COOKIE_OPTIONS);
+}
+
+/**
+ * The browser's device token (flows/known-sign-ins.ts): HttpOnly, Secure, sent to /auth only;
+ * SameSite=Lax, so the provider's redirect to the callback carries it too.
+ */
+const DEVICE_COOKIE = 'meridian_device';
+const DEVICE_COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: 'lax', path: '/auth' } as const;
+/** newToken's form: 32 bytes in base64url; anything else counts as no cookie. */
+const deviceToken = z.string().regex(/^[A-Za-z0-9_-]{43}$/);
+
+export function setDeviceCookie(res: Response, token: string): void {
+  res.cookie(DEVICE_COOKIE, token, { ...DEVICE_COOKIE_OPTIONS, maxAge: KNOWN_FOR_MS });
+}
+
+/** Where a sign-in comes from: the browser's device token, if any, and the client address. */
+export function signInPlaceOf(req: Request): SignInPlace {
+  const parsed = deviceToken.safeParse(readCookie(req.header('cookie'), DEVICE_COOKIE));
+  return { device: parsed.success ? parsed.data : undefined, address: clientAddress(req) };
 }
 
 /** The raw session token of a request: the cookie, else `Authorization: Bearer`. */

@@ -1,15 +1,30 @@
-import { Router, type Request } from 'express';
-import { envelope, httpProblem } from '@meridian/http-kit';
+import express, { Router, type Request } from 'express';
+import { z } from 'zod';
+import { envelope, httpProblem, parseInput, parseQuery } from '@meridian/http-kit';
 import type { OidcProvider } from '../adapters/oidc.js';
 import type { IdentityDeps } from '../deps.js';
 import { beginProviderSignIn, FLOW_TTL_MS } from '../flows/begin-provider-sign-in.js';
+import { confirmProviderLink } from '../flows/confirm-provider-link.js';
 import { finishProviderSignIn } from '../flows/finish-provider-sign-in.js';
 import { valueOf } from './answer.js';
-import { readCookie, setChallengeCookie, setSessionCookie } from './cookies.js';
+import {
+  readCookie,
+  setChallengeCookie,
+  setDeviceCookie,
+  setSessionCookie,
+  signInPlaceOf,
+} from './cookies.js';
+import { confirmLinkPage, invalidLinkPage, providerLinkedPage } from './pages.js';
 
 /** Binds a sign-in flow to the browser that began it; short-lived and only sent to /auth/oauth. */
 export const FLOW_COOKIE = 'meridian_oidc';
 const FLOW_COOKIE_OPTIONS = { httpOnly: true, secure: true, sameSite: 'lax', path: '/auth/oauth' } as const;
+
+/** The path of the mailed link by which an account's owner consents to a provider link. */
+export const LINK_CONFIRM_PATH = '/auth/oauth/link/confirm';
+const tokenInput = z.object({ token: z.string().min(20).max(128) });
+/** The confirmation page's form post: a token only. */
+const linkForm = express.urlencoded({ extended: false, limit: '2kb', parameterLimit: 2 });
 
 export function oauthRoutes(deps: IdentityDeps): Router {
   const router = Router();
@@ -28,11 +43,14 @@ export function oauthRoutes(deps: IdentityDeps): Router {
     const provider = providerOf(deps, req);
     const browser = readCookie(req.header('cookie'), FLOW_COOKIE);
     res.clearCookie(FLOW_COOKIE, FLOW_COOKIE_OPTIONS);
+    const caller = req.caller;
     const outcome = valueOf(
       await finishProviderSignIn(deps, provider, {
         browser,
         state: req.query.state,
         callbackUrl: new URL(req.originalUrl, provider.config.redirect_uri),
+        signedIn: caller?.auth === 'session' ? (caller.account_id ?? undefined) : undefined,
+        place: signInPlaceOf(req),
       }),
     );
     const home = `${deps.config.PUBLIC_BASE_URL.replace(/\/+$/, '')}/`;
@@ -42,8 +60,26 @@ export function oauthRoutes(deps: IdentityDeps): Router {
       res.redirect(302, `${home}?two_factor=required`);
       return;
     }
+    if ('linked' in outcome) return res.redirect(302, `${home}?provider_linked=${provider.config.id}`);
+    if ('consent_mailed' in outcome) return res.redirect(302, `${home}?provider_link=mailed`);
     setSessionCookie(res, outcome.session);
+    setDeviceCookie(res, outcome.device);
     res.redirect(302, home);
+  });
+  router.post(LINK_CONFIRM_PATH, linkForm, async (req, res) => {
+    const { token } = parseInput(tokenInput, req.body);
+    const confirmed = await confirmProviderLink(deps, token);
+    if (!req.is('application/x-www-form-urlencoded')) {
+      res.json(envelope(valueOf(confirmed)));
+      return;
+    }
+    if (confirmed.ok) res.type('html').send(providerLinkedPage());
+    else res.status(400).type('html').send(invalidLinkPage('link'));
+  });
+  // The mailed link: a GET changes nothing (mail scanners follow links), its button posts the token.
+  router.get(LINK_CONFIRM_PATH, (req, res) => {
+    const { token } = parseQuery(tokenInput, req.query);
+    res.type('html').send(confirmLinkPage(token));
   });
   return router;
 }

@@ -49,6 +49,8 @@ export function resetPasswordPage(token: string, refusal?: string): string {
       '<p><label>New password (at least 12 characters) ' +
       '<input type="password" name="password" autocomplete="new-password" minlength="12" maxlength="256" required>' +
       '</label></p>' +
+      '<p><label><input type="checkbox" name="keep_provider_links"> Keep the sign-in providers linked ' +
+      'to my account (unchecked: they are unlinked)</label></p>' +
       '<button type="submit">Set my new password</button></form>',
   );
 }
@@ -71,13 +73,35 @@ export function unlockPage(token: string): string {
 }
 
 export function signInUnlockedPage(): string {
-  return page('Sign-in unlocked', '<p>The wait is lifted; you can sign in with your password now.</p>');
+  return page(
+    'Sign-in unlocked',
+    '<p>This browser can sign in with your password now; the wait still holds for others.</p>',
+  );
+}
+
+/** GET /auth/oauth/link/confirm?token=: changes nothing; its button posts the token. */
+export function confirmLinkPage(token: string): string {
+  return page(
+    'Link a sign-in provider',
+    '<p>The provider named in the mail will be able to sign in to your account.</p>' +
+      '<form method="post" action="/auth/oauth/link/confirm">' +
+      `<input type="hidden" name="token" value="${escapeHtml(token)}">` +
+      '<button type="submit">Link it to my account</button></form>',
+  );
+}
+
+export function providerLinkedPage(): string {
+  return page(
+    'Provider linked',
+    '<p>The provider can sign you in now. Your account page lists it, with a button to unlink it.</p>',
+  );
 }
 
 const NEW_LINK = {
   confirmation: 'Ask for a new confirmation mail and use the latest link.',
   reset: 'Start a new password reset and use the latest link.',
   unlock: 'Start a password reset instead, which lifts the wait too.',
+  link: 'Sign in through the provider again for a new mail.',
 };
 
 export function invalidLinkPage(link: keyof typeof NEW_LINK): string {

@@ -51,8 +51,19 @@ async function signUp(email: string, password: string, ip = freshAddress()) {
   return res;
 }
 
-async function logIn(email: string, password: string, ip = freshAddress()) {
-  return post('/auth/login', { email, password }, ip);
+async function logIn(email: string, password: string, ip = freshAddress(), cookie?: string) {
+  const headers = { ...(await anonymous()), ...(cookie ? { cookie } : {}) };
+  return post('/auth/login', { email, password }, ip, headers);
+}
+
+/** The device cookie an answer sets, as a browser sends it back (`name=value`). */
+function deviceCookieOf(res: request.Response): string {
+  const cookies = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
+  const set = cookies.find((c) => c.startsWith('meridian_device='));
+  if (!set) throw new Error('no device cookie was set');
+  expect(set).toMatch(/HttpOnly/);
+  expect(set).toMatch(/Path=\/auth/);
+  return set.split(';')[0]!;
 }
 
 const accountOf = (email: string) =>
@@ -253,7 +264,7 @@ describe('sign-in lockout', () => {
     expect((await logIn(email, VICTIM_PASSWORD)).status).toBe(200);
   });
 
-  it('slows the account from every address after many failures and mails its owner a link that lifts it once', async () => {
+  it('slows the account from every address after many failures and mails its owner a link that lets that browser in once', async () => {
     const email = freshEmail();
     await signUp(email, VICTIM_PASSWORD);
     expect((await pressConfirmButton(h, linkIn(await h.mailTo(email)), VICTIM_PASSWORD)).status).toBe(200);
@@ -280,10 +291,55 @@ describe('sign-in lockout', () => {
     const unlocked = await unlock(link.searchParams.get('token'));
     expect(unlocked.status).toBe(200);
     expect(unlocked.body.data).toEqual({ unlocked: true });
-    expect((await logIn(email, VICTIM_PASSWORD, owner)).status).toBe(200);
+    const browser = deviceCookieOf(unlocked);
+    // The browser that used the link signs in; the lock still holds for everyone else.
+    expect((await logIn(email, VICTIM_PASSWORD, freshAddress(), browser)).status).toBe(200);
+    expect((await logIn(email, VICTIM_PASSWORD, freshAddress())).status).toBe(429);
     const again = await unlock(link.searchParams.get('token'));
     expect(again.status).toBe(400);
     expect(again.body.error_category).toBe('invalid_token');
     expect(h.smtp.mails.filter((m) => m.to === email)).toHaveLength(2);
+  });
+
+  it('lets the owner in from a known browser or address while guesses from many addresses hold the lock for others', async () => {
+    const email = freshEmail();
+    await signUp(email, VICTIM_PASSWORD);
+    expect((await pressConfirmButton(h, linkIn(await h.mailTo(email)), VICTIM_PASSWORD)).status).toBe(200);
+    const home = freshAddress();
+    const earlier = await logIn(email, VICTIM_PASSWORD, home);
+    expect(earlier.status).toBe(200);
+    const browser = deviceCookieOf(earlier);
+    // 32 wrong passwords from 16 addresses: the email-wide lock engages.
+    for (let a = 0; a < 16; a++) {
+      const ip = freshAddress();
+      for (let i = 0; i < 2; i++) await logIn(email, `wrong-guess-${a}-${i}`, ip);
+    }
+    expect((await logIn(email, VICTIM_PASSWORD, freshAddress())).status).toBe(429);
+    // The owner's browser from a new address, and the owner's earlier address without it.
+    const fromBrowser = await logIn(email, VICTIM_PASSWORD, freshAddress(), browser);
+    expect(fromBrowser.status).toBe(200);
+    expect(deviceCookieOf(fromBrowser)).toBe(browser);
+    expect((await logIn(email, VICTIM_PASSWORD, home)).status).toBe(200);
+    // Neither lifted the lock for others, and a made-up device token is no key.
+    expect((await logIn(email, VICTIM_PASSWORD, freshAddress())).status).toBe(429);
+    const madeUp = `meridian_device=${'A'.repeat(43)}`;
+    expect((await logIn(email, VICTIM_PASSWORD, freshAddress(), madeUp)).status).toBe(429);
+    // A known browser's guesses meet its own counter: five wrong passwords and it waits too.
+    for (let i = 0; i < 5; i++) await logIn(email, `browser-guess-${i}`, freshAddress(), browser);
+    expect((await logIn(email, VICTIM_PASSWORD, freshAddress(), browser)).status).toBe(429);
+  }, 60_000);
+
+  it('forgets the browsers and addresses an account signed in from when its password is reset', async () => {
+    const email = freshEmail();
+    await signUp(email, VICTIM_PASSWORD);
+    expect((await pressConfirmButton(h, linkIn(await h.mailTo(email)), VICTIM_PASSWORD)).status).toBe(200);
+    const thief = freshAddress();
+    const stolen = await logIn(email, VICTIM_PASSWORD, thief);
+    const thiefBrowser = deviceCookieOf(stolen);
+    await post('/auth/password/forgot', { email }, freshAddress());
+    const newPassword = 'quartz-meadow-ferry-204';
+    expect((await submitResetForm(h, linkIn(await h.mailTo(email, 2)), newPassword)).status).toBe(200);
+    await Promise.all(Array.from({ length: ACCOUNT_LIMIT }, (_, i) => logIn(email, `wrong-guess-${i}`)));
+    expect((await logIn(email, newPassword, thief, thiefBrowser)).status).toBe(429);
   });
 });

@@ -17,7 +17,12 @@ const TOKEN = 'tok_0123456789abcdefghijklmnop';
 
 describe('sign-in routes say what they take', () => {
   it('refuses an unknown query parameter on the mailed-link pages, naming it and the parameter taken', async () => {
-    for (const path of ['/auth/verify-email', '/auth/password/reset', '/auth/unlock']) {
+    for (const path of [
+      '/auth/verify-email',
+      '/auth/password/reset',
+      '/auth/unlock',
+      '/auth/oauth/link/confirm',
+    ]) {
       const res = await request(h.app)
         .get(`${path}?token=${TOKEN}&tokn=x`)
         .set(await anonymous());
