@@ -196,7 +196,10 @@ describe('sessions', () => {
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Path=\//);
 
-    expect(await sessionCheck(token)).toEqual({ ok: true, data: { account_id, session_id, plan: 'free' } });
+    expect(await sessionCheck(token)).toEqual({
+      ok: true,
+      data: { account_id, session_id, plan: 'free', totp_active: false },
+    });
     const out = await request(h.app)
       .post('/auth/logout')
       .set(await callerHeaders({ account_id, plan: 'free', auth: 'session', session_id }));
