@@ -13,6 +13,7 @@ import { enqueueRun } from './events.js';
 import { failRun } from './fail-run.js';
 import type { PipelineInput, Trace } from './pipeline-types.js';
 import { NothingReachable } from './run-pipeline.js';
+import { announceTrace } from './trace-stream.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,6 +56,7 @@ const traceOf =
     for (let attempt = 0; attempt < 10; attempt++) {
       try {
         await appendTrace(deps.db, { run_id: runId, at: new Date(), stage, status, message });
+        await announceTrace(deps, runId);
         return;
       } catch (err) {
         if (isUnique(err)) continue;
@@ -184,6 +186,7 @@ async function finishRun(deps: AnalysisDeps, runId: string, final: Report, finis
             message,
           });
       });
+      await announceTrace(deps, runId);
       return;
     } catch (err) {
       // Another trace event took the same sequence number at once: the whole step again.

@@ -1,6 +1,7 @@
 import { RPC, type PostingReply } from '@meridian/contracts';
 import { moveRun, type RunRow } from '../db/repositories/runs.js';
 import type { AnalysisDeps } from '../deps.js';
+import { announceTrace } from './trace-stream.js';
 
 /**
  * Fails a run for our reasons (the pipeline kept failing, its workers kept dying, the domain lost
@@ -28,6 +29,7 @@ export async function failRun(
     leaseBefore,
   );
   if (!failed) return undefined;
+  await announceTrace(deps, run.id);
   deps.logger.warn({ run_id: run.id, error }, 'run failed');
   if (failed.refund === 'operator')
     deps.logger.warn(
