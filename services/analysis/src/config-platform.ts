@@ -23,6 +23,15 @@ export const platformConfig = {
     .min(1000)
     .max(6 * 3_600_000)
     .default(900_000),
+  /** The longest a whole run may take, every attempt together, from its first start; then it fails. */
+  RUN_DEADLINE_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(6 * 3_600_000)
+    .default(600_000),
+  /** Runs one account may have queued or running at once; one more is refused (429). */
+  RUN_QUEUED_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(5),
   /** An unpaid on-chain quote of a run lapses after this many hours. */
   RUN_QUOTE_HOURS: z.coerce.number().min(0.01).max(720).default(24),
   /** How often the sweeper looks for abandoned runs, pending refunds and lapsed quotes. */

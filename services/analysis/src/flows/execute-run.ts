@@ -14,6 +14,7 @@ import { failRun } from './fail-run.js';
 import type { PipelineInput, Trace } from './pipeline-types.js';
 import { NothingReachable } from './run-pipeline.js';
 import { announceTrace } from './trace-stream.js';
+import { yieldTurn } from './run-queue.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -25,6 +26,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function executeRunJob(deps: AnalysisDeps, runId: string, _ctx?: ConsumeContext): Promise<void> {
   const leaseMs = deps.config.RUN_ACK_WAIT_MS;
+  if (await yieldTurn(deps, runId)) return;
   for (;;) {
     const claim = await claimRun(deps.db, runId, deps.workerId, leaseMs, new Date());
     if (claim.kind === 'settled') return;
@@ -83,6 +85,61 @@ async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
   }
 }
 
+/**
+ * What the attempt may take: RUN_TIMEOUT_MS, and no more than what is left of RUN_DEADLINE_MS
+ * counted from the run's first start, so that retries cannot stretch a run past it.
+ */
+function timeLeft(deps: AnalysisDeps, run: RunRow): number {
+  const startedAt = run.started_at?.getTime() ?? Date.now();
+  return Math.min(deps.config.RUN_TIMEOUT_MS, startedAt + deps.config.RUN_DEADLINE_MS - Date.now());
+}
+
+/**
+ * An attempt that threw: an unreachable target fails the run unrefunded; past RUN_DEADLINE_MS the
+ * run fails (refunded); otherwise it goes back on the queue, or fails on its last attempt.
+ */
+async function afterFailure(
+  deps: AnalysisDeps,
+  run: RunRow,
+  err: unknown,
+  trace: Trace,
+  isLost: () => boolean,
+): Promise<void> {
+  if (err instanceof NothingReachable) {
+    // The target answered nothing (no public address, neither http nor https): not our
+    // failure, so no retry and no refund (the trace says why).
+    await trace('run', 'failed', `nothing to audit: ${err.message}`);
+    if (!isLost()) await failRun(deps, run, ['running'], 'target_unreachable', new Date(), false);
+    return;
+  }
+  deps.logger.error({ err, run_id: run.id, attempt: run.attempts }, 'pipeline failed');
+  await trace(
+    'run',
+    'failed',
+    err instanceof RunTimedOut
+      ? `the audit timed out on attempt ${run.attempts}`
+      : `the audit failed on attempt ${run.attempts}`,
+  );
+  if (isLost()) return;
+  if (err instanceof RunTimedOut && timeLeft(deps, run) <= 0) {
+    await failRun(deps, run, ['running'], 'run_timed_out');
+    return;
+  }
+  if (run.attempts >= deps.config.RUN_MAX_ATTEMPTS) {
+    await failRun(deps, run, ['running'], 'pipeline_failed');
+    return;
+  }
+  await deps.db.transaction().execute(async (trx) => {
+    const back = await moveRun(trx, run.id, ['running'], {
+      status: 'queued',
+      worker: null,
+      lease_until: null,
+      queued_at: new Date(),
+    });
+    if (back) await enqueueRun(trx, run.id, run.attempts + 1);
+  });
+}
+
 async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
   const { RUN_ACK_WAIT_MS: leaseMs, RUN_MAX_ATTEMPTS: max } = deps.config;
   const trace = traceOf(deps, run.id);
@@ -106,41 +163,17 @@ async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
       await failRun(deps, run, ['running'], input.code);
       return;
     }
+    const left = timeLeft(deps, run);
+    if (left <= 0) {
+      await trace('run', 'failed', `the run took longer than ${deps.config.RUN_DEADLINE_MS} ms in all`);
+      await failRun(deps, run, ['running'], 'run_timed_out');
+      return;
+    }
     let report: Report;
     try {
-      report = reportSchema.parse(
-        await withinTime(deps.pipeline(deps, input.value, trace), deps.config.RUN_TIMEOUT_MS),
-      );
+      report = reportSchema.parse(await withinTime(deps.pipeline(deps, input.value, trace), left));
     } catch (err) {
-      if (err instanceof NothingReachable) {
-        // The target answered nothing (no public address, neither http nor https): not our
-        // failure, so no retry and no refund (the trace says why).
-        await trace('run', 'failed', `nothing to audit: ${err.message}`);
-        if (!lost) await failRun(deps, run, ['running'], 'target_unreachable', new Date(), false);
-        return;
-      }
-      deps.logger.error({ err, run_id: run.id, attempt: run.attempts }, 'pipeline failed');
-      await trace(
-        'run',
-        'failed',
-        err instanceof RunTimedOut
-          ? `the audit timed out on attempt ${run.attempts}`
-          : `the audit failed on attempt ${run.attempts}`,
-      );
-      if (lost) return;
-      if (run.attempts >= max) {
-        await failRun(deps, run, ['running'], 'pipeline_failed');
-        return;
-      }
-      await deps.db.transaction().execute(async (trx) => {
-        const back = await moveRun(trx, run.id, ['running'], {
-          status: 'queued',
-          worker: null,
-          lease_until: null,
-          queued_at: new Date(),
-        });
-        if (back) await enqueueRun(trx, run.id, run.attempts + 1);
-      });
+      await afterFailure(deps, run, err, trace, () => lost);
       return;
     }
     if (lost) return;
