@@ -2,9 +2,11 @@ import type { Migrations } from '@meridian/db';
 import * as outbox from './2026_11_21_0001_outbox.js';
 import * as platform from './2026_11_25_0001_platform.js';
 import * as shareLinks from './2026_11_25_0900_share_links.js';
+import * as runsAccountStarted from './2026_11_27_1630_runs_account_started.js';
 
 export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
   '2026_11_25_0001_platform': platform,
   '2026_11_25_0900_share_links': shareLinks,
+  '2026_11_27_1630_runs_account_started': runsAccountStarted,
 };
