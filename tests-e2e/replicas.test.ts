@@ -107,6 +107,8 @@ describe('two replicas of data and analysis, one of each killed under load', () 
         RUN_ACK_WAIT_MS: '3000',
         // The readers are one account on one address: neither budget is under test here.
         RATE_LIMITS: 'free=1000000',
+        // One account commissions every run, more at once than an account's fair share of the queue.
+        RUN_QUEUED_PER_ACCOUNT: '50',
         MAX_IN_FLIGHT_PER_CLIENT: '512',
       },
       { replicas: { data: 2, analysis: 2 } },

@@ -5,11 +5,13 @@ import { join } from 'node:path';
 import { STREAMS } from '@meridian/contracts';
 import { isEntrypoint, runMain, startService, type ServiceDeps, type SharedInfra } from '@meridian/runtime';
 import { dnsClient } from './adapters/dns.js';
+import { TraceFeed } from './adapters/trace-feed.js';
 import { routes } from './app.js';
 import { parseConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE, type AnalysisDeps } from './deps.js';
+import { OpenStreams } from './domain/trace-streams.js';
 import { parseKey } from '@meridian/runtime';
 import { orderPaidConsumers } from './events/order-paid.js';
 import { runWorkers } from './events/run-worker.js';
@@ -17,6 +19,7 @@ import { runPipeline } from './flows/run-pipeline.js';
 import { startRescans } from './jobs/rescans.js';
 import { startOverdueReviews } from './jobs/overdue-reviews.js';
 import { startRunSweeper } from './jobs/run-sweeper.js';
+import { startTraceNotices } from './jobs/trace-notices.js';
 
 /**
  * The credentials sealing key: CREDENTIALS_KEY, else one generated at first start into
@@ -42,6 +45,11 @@ export function analysisParts(config: Config, overrides: Partial<Parts> = {}): P
     credentialsKey: credentialsKeyOf(config),
     workerId: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
     pipeline: runPipeline,
+    traces: new TraceFeed(config.DATABASE_URL !== undefined),
+    streams: new OpenStreams({
+      perRun: config.TRACE_STREAMS_PER_RUN,
+      perAccount: config.TRACE_STREAMS_PER_ACCOUNT,
+    }),
     ...overrides,
   };
 }
@@ -70,6 +78,7 @@ export async function start(
         startRunSweeper(full(deps)),
         startRescans(full(deps)),
         startOverdueReviews(full(deps)),
+        startTraceNotices(full(deps)),
       ],
     },
     shared,

@@ -1,4 +1,5 @@
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Which addresses the scanner may connect to. Only public unicast addresses pass; loopback
@@ -16,117 +17,102 @@ export type AddressClass =
   | 'reserved'
   | 'invalid';
 
-const V4: [string, number, AddressClass][] = [
-  ['0.0.0.0', 8, 'reserved'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'cgnat'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.169.254', 32, 'metadata'],
-  ['169.254.0.0', 16, 'link-local'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'reserved'],
-  ['192.0.2.0', 24, 'reserved'],
-  ['192.88.99.0', 24, 'reserved'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'reserved'],
-  ['198.51.100.0', 24, 'reserved'],
-  ['203.0.113.0', 24, 'reserved'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
-];
-
-const V6: [string, number, AddressClass][] = [
-  ['::', 128, 'reserved'],
-  ['::1', 128, 'loopback'],
-  ['fd00:ec2::254', 128, 'metadata'],
-  ['fc00::', 7, 'unique-local'],
-  ['fe80::', 10, 'link-local'],
-  ['fec0::', 10, 'reserved'],
-  ['ff00::', 8, 'multicast'],
-  ['100::', 64, 'reserved'],
-  ['2001::', 23, 'reserved'],
-  ['2001:db8::', 32, 'reserved'],
-  ['::', 96, 'reserved'],
-];
-
-const lists = new Map<AddressClass, BlockList>();
-function listOf(kind: AddressClass): BlockList {
-  let list = lists.get(kind);
-  if (!list) {
-    list = new BlockList();
-    lists.set(kind, list);
-  }
-  return list;
-}
-for (const [net, prefix, kind] of V4) listOf(kind).addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix, kind] of V6) listOf(kind).addSubnet(net, prefix, 'ipv6');
-/** Most specific first: metadata before link-local, loopback before reserved. */
-const ORDER: AddressClass[] = [
-  'metadata',
-  'loopback',
-  'private',
-  'cgnat',
-  'link-local',
-  'unique-local',
-  'multicast',
-  'reserved',
-];
-
-function hexPairToV4(hi: string, lo: string): string {
-  const a = parseInt(hi, 16);
-  const b = parseInt(lo, 16);
-  return `${a >> 8}.${a & 0xff}.${b >> 8}.${b & 0xff}`;
-}
-
-/** Expands an IPv6 address to its eight 4-digit groups. */
-function expandV6(address: string): string[] | null {
-  let text = address.toLowerCase();
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const parts = dotted[1]!.split('.').map(Number);
-    text =
-      text.slice(0, -dotted[1]!.length) +
-      `${((parts[0]! << 8) | parts[1]!).toString(16)}:${((parts[2]! << 8) | parts[3]!).toString(16)}`;
-  }
-  const [head, tail] = text.split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const fill = text.includes('::') ? 8 - h.length - t.length : 0;
-  const groups = [...h, ...Array<string>(Math.max(0, fill)).fill('0'), ...t];
-  return groups.length === 8 ? groups.map((g) => g.padStart(4, '0')) : null;
-}
+type V4 = ipaddr.IPv4;
+type V6 = ipaddr.IPv6;
 
 /**
- * The IPv4 address an IPv6 one carries and that a stack may route to: IPv4-mapped
- * (::ffff:a.b.c.d), NAT64 (64:ff9b::/96) and 6to4 (2002::/16).
+ * The ranges of ipaddr.js (which follows the IANA special-purpose registries) in our classes.
+ * Every special-purpose block is refused, the globally reachable anycast ones (AS112, AMT, PCP,
+ * TURN) too: no website is served from them.
  */
-export function embeddedIpv4(address: string): string | null {
-  const g = expandV6(address);
-  if (!g) return null;
-  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === '0000');
-  if (zeros(0, 5) && g[5] === 'ffff') return hexPairToV4(g[6]!, g[7]!);
-  if (g[0] === '0064' && g[1] === 'ff9b' && zeros(2, 6)) return hexPairToV4(g[6]!, g[7]!);
-  if (g[0] === '2002') return hexPairToV4(g[1]!, g[2]!);
-  return null;
+const V4_CLASS: Record<string, AddressClass> = {
+  unicast: 'public',
+  loopback: 'loopback',
+  private: 'private',
+  carrierGradeNat: 'cgnat',
+  linkLocal: 'link-local',
+  multicast: 'multicast',
+};
+const V6_CLASS: Record<string, AddressClass> = {
+  unicast: 'public',
+  loopback: 'loopback',
+  uniqueLocal: 'unique-local',
+  linkLocal: 'link-local',
+  multicast: 'multicast',
+};
+
+const cidr = <T extends V4 | V6>(text: string) => ipaddr.parseCIDR(text) as [T, number];
+/** Blocks the library leaves out or folds into a wider one that we name apart. */
+const METADATA_V4 = [cidr<V4>('169.254.169.254/32')];
+const METADATA_V6 = [cidr<V6>('fd00:ec2::254/128')];
+const EXTRA_RESERVED_V6 = [
+  // IPv4-compatible (deprecated, RFC 4291 2.5.5.1): judged by what it carries first.
+  cidr<V6>('::/96'),
+  // Dummy IPv6 prefix (RFC 9780).
+  cidr<V6>('100:0:0:1::/64'),
+];
+
+const inAny = <T extends V4 | V6>(address: T, blocks: [T, number][]) =>
+  blocks.some((block) => address.match(block));
+
+const v4Of = (hi: number, lo: number): V4 => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+
+/**
+ * The IPv4 address an IPv6 one carries and that a translator or tunnel may route to:
+ * IPv4-mapped (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96, RFC 7915), IPv4-compatible
+ * (::/96), NAT64 (64:ff9b::/96 and the local-use 64:ff9b:1::/48, RFC 6052 and 8215, the address
+ * in the last 32 bits), 6to4 (2002::/16) and Teredo (2001::/32, the client's address inverted).
+ */
+function carriedV4(address: V6): V4 | null {
+  const p = address.parts;
+  switch (address.range()) {
+    case 'ipv4Mapped':
+    case 'rfc6145':
+    case 'rfc6052':
+      return v4Of(p[6]!, p[7]!);
+    case '6to4':
+      return v4Of(p[1]!, p[2]!);
+    case 'teredo':
+      return v4Of(p[6]! ^ 0xffff, p[7]! ^ 0xffff);
+    case 'unspecified':
+    case 'loopback':
+      return null;
+    default:
+      return inAny(address, EXTRA_RESERVED_V6.slice(0, 1)) ? v4Of(p[6]!, p[7]!) : null;
+  }
 }
 
-/** The class of one literal address (brackets allowed). */
+/** The IPv4 address an IPv6 literal carries (see carriedV4), as text; null when it carries none. */
+export function embeddedIpv4(input: string): string | null {
+  const address = input.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  if (!isIPv6(address)) return null;
+  return carriedV4(ipaddr.IPv6.parse(address))?.toString() ?? null;
+}
+
+function classifyV4(address: V4): AddressClass {
+  if (inAny(address, METADATA_V4)) return 'metadata';
+  return V4_CLASS[address.range()] ?? 'reserved';
+}
+
+function classifyV6(address: V6): AddressClass {
+  const inner = carriedV4(address);
+  if (inner) {
+    const kind = classifyV4(inner);
+    // A form that carries a public address is still no address of a website: refused as reserved.
+    return kind === 'public' ? 'reserved' : kind;
+  }
+  if (inAny(address, METADATA_V6)) return 'metadata';
+  const range = address.range();
+  if (range === 'unicast' && inAny(address, EXTRA_RESERVED_V6)) return 'reserved';
+  return V6_CLASS[range] ?? 'reserved';
+}
+
+/** The class of one literal address (brackets and a zone allowed); only strict forms are addresses. */
 export function classifyAddress(input: string): AddressClass {
   const address = input.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (isIPv4(address)) {
-    for (const kind of ORDER) if (lists.get(kind)?.check(address, 'ipv4')) return kind;
-    return 'public';
-  }
-  if (isIPv6(address)) {
-    const inner = embeddedIpv4(address);
-    if (inner !== null) {
-      const kind = classifyAddress(inner);
-      // A mapped public address is still an unusual target; the mapped form itself is refused.
-      return kind === 'public' ? 'reserved' : kind;
-    }
-    for (const kind of ORDER) if (lists.get(kind)?.check(address, 'ipv6')) return kind;
-    return 'public';
-  }
+  // node:net's checks first: ipaddr.js also reads "127.1" or octal parts, which are no DNS answers.
+  if (isIPv4(address)) return classifyV4(ipaddr.IPv4.parse(address));
+  if (isIPv6(address)) return classifyV6(ipaddr.IPv6.parse(address));
   return 'invalid';
 }
 

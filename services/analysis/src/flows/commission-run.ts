@@ -14,7 +14,14 @@ import {
 } from '@meridian/contracts';
 import { activeAuthorization } from '../db/repositories/authorizations.js';
 import type { DomainRow } from '../db/repositories/domains.js';
-import { findRun, insertRun, moveRun, runByIdempotencyKey, type RunRow } from '../db/repositories/runs.js';
+import {
+  findRun,
+  insertRun,
+  moveRun,
+  runByIdempotencyKey,
+  unfinishedRuns,
+  type RunRow,
+} from '../db/repositories/runs.js';
 import { covers, runItem } from '../domain/entitlement.js';
 import type { AnalysisDeps } from '../deps.js';
 import { checkOwnership, ownDomain } from './domains.js';
@@ -59,6 +66,12 @@ export async function commissionRun(
   if (!owned.ok) return owned;
   const ready = await readyToRun(deps, owned.value, asked.tier, now);
   if (!ready.ok) return ready;
+  const cap = deps.config.RUN_QUEUED_PER_ACCOUNT;
+  if ((await unfinishedRuns(deps.db, accountId)) >= cap)
+    return refuse(
+      'too_many_runs',
+      `This account has ${cap} runs queued or running, the most it may; commission more when one has finished.`,
+    );
   const sub = await deps.bus.request<Subscription>(RPC.billingSubscriptionRead, { account_id: accountId });
   if (!sub.ok) return upstream(sub.problem);
   const covered = covers(sub.data, asked.tier, now);

@@ -14,6 +14,8 @@ import { failRun, settleRefund } from './fail-run.js';
 import type { PipelineInput, Trace } from './pipeline-types.js';
 import { undeliveredOf } from './refund-undelivered.js';
 import { NothingReachable } from './run-pipeline.js';
+import { announceTrace } from './trace-stream.js';
+import { yieldTurn } from './run-queue.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -25,6 +27,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export async function executeRunJob(deps: AnalysisDeps, runId: string, _ctx?: ConsumeContext): Promise<void> {
   const leaseMs = deps.config.RUN_ACK_WAIT_MS;
+  if (await yieldTurn(deps, runId)) return;
   for (;;) {
     const claim = await claimRun(deps.db, runId, deps.workerId, leaseMs, new Date());
     if (claim.kind === 'settled') return;
@@ -56,6 +59,7 @@ const traceOf =
     for (let attempt = 0; attempt < 10; attempt++) {
       try {
         await appendTrace(deps.db, { run_id: runId, at: new Date(), stage, status, message });
+        await announceTrace(deps, runId);
         return;
       } catch (err) {
         if (isUnique(err)) continue;
@@ -82,6 +86,61 @@ async function withinTime<T>(work: Promise<T>, ms: number): Promise<T> {
   }
 }
 
+/**
+ * What the attempt may take: RUN_TIMEOUT_MS, and no more than what is left of RUN_DEADLINE_MS
+ * counted from the run's first start, so that retries cannot stretch a run past it.
+ */
+function timeLeft(deps: AnalysisDeps, run: RunRow): number {
+  const startedAt = run.started_at?.getTime() ?? Date.now();
+  return Math.min(deps.config.RUN_TIMEOUT_MS, startedAt + deps.config.RUN_DEADLINE_MS - Date.now());
+}
+
+/**
+ * An attempt that threw: an unreachable target fails the run unrefunded; past RUN_DEADLINE_MS the
+ * run fails (refunded); otherwise it goes back on the queue, or fails on its last attempt.
+ */
+async function afterFailure(
+  deps: AnalysisDeps,
+  run: RunRow,
+  err: unknown,
+  trace: Trace,
+  isLost: () => boolean,
+): Promise<void> {
+  if (err instanceof NothingReachable) {
+    // The target answered nothing (no public address, neither http nor https): not our
+    // failure, so no retry and no refund (the trace says why).
+    await trace('run', 'failed', `nothing to audit: ${err.message}`);
+    if (!isLost()) await failRun(deps, run, ['running'], 'target_unreachable', new Date(), false);
+    return;
+  }
+  deps.logger.error({ err, run_id: run.id, attempt: run.attempts }, 'pipeline failed');
+  await trace(
+    'run',
+    'failed',
+    err instanceof RunTimedOut
+      ? `the audit timed out on attempt ${run.attempts}`
+      : `the audit failed on attempt ${run.attempts}`,
+  );
+  if (isLost()) return;
+  if (err instanceof RunTimedOut && timeLeft(deps, run) <= 0) {
+    await failRun(deps, run, ['running'], 'run_timed_out');
+    return;
+  }
+  if (run.attempts >= deps.config.RUN_MAX_ATTEMPTS) {
+    await failRun(deps, run, ['running'], 'pipeline_failed');
+    return;
+  }
+  await deps.db.transaction().execute(async (trx) => {
+    const back = await moveRun(trx, run.id, ['running'], {
+      status: 'queued',
+      worker: null,
+      lease_until: null,
+      queued_at: new Date(),
+    });
+    if (back) await enqueueRun(trx, run.id, run.attempts + 1);
+  });
+}
+
 async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
   const { RUN_ACK_WAIT_MS: leaseMs, RUN_MAX_ATTEMPTS: max } = deps.config;
   const trace = traceOf(deps, run.id);
@@ -105,41 +164,17 @@ async function execute(deps: AnalysisDeps, run: RunRow): Promise<void> {
       await failRun(deps, run, ['running'], input.code);
       return;
     }
+    const left = timeLeft(deps, run);
+    if (left <= 0) {
+      await trace('run', 'failed', `the run took longer than ${deps.config.RUN_DEADLINE_MS} ms in all`);
+      await failRun(deps, run, ['running'], 'run_timed_out');
+      return;
+    }
     let report: Report;
     try {
-      report = reportSchema.parse(
-        await withinTime(deps.pipeline(deps, input.value, trace), deps.config.RUN_TIMEOUT_MS),
-      );
+      report = reportSchema.parse(await withinTime(deps.pipeline(deps, input.value, trace), left));
     } catch (err) {
-      if (err instanceof NothingReachable) {
-        // The target answered nothing (no public address, neither http nor https): not our
-        // failure, so no retry and no refund (the trace says why).
-        await trace('run', 'failed', `nothing to audit: ${err.message}`);
-        if (!lost) await failRun(deps, run, ['running'], 'target_unreachable', new Date(), false);
-        return;
-      }
-      deps.logger.error({ err, run_id: run.id, attempt: run.attempts }, 'pipeline failed');
-      await trace(
-        'run',
-        'failed',
-        err instanceof RunTimedOut
-          ? `the audit timed out on attempt ${run.attempts}`
-          : `the audit failed on attempt ${run.attempts}`,
-      );
-      if (lost) return;
-      if (run.attempts >= max) {
-        await failRun(deps, run, ['running'], 'pipeline_failed');
-        return;
-      }
-      await deps.db.transaction().execute(async (trx) => {
-        const back = await moveRun(trx, run.id, ['running'], {
-          status: 'queued',
-          worker: null,
-          lease_until: null,
-          queued_at: new Date(),
-        });
-        if (back) await enqueueRun(trx, run.id, run.attempts + 1);
-      });
+      await afterFailure(deps, run, err, trace, () => lost);
       return;
     }
     if (lost) return;
@@ -196,7 +231,7 @@ async function finishRun(
   const message = `grade ${final.grade ?? '-'}, ${final.findings.length} findings${notRun ? ` (${notRun} not run)` : ''}`;
   for (let attempt = 0; attempt < 10; attempt++) {
     try {
-      return await deps.db.transaction().execute(async (trx) => {
+      const finished = await deps.db.transaction().execute(async (trx) => {
         const done = await moveRun(trx, runId, ['running'], {
           status: 'succeeded',
           report: final as never,
@@ -214,6 +249,8 @@ async function finishRun(
           });
         return done;
       });
+      await announceTrace(deps, runId);
+      return finished;
     } catch (err) {
       // Another trace event took the same sequence number at once: the whole step again.
       if (!isUnique(err)) throw err;

@@ -2,6 +2,7 @@ import { RPC, type PostingReply } from '@meridian/contracts';
 import { moveRun, type RunRow } from '../db/repositories/runs.js';
 import type { AnalysisDeps } from '../deps.js';
 import { refundParts } from './refund-undelivered.js';
+import { announceTrace } from './trace-stream.js';
 
 /**
  * Fails a run for our reasons (the pipeline kept failing, its workers kept dying, the domain lost
@@ -29,6 +30,7 @@ export async function failRun(
     leaseBefore,
   );
   if (!failed) return undefined;
+  await announceTrace(deps, run.id);
   deps.logger.warn({ run_id: run.id, error }, 'run failed');
   if (failed.refund === 'operator')
     deps.logger.warn(

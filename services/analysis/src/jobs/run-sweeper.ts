@@ -2,6 +2,7 @@ import { startPeriodic } from '@meridian/runtime';
 import { abandonedRuns, lapseQuotes, pendingRefunds } from '../db/repositories/runs.js';
 import type { AnalysisDeps } from '../deps.js';
 import { failRun, settleRefund } from '../flows/fail-run.js';
+import { announceTrace } from '../flows/trace-stream.js';
 
 /**
  * The safety net under the work queue, every RUN_SWEEP_MS, safe on every replica (each change is
@@ -18,6 +19,7 @@ export async function sweepRuns(deps: AnalysisDeps, now = new Date()): Promise<v
     await failRun(deps, run, ['running'], 'worker_lost', now, true, before);
   for (const run of await pendingRefunds(deps.db)) await settleRefund(deps, run);
   const lapsed = await lapseQuotes(deps.db, new Date(now.getTime() - RUN_QUOTE_HOURS * 3_600_000), now);
+  for (const runId of lapsed) await announceTrace(deps, runId);
   if (lapsed.length > 0) deps.logger.info({ runs: lapsed }, 'unpaid run quotes lapsed');
 }
 

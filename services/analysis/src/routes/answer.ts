@@ -18,6 +18,9 @@ export function problemOf(refusal: Refusal | Upstream): HttpProblem {
       return httpProblem('not_found', detail);
     case 'conflict':
       return httpProblem('conflict', detail);
+    case 'too_many_streams':
+    case 'too_many_runs':
+      return httpProblem('rate_limit', detail, { category: code, retryAfter: 5 });
     case 'service_unavailable':
       return httpProblem('service_unavailable', detail, { retryAfter: 5 });
     default:

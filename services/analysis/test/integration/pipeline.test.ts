@@ -344,6 +344,15 @@ describe('the SSRF guard', () => {
     );
   });
 
+  it('refuses IPv4-translated and local-use NAT64 literals by the address they carry, even with loopback enabled', async () => {
+    await expect(guardedFetch(options(true, good), 'http://[::ffff:0:a00:5]/')).rejects.toThrow(
+      /is a private address/,
+    );
+    await expect(guardedFetch(options(true, good), 'http://[64:ff9b:1::a9fe:a9fe]/')).rejects.toThrow(
+      /is a metadata address/,
+    );
+  });
+
   it('refuses a redirect to 169.254.169.254, even with loopback enabled', async () => {
     await expect(guardedFetch(options(true, meta), 'http://meta.test/')).rejects.toThrow(
       /169\.254\.169\.254 is a metadata address/,

@@ -18,7 +18,8 @@ import type { AnalysisDeps } from '../../src/deps.js';
 import { TIER_STAGES } from '../../src/domain/delivery.js';
 import type { PipelineInput, RunPipeline } from '../../src/flows/pipeline-types.js';
 import { NothingReachable } from '../../src/flows/run-pipeline.js';
-import { start } from '../../src/main.js';
+import { parseConfig } from '../../src/config.js';
+import { analysisParts, start } from '../../src/main.js';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const CREDENTIALS_KEY = randomBytes(32).toString('hex');
@@ -143,11 +144,14 @@ export async function startPlatform(prefix: string, env: Record<string, string> 
   const seen: PipelineInput[] = [];
   const open: Analysis[] = [];
   const replica = async (more: Record<string, string> = {}, pipeline?: RunPipeline): Promise<Analysis> => {
-    const service = await start({ ...analysisEnv, ...more }, undefined, {
+    const env = { ...analysisEnv, ...more };
+    // The service's own parts, made here so that a test can read them (open streams, watchers).
+    const parts = analysisParts(parseConfig(env), {
       pipeline: pipeline ?? standInPipeline(behaviours, seen),
     });
+    const service = await start(env, undefined, parts);
     const one = {
-      deps: service.deps as unknown as AnalysisDeps,
+      deps: { ...service.deps, ...parts } as unknown as AnalysisDeps,
       app: service.app,
       close: () => service.close(),
     };

@@ -21,7 +21,7 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
   };
 
   beforeAll(async () => {
-    h = await startPlatform('analysis_platform', { RUN_TIMEOUT_MS: '2500' });
+    h = await startPlatform('analysis_platform', { RUN_TIMEOUT_MS: '2500', RUN_QUEUED_PER_ACCOUNT: '20' });
   }, 120_000);
   afterAll(async () => {
     await h?.close();

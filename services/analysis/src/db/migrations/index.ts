@@ -5,6 +5,7 @@ import * as shareLinks from './2026_11_25_0900_share_links.js';
 import * as reviews from './2026_11_27_0001_reviews.js';
 import * as refundAmount from './2026_11_27_1600_refund_amount.js';
 import * as withholdFileEvidence from './2026_11_27_1610_withhold_file_evidence.js';
+import * as runsAccountStarted from './2026_11_27_1630_runs_account_started.js';
 
 export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
@@ -13,4 +14,5 @@ export const migrations: Migrations = {
   '2026_11_27_0001_reviews': reviews,
   '2026_11_27_1600_refund_amount': refundAmount,
   '2026_11_27_1610_withhold_file_evidence': withholdFileEvidence,
+  '2026_11_27_1630_runs_account_started': runsAccountStarted,
 };

@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, type Updateable } from 'kysely';
+import { sql, type Kysely, type Transaction, type Updateable } from 'kysely';
 import type { Database } from '../database.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -197,4 +197,41 @@ export async function lapseQuotes(db: Db, before: Date, now: Date): Promise<stri
     .returning('id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** How many of the account's runs wait on the work queue or run now. */
+export async function unfinishedRuns(db: Db, accountId: string): Promise<number> {
+  const row = await db
+    .selectFrom('runs')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ['queued', 'running'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * The queued run, locked, when its account was served (a run of it started) more recently than
+ * another account that has a run queued: that account's turn comes first. Undefined otherwise.
+ */
+export async function queuedBehindOthers(db: Db, id: string): Promise<RunRow | undefined> {
+  const lastServed = (account: string) =>
+    sql<Date>`coalesce((select max(s.started_at) from analysis.runs s where s.account_id = ${sql.ref(account)}), '-infinity')`;
+  return db
+    .selectFrom('runs as r')
+    .select(COLUMNS.map((c) => `r.${c}` as const))
+    .where('r.id', '=', id)
+    .where('r.status', '=', 'queued')
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('runs as o')
+          .select('o.id')
+          .where('o.status', '=', 'queued')
+          .whereRef('o.account_id', '<>', 'r.account_id')
+          .where(sql<boolean>`${lastServed('o.account_id')} < ${lastServed('r.account_id')}`),
+      ),
+    )
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
 }

@@ -25,3 +25,8 @@ export async function traceOf(db: Db, runId: string, afterSeq = 0): Promise<Trac
     .orderBy('seq', 'asc')
     .execute();
 }
+
+/** NOTIFY every replica that the run's trace or status changed (the payload is the run id). */
+export async function notifyTrace(db: Db, channel: string, runId: string): Promise<void> {
+  await sql`select pg_notify(${channel}, ${runId})`.execute(db);
+}
