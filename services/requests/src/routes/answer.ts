@@ -11,6 +11,8 @@ export function problemOf(refusal: Refusal | Upstream): HttpProblem {
       return httpProblem('validation_failed', detail);
     case 'conflict':
       return httpProblem('conflict', detail);
+    case 'hold_limit':
+      return httpProblem('conflict', detail, { category: 'hold_limit' });
     default:
       throw new Error(`no problem is defined for the refusal ${code}`);
   }
