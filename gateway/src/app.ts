@@ -134,6 +134,7 @@ function createDataEdge(deps: EdgeDeps) {
     publicBaseUrl: config.PUBLIC_BASE_URL,
     cors: corsPolicy(config.CORS_ORIGINS),
     trustProxy: config.TRUST_PROXY,
+    clientAddressKey: deps.assertionKey,
     keyFormatValid,
     inFlight: deps.inFlight,
     bodies: deps.bodies,
