@@ -67,7 +67,15 @@ export async function verifySession(
       deps.logger.warn({ err }, 'last_seen_at update failed'),
     );
   }
-  return { ok: true, data: { account_id: row.account_id, session_id: row.id, plan: row.plan } };
+  return {
+    ok: true,
+    data: {
+      account_id: row.account_id,
+      session_id: row.id,
+      plan: row.plan,
+      sessions_epoch: row.sessions_epoch,
+    },
+  };
 }
 
 export function rpcHandlers(deps: IdentityDeps): RpcRegistration[] {

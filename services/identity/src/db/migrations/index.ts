@@ -5,6 +5,7 @@ import * as challengeMethod from './2026_11_23_0001_challenge_method.js';
 import * as mailLease from './2026_11_24_0001_mail_lease.js';
 import * as dropConfirmationSentAt from './2026_11_25_0001_drop_confirmation_sent_at.js';
 import * as passwordProven from './2026_11_25_0002_password_proven.js';
+import * as sessionsEpoch from './2026_11_27_0001_sessions_epoch.js';
 
 export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
@@ -13,4 +14,5 @@ export const migrations: Migrations = {
   '2026_11_24_0001_mail_lease': mailLease,
   '2026_11_25_0001_drop_confirmation_sent_at': dropConfirmationSentAt,
   '2026_11_25_0002_password_proven': passwordProven,
+  '2026_11_27_0001_sessions_epoch': sessionsEpoch,
 };
