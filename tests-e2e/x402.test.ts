@@ -189,6 +189,21 @@ describe('x402 pay per call through the gateway', () => {
     expect(await received()).toBe(before);
   });
 
+  it('refuses a payment signed for one resource on another, and the payment still buys its own', async () => {
+    const before = await received();
+    const header = await paymentFor(buyer, {});
+    const elsewhere = await refused('/v1/data/fx/spot/reference_rate?entity=EUR-USD', {
+      'payment-signature': header,
+    });
+    expect({ status: elsewhere.status, reason: elsewhere.body.error.split(':')[0] }).toEqual({
+      status: 402,
+      reason: 'resource_mismatch',
+    });
+    expect(await received()).toBe(before);
+    expect((await refused(READ, { 'payment-signature': header })).status).toBe(200);
+    expect((await received()) - before).toBe(10_000n);
+  });
+
   it('charges nothing when the data service answers 400 or more', async () => {
     const { pay } = await payingFetch(facilitator, buyer);
     const before = await received();

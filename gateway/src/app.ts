@@ -7,6 +7,7 @@ import { USDC_MINTS, type Plan, catalogFor } from '@meridian/contracts';
 import { followIdentityEvents, identityCaches, type IdentityCaches } from './adapters/identity.js';
 import { MemoryRateLimiter, type RateLimiter } from './adapters/rate-limiter.js';
 import { RedisRateLimiter } from './adapters/redis-rate-limiter.js';
+import { MemorySessionEpochs, RedisSessionEpochs, type SessionEpochs } from './adapters/session-epochs.js';
 import { x402Client } from './adapters/x402.js';
 import type { Config } from './config.js';
 import type { Deps, EdgeDeps } from './deps.js';
@@ -28,6 +29,7 @@ import { dataEdge } from './edge/data-calls.js';
 import { documentsRouter } from './edge/documents.js';
 import { portalAuth } from './edge/portal-auth.js';
 import { serviceProxy } from './edge/proxy.js';
+import { sessionsEndedOnReset } from './edge/session-epochs.js';
 import { replicaUrls, Replicas } from './domain/replicas.js';
 
 export type { Deps } from './deps.js';
@@ -102,6 +104,7 @@ export function createApp(deps: EdgeDeps): Express {
     boundedBodies(deps.bodies),
     retireRevokedKeys(deps.limiter, deps.plans),
     callerAssertion(deps.signer),
+    sessionsEndedOnReset(deps.epochs, deps.logger),
     serviceProxy({
       targets: serviceTargets(config),
       timeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -134,6 +137,7 @@ function createDataEdge(deps: EdgeDeps) {
     publicBaseUrl: config.PUBLIC_BASE_URL,
     cors: corsPolicy(config.CORS_ORIGINS),
     trustProxy: config.TRUST_PROXY,
+    clientAddressKey: deps.assertionKey,
     keyFormatValid,
     inFlight: deps.inFlight,
     bodies: deps.bodies,
@@ -150,6 +154,17 @@ function rateLimiter(deps: Deps): RateLimiter {
 }
 
 /**
+ * Where the sessions epochs live: the Redis of the rate limits when configured (every replica
+ * reads the same), else this replica's memory. Kept past any session's stay in the cache.
+ */
+function sessionEpochs(config: Config): SessionEpochs {
+  const keepMs = Math.max(2 * config.SESSION_CACHE_TTL_MS, 60_000);
+  return config.REDIS_URL
+    ? new RedisSessionEpochs(config.REDIS_URL, config.RATE_LIMIT_PREFIX, keepMs)
+    : new MemorySessionEpochs(keepMs);
+}
+
+/**
  * The edge: data calls take the lean path of edge/data-calls.ts, everything else the express app.
  * Subscribes to identity's events before it answers, so its caches are never behind.
  * Ready when the bus answers: without it no key or session can be verified. Redis is not part of
@@ -158,7 +173,8 @@ function rateLimiter(deps: Deps): RateLimiter {
 export async function createGateway(deps: Deps): Promise<Gateway> {
   const { config } = deps;
   const limiter = rateLimiter(deps);
-  const caches = identityCaches(deps.bus, config, limiter);
+  const epochs = sessionEpochs(config);
+  const caches = identityCaches(deps.bus, config, limiter, epochs);
   const plans = planPolicies(config.RATE_LIMITS);
   // Every replica keeps a revoked key's spent budget for its account (the carrying one did already).
   const keyRevoked = (key: { plan: Plan } | undefined, revoked: { key_id: string; account_id: string }) => {
@@ -171,6 +187,7 @@ export async function createGateway(deps: Deps): Promise<Gateway> {
     keyRevoked,
   ).catch(async (err: unknown) => {
     await limiter.close();
+    await epochs.close();
     throw err;
   });
   const edgeDeps: EdgeDeps = {
@@ -178,6 +195,7 @@ export async function createGateway(deps: Deps): Promise<Gateway> {
     signer: new AssertionSigner(deps.assertionKey),
     caches,
     limiter,
+    epochs,
     plans,
     accountPlans: accountPolicies(config.RATE_LIMITS, config.ACCOUNT_RATE_MULTIPLE),
     inFlight: new InFlightGate(config.MAX_IN_FLIGHT_PER_CLIENT),
@@ -201,6 +219,7 @@ export async function createGateway(deps: Deps): Promise<Gateway> {
     close: async () => {
       await Promise.all(subscriptions.map((s) => s.close()));
       await limiter.close();
+      await epochs.close();
       await data.close();
     },
   };

@@ -8,6 +8,7 @@ import type { BucketPolicy } from './domain/token-bucket.js';
 import type { AssertionSigner } from './edge/assertion.js';
 import type { BodyLimits } from './edge/bodies.js';
 import type { InFlightGate } from './edge/in-flight.js';
+import type { SessionEpochs } from './adapters/session-epochs.js';
 
 export const SERVICE = 'gateway';
 
@@ -25,6 +26,8 @@ export interface EdgeDeps extends Deps {
   signer: AssertionSigner;
   caches: IdentityCaches;
   limiter: RateLimiter;
+  /** Every replica's record of the accounts whose sessions all ended (password resets). */
+  epochs: SessionEpochs;
   /** The key bucket of each plan (data-api-interface 8, or RATE_LIMITS). */
   plans: Record<Plan, BucketPolicy>;
   /** The account-wide bucket of each plan: ACCOUNT_RATE_MULTIPLE times the key's. */

@@ -1,7 +1,7 @@
 import type { Express, Request, Response } from 'express';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createHttpApp, finishApp } from '@meridian/http-kit';
+import { createHttpApp, finishApp, signClientAddress } from '@meridian/http-kit';
 import { probeRouter } from '@meridian/runtime';
 import type { CallerCredentials } from './adapters/data-api.js';
 import type { Deps } from './deps.js';
@@ -54,10 +54,14 @@ export function createApp(deps: Deps): Express {
   });
   app.use(probeRouter('mcp', deps.metrics, async () => undefined));
   app.post('/mcp', async (req: Request, res: Response) => {
+    const address = req.ip;
     const caller: CallerCredentials = {
       key: callerKey(req.headers),
-      // The client address the gateway wrote (TRUST_PROXY), passed on: see README, client address.
-      forwardedFor: req.ip,
+      // The client address the gateway wrote (TRUST_PROXY), vouched for to the gateway: see README.
+      forwardedFor: address,
+      ...(address && deps.clientAddressKey
+        ? { clientAddress: signClientAddress(address, deps.clientAddressKey) }
+        : {}),
     };
     const server = createMcpServer(deps, caller);
     const transport = new StreamableHTTPServerTransport({

@@ -8,7 +8,7 @@ export const PUBLIC_API_URL = 'https://api.meridian.example';
 
 /** The Streamable HTTP edge (behind the gateway's `/mcp`). */
 export const configSchema = baseConfigSchema
-  .pick({ PORT: true, HOST: true, LOG_LEVEL: true, TRUST_PROXY: true })
+  .pick({ PORT: true, HOST: true, LOG_LEVEL: true, TRUST_PROXY: true, INTERNAL_AUTH_SECRET: true })
   .extend({
     /** The public data API the tools call with the caller's key: the gateway. */
     MERIDIAN_API_URL: url.default('http://127.0.0.1:8080'),

@@ -14,4 +14,6 @@ export interface Deps {
   loadedAt: Date;
   /** Peers whose X-Forwarded-For is believed (the gateway's network); HTTP edge only. */
   trustProxy?: string;
+  /** The internal secret's key, to vouch for each caller's address to the gateway; HTTP edge only. */
+  clientAddressKey?: Uint8Array;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startServer } from '@meridian/http-kit';
+import { assertionKey, startServer } from '@meridian/http-kit';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { isEntrypoint, runMain } from '@meridian/runtime';
 import { DataApi } from './adapters/data-api.js';
@@ -26,6 +26,7 @@ export async function start(env: Record<string, string | undefined>) {
     cursorSecret: config.MCP_CURSOR_SECRET ?? randomBytes(32).toString('hex'),
     loadedAt: new Date(),
     trustProxy: config.TRUST_PROXY,
+    clientAddressKey: assertionKey(config.INTERNAL_AUTH_SECRET),
   });
   const server = await startServer(app, { port: config.PORT, host: config.HOST, logger });
   logger.info({ url: `${server.url}/mcp`, api: config.MERIDIAN_API_URL }, 'mcp listening');

@@ -14,6 +14,7 @@ import type { Logger } from '@meridian/observability';
 import { perMinute } from '../domain/token-bucket.js';
 import type { RateLimiter } from './rate-limiter.js';
 import { FailureBudget } from './failure-budget.js';
+import type { SessionEpochs } from './session-epochs.js';
 import { VerifiedCache } from './verified-cache.js';
 
 export interface IdentityCacheSettings {
@@ -35,11 +36,14 @@ export interface IdentityCaches {
 /**
  * The key and session caches. With a limiter, each client address may fail
  * FAILED_VERIFICATIONS_PER_MIN verifications a minute per kind before identity is asked again.
+ * With epochs, a cached session whose account's sessions all ended since (a password reset) is
+ * asked about again.
  */
 export function identityCaches(
   bus: Bus,
   settings: IdentityCacheSettings,
   limiter?: RateLimiter,
+  epochs?: SessionEpochs,
 ): IdentityCaches {
   const budget = (name: string) =>
     limiter && new FailureBudget(limiter, name, perMinute(settings.FAILED_VERIFICATIONS_PER_MIN));
@@ -71,8 +75,16 @@ export function identityCaches(
       maxNegative: settings.KEY_NEGATIVE_MAX,
       maxInFlight: settings.IDENTITY_MAX_IN_FLIGHT,
       budget: budget('unknown-session'),
+      ...(epochs ? { stale: (v: SessionVerifyReply) => staleSession(epochs, v) } : {}),
     }),
   };
+}
+
+/** Whether the account's sessions all ended after identity vouched for this one (undefined: unknown). */
+function staleSession(epochs: SessionEpochs, session: SessionVerifyReply) {
+  const current = epochs.current(session.account_id);
+  const compare = (n: number | undefined) => (n === undefined ? undefined : n > session.sessions_epoch);
+  return current instanceof Promise ? current.then(compare) : compare(current);
 }
 
 /**

@@ -31,6 +31,11 @@ export interface VerifiedCacheOptions<T extends Verified> {
   maxInFlight: number;
   /** Failed verifications allowed per client address; a miss past it answers 429 without asking identity. */
   budget?: FailureBudget;
+  /**
+   * Whether a value from memory may no longer be vouched for (true, or undefined when it cannot be
+   * told): it is then asked about again, as a miss.
+   */
+  stale?: (value: T) => boolean | undefined | Promise<boolean | undefined>;
   rpcTimeoutMs?: number;
   now?: () => number;
 }
@@ -86,7 +91,33 @@ export class VerifiedCache<T extends Verified> {
   verify(credential: string, client?: () => string): Verification<T> | Promise<Verification<T>> {
     const hash = credentialHash(credential);
     const known = this.known(hash);
+    const stale = this.options.stale;
+    if (stale && known && !(known instanceof Promise) && known.ok) {
+      const verdict = stale(known.value);
+      if (verdict === false) return known;
+      if (!(verdict instanceof Promise)) return this.again(credential, hash, client);
+      return verdict.then(
+        (v) => (v === false ? known : this.again(credential, hash, client)),
+        () => this.again(credential, hash, client),
+      );
+    }
     if (known) return known;
+    return this.lookUp(credential, hash, client);
+  }
+
+  /** A value from memory that may no longer hold: forgotten, and asked about as a miss. */
+  private again(credential: string, hash: string, client?: () => string) {
+    this.good.delete(hash);
+    return this.lookUp(credential, hash, client);
+  }
+
+  private lookUp(
+    credential: string,
+    hash: string,
+    client?: () => string,
+  ): Verification<T> | Promise<Verification<T>> {
+    const pending = this.inFlight.get(hash);
+    if (pending) return pending;
     if (this.inFlight.size >= this.options.maxInFlight) return tooManyAtOnce();
     const budget = this.options.budget;
     if (!budget || client === undefined) return this.share(credential, hash);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  CLIENT_ADDRESS_HEADER,
   INTERNAL_ASSERTION_HEADER,
   SESSION_COOKIE,
   X402_HEADERS,
@@ -11,7 +12,13 @@ import {
   type SessionVerifyReply,
   type Catalog,
 } from '@meridian/contracts';
-import { methodNotAllowed, problem, requestTrace, writeProblem } from '@meridian/http-kit';
+import {
+  methodNotAllowed,
+  problem,
+  requestTrace,
+  verifyClientAddress,
+  writeProblem,
+} from '@meridian/http-kit';
 import proxyaddr from 'proxy-addr';
 import { formatTraceparent, type Logger, type Metrics } from '@meridian/observability';
 import type { RateLimiter, WithinDecision } from '../adapters/rate-limiter.js';
@@ -72,6 +79,11 @@ export interface DataEdgeOptions {
   cors: CorsPolicy;
   /** Peers whose X-Forwarded-For is believed (TRUST_PROXY), as on the express path. */
   trustProxy: string;
+  /**
+   * The internal secret's key: an edge of ours (the MCP server) names its client's address in
+   * CLIENT_ADDRESS_HEADER signed with it; an assertion that does not verify is ignored.
+   */
+  clientAddressKey: Uint8Array;
   /** Rejects a string that cannot be a key of ours before any request to identity. */
   keyFormatValid: (key: string) => boolean;
   /** Requests in flight per client address, shared with the express path. */
@@ -98,6 +110,7 @@ const NOT_FORWARDED = new Set([
   'x-api-key',
   'cookie',
   INTERNAL_ASSERTION_HEADER,
+  CLIENT_ADDRESS_HEADER,
   'x-request-id',
   'traceparent',
   'x-forwarded-for',
@@ -270,10 +283,21 @@ class DataEdge {
       res,
       fields,
       path,
-      client: this.trusted ? proxyaddr(req, this.trusted) : (req.socket.remoteAddress ?? ''),
+      client: this.clientOf(req),
       query: q < 0 ? '' : url.slice(q + 1),
       target: this.dataTarget(path),
     };
+  }
+
+  /**
+   * The address this call's budgets are kept under: the one an edge of ours vouches for with a
+   * valid signed assertion (the MCP server's caller), else the one TRUST_PROXY yields.
+   */
+  private clientOf(req: IncomingMessage): string {
+    const asserted = req.headers[CLIENT_ADDRESS_HEADER];
+    const vouched = asserted && verifyClientAddress(asserted, this.options.clientAddressKey);
+    if (vouched) return vouched;
+    return this.trusted ? proxyaddr(req, this.trusted) : (req.socket.remoteAddress ?? '');
   }
 
   /** No key: the x402 challenge on a priced route, else the data service answers anonymously. */

@@ -57,6 +57,7 @@ describe('portal session check on anonymous routes', () => {
               plan: 'free',
               role: 'operator',
               totp_active: true,
+              sessions_epoch: 0,
             },
           };
         return { ok: false, problem: problem('unauthorized', 'unknown session') };

@@ -1,3 +1,4 @@
+import { CLIENT_ADDRESS_HEADER } from '@meridian/contracts';
 import { rateLimitOf, retryAfterOf, type RateLimitState } from '../domain/rate-limit.js';
 import type { Refusal } from '../domain/tool-error.js';
 
@@ -6,6 +7,8 @@ export interface CallerCredentials {
   key?: string;
   /** X-Forwarded-For the gateway wrote on the MCP request, passed on (see README: client address). */
   forwardedFor?: string;
+  /** That address signed with the internal secret, which the gateway believes (CLIENT_ADDRESS_HEADER). */
+  clientAddress?: string;
 }
 
 export type DataAnswer =
@@ -40,6 +43,7 @@ export class DataApi {
     };
     if (caller.key) headers['x-api-key'] = caller.key;
     if (caller.forwardedFor) headers['x-forwarded-for'] = caller.forwardedFor;
+    if (caller.clientAddress) headers[CLIENT_ADDRESS_HEADER] = caller.clientAddress;
     let res: Response;
     try {
       res = await fetch(url, { headers, signal: AbortSignal.timeout(this.options.timeoutMs) });

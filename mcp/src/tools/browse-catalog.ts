@@ -49,7 +49,14 @@ export function registerBrowseCatalog(server: McpServer, ctx: ToolContext): void
       const scope = scopeOf('browse_catalog', args);
       const offset = args.cursor === undefined ? 0 : decodeCursor(ctx.cursorSecret, args.cursor, scope);
       if (offset === undefined) return failure(invalidCursor());
-      const answer = await ctx.api.get('/v1/catalog', {}, { forwardedFor: ctx.caller.forwardedFor });
+      const answer = await ctx.api.get(
+        '/v1/catalog',
+        {},
+        {
+          ...(ctx.caller.forwardedFor ? { forwardedFor: ctx.caller.forwardedFor } : {}),
+          ...(ctx.caller.clientAddress ? { clientAddress: ctx.caller.clientAddress } : {}),
+        },
+      );
       if (!answer.ok) return failure(toolError(answer.refusal));
       const metrics = catalogRows(answer.body.data, args);
       if (metrics.length === 0)

@@ -78,3 +78,5 @@ export const callerSchema = z.object({
 export type Caller = z.infer<typeof callerSchema>;
 
 export const INTERNAL_ASSERTION_HEADER = 'x-internal-assertion';
+/** An edge of ours calling the gateway (the MCP server) names its own client's address in it, signed. */
+export const CLIENT_ADDRESS_HEADER = 'x-client-address-assertion';

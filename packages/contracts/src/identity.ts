@@ -18,7 +18,16 @@ export const sessionVerifyReplySchema = z.object({
   plan: planSchema,
   role: z.enum(['operator']).optional(),
   totp_active: z.boolean().optional(),
+  /** How many times every session of the account was ended at once, when this one was vouched for. */
+  sessions_epoch: z.number().int().min(0).default(0),
 });
+
+/**
+ * Identity's answer to a password reset names `<account_id> <sessions_epoch>` in it for the gateway
+ * that carries the answer (which removes it): every replica stops vouching for the account's
+ * cached sessions before the client learns of the reset.
+ */
+export const SESSIONS_EPOCH_HEADER = 'x-sessions-epoch';
 export type SessionVerifyReply = z.infer<typeof sessionVerifyReplySchema>;
 
 /** Event payloads (the `data` of the CloudEvent). No secret, no password, no key material. */

@@ -110,6 +110,7 @@ export const X402_REASONS = [
   'asset_mismatch',
   'network_mismatch',
   'fee_payer_mismatch',
+  'resource_mismatch',
   'payment_replayed',
   'verification_failed',
   'settlement_failed',

@@ -9,3 +9,4 @@ export * from './server.js';
 export * from './trace-headers.js';
 export * from './validate.js';
 export * from './cursor.js';
+export * from './client-address.js';

@@ -21,7 +21,11 @@ export const configSchema = baseConfigSchema
     /** A booking starts at most this many days from now. */
     CONSULTING_HORIZON_DAYS: z.coerce.number().int().min(1).max(365).default(60),
     /** How long a booking to be paid on chain holds its slot. */
-    BOOKING_HOLD_MINUTES: z.coerce.number().int().min(5).max(1440).default(60),
+    BOOKING_HOLD_MINUTES: z.coerce.number().int().min(5).max(1440).default(15),
+    /** Bookings to be paid on chain one account may hold unpaid at once. */
+    BOOKING_UNPAID_HOLDS: z.coerce.number().int().min(1).max(50).default(2),
+    /** The fraction of a day's slots unpaid bookings may hold together. */
+    BOOKING_UNPAID_DAY_SHARE: z.coerce.number().min(0).max(1).default(0.5),
   })
   .transform((c) => ({
     ...c,
@@ -29,6 +33,7 @@ export const configSchema = baseConfigSchema
       noticeMs: c.CONSULTING_NOTICE_HOURS * 3_600_000,
       horizonMs: c.CONSULTING_HORIZON_DAYS * 86_400_000,
     },
+    holdRules: { perAccount: c.BOOKING_UNPAID_HOLDS, dayShare: c.BOOKING_UNPAID_DAY_SHARE },
   }));
 
 export type Config = z.infer<typeof configSchema>;

@@ -16,6 +16,8 @@ export interface Database extends OutboxTables {
     password_proven_at: Generated<Date | null>;
     plan: Generated<Plan>;
     plan_changed_at: Date | null;
+    /** Bumped each time every session of the account ends at once (a password reset). */
+    sessions_epoch: Generated<number>;
     nickname: string | null;
     totp_state: Generated<TwoFactorState>;
     /** AES-256-GCM sealed base32 secret. */

@@ -67,10 +67,10 @@ export function isUnproven(account: {
   return !account.email_confirmed_at || (account.password_hash !== null && !account.password_proven_at);
 }
 
-export async function disownUnproven(trx: Kysely<Database>, accountId: string): Promise<void> {
+export async function disownUnproven(trx: Kysely<Database>, accountId: string): Promise<number> {
   await setPasswordHash(trx, accountId, null);
   await deleteLinks(trx, accountId);
-  await endEverySession(trx, accountId);
+  const { epoch } = await endEverySession(trx, accountId);
   await forgetSignIns(trx, accountId);
   const at = new Date();
   for (const keyId of await revokeAllKeys(trx, accountId, at)) {
@@ -82,4 +82,5 @@ export async function disownUnproven(trx: Kysely<Database>, accountId: string): 
   }
   await setTwoFactor(trx, accountId, { totp_state: 'off', totp_secret_sealed: null, totp_last_step: null });
   await replaceRecoveryCodes(trx, accountId, []);
+  return epoch;
 }

@@ -13,6 +13,14 @@ import { clearLoginThrottle } from './throttle.js';
 
 const deadLink = () => refuse('invalid_token', 'The reset link is unknown, used or expired.');
 
+/** The answer, and the account's new sessions epoch for the gateway (never in the body). */
+export interface ResetDone {
+  password_reset: true;
+  sessions_revoked: number;
+  account_id: string;
+  sessions_epoch: number;
+}
+
 /**
  * Sets the password (proven: the mailbox's reader chose it), confirms the address, signs out every
  * session, forgets the known browsers and addresses, and unlinks every provider identity unless
@@ -23,9 +31,7 @@ const deadLink = () => refuse('invalid_token', 'The reset link is unknown, used 
 export async function resetPassword(
   deps: IdentityDeps,
   input: { token: string; password: string; keep_provider_links: boolean },
-): Promise<
-  Result<{ password_reset: true; sessions_revoked: number }, 'invalid_token' | WeakPassword['code']>
-> {
+): Promise<Result<ResetDone, 'invalid_token' | WeakPassword['code']>> {
   const tokenHash = hashToken(input.token);
   const hash = await hashInTurn(deps, input.password);
   const holder = await findLiveEmailToken(deps.db, tokenHash, 'reset', new Date());
@@ -37,18 +43,23 @@ export async function resetPassword(
     const id = await consumeEmailToken(trx, tokenHash, 'reset', new Date());
     const account = id ? await findAccountById(trx, id) : undefined;
     if (!account) return undefined;
-    const revoked = await endEverySession(trx, account.id);
+    const ended = await endEverySession(trx, account.id);
     // Whoever signed in with the old password made their browser and address known too.
     await forgetSignIns(trx, account.id);
     // A provider identity linked by whoever held the account is a way back in, unless kept.
     if (!input.keep_provider_links) await deleteLinks(trx, account.id);
     // The mail's reader is the address's proven owner; whoever chose the password so far may not be.
-    if (isUnproven(account)) await disownUnproven(trx, account.id);
+    const epoch = isUnproven(account) ? await disownUnproven(trx, account.id) : ended.epoch;
     await setProvenPassword(trx, account.id, hash, new Date());
     await confirmEmail(trx, account.id, new Date());
-    return { email: account.email, revoked };
+    return { email: account.email, id: account.id, revoked: ended.revoked, epoch };
   });
   if (!done) return deadLink();
   if (done.email) await clearLoginThrottle(deps.db, done.email);
-  return ok({ password_reset: true, sessions_revoked: done.revoked });
+  return ok({
+    password_reset: true,
+    sessions_revoked: done.revoked,
+    account_id: done.id,
+    sessions_epoch: done.epoch,
+  });
 }

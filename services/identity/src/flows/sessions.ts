@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { EVENTS } from '@meridian/contracts';
 import type { Database } from '../db/database.js';
-import { insertSession, revokeAllSessions, revokeSession } from '../db/repositories/sessions.js';
+import {
+  bumpSessionsEpoch,
+  insertSession,
+  revokeAllSessions,
+  revokeSession,
+} from '../db/repositories/sessions.js';
 import { hashToken, newToken } from '../domain/secrets.js';
 import { sessionExpiry } from '../domain/session.js';
 import type { IdentityDeps } from '../deps.js';
@@ -52,9 +57,17 @@ export async function endSession(
   return true;
 }
 
-export async function endEverySession(trx: Kysely<Database>, accountId: string): Promise<number> {
+/**
+ * Ends every session of the account and counts one more such ending (`sessions_epoch`), which
+ * the gateway compares with what it cached: answers how many ended and the new count.
+ */
+export async function endEverySession(
+  trx: Kysely<Database>,
+  accountId: string,
+): Promise<{ revoked: number; epoch: number }> {
   const at = new Date();
   const ids = await revokeAllSessions(trx, accountId, at);
+  const epoch = await bumpSessionsEpoch(trx, accountId);
   for (const id of ids) {
     await announce(trx, EVENTS.identitySessionRevoked, {
       session_id: id,
@@ -62,5 +75,5 @@ export async function endEverySession(trx: Kysely<Database>, accountId: string):
       revoked_at: at.toISOString(),
     });
   }
-  return ids.length;
+  return { revoked: ids.length, epoch };
 }

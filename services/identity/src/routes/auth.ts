@@ -1,5 +1,6 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
+import { SESSIONS_EPOCH_HEADER } from '@meridian/contracts';
 import { envelope, httpProblem, parseInput, parseQuery } from '@meridian/http-kit';
 import { emailSchema } from '../domain/account.js';
 import { PASSWORD_MAX } from '../domain/password.js';
@@ -10,7 +11,7 @@ import { logIn } from '../flows/log-in.js';
 import { logOut } from '../flows/log-out.js';
 import { requestReset } from '../flows/request-reset.js';
 import { resendConfirmation } from '../flows/resend-confirmation.js';
-import { resetPassword } from '../flows/reset-password.js';
+import { resetPassword, type ResetDone } from '../flows/reset-password.js';
 import { signUp } from '../flows/sign-up.js';
 import { unlockSignIn } from '../flows/unlock-sign-in.js';
 import { clientAddress, valueOf } from './answer.js';
@@ -88,6 +89,14 @@ const MAILED = {
   message: 'If this address can be used, a mail is on its way to it.',
 };
 
+/**
+ * Tells the gateway carrying the answer that every session of the account ended (it removes the
+ * field), so no replica vouches for one of them once the client has the answer.
+ */
+function sessionsEnded(res: express.Response, done: ResetDone): express.Response {
+  return res.set(SESSIONS_EPOCH_HEADER, `${done.account_id} ${done.sessions_epoch}`);
+}
+
 export function authRoutes(deps: IdentityDeps): Router {
   const router = Router();
   router.post('/auth/signup', async (req, res) => {
@@ -159,7 +168,9 @@ export function authRoutes(deps: IdentityDeps): Router {
   });
   router.post('/auth/password/reset', resetForm, async (req, res) => {
     if (!req.is('application/x-www-form-urlencoded')) {
-      res.json(envelope(valueOf(await resetPassword(deps, parseInput(resetInput, req.body)))));
+      const done = valueOf(await resetPassword(deps, parseInput(resetInput, req.body)));
+      sessionsEnded(res, done);
+      res.json(envelope({ password_reset: true, sessions_revoked: done.sessions_revoked }));
       return;
     }
     // The reset page's form post, answered with a page: done, a dead link, or the form again
@@ -172,7 +183,7 @@ export function authRoutes(deps: IdentityDeps): Router {
     const done = input.success
       ? await resetPassword(deps, input.data)
       : ({ ok: false, code: 'weak_password', detail: input.error.issues[0]?.message ?? 'password' } as const);
-    if (done.ok) res.type('html').send(passwordResetPage());
+    if (done.ok) sessionsEnded(res, done.value).type('html').send(passwordResetPage());
     else if (done.code === 'invalid_token') res.status(400).type('html').send(invalidLinkPage('reset'));
     else
       res

@@ -76,6 +76,7 @@ export async function verifySession(
       plan: row.plan,
       ...operator,
       totp_active: row.totp_state === 'active',
+      sessions_epoch: row.sessions_epoch,
     },
   };
 }

@@ -198,7 +198,7 @@ describe('sessions', () => {
 
     expect(await sessionCheck(token)).toEqual({
       ok: true,
-      data: { account_id, session_id, plan: 'free', totp_active: false },
+      data: { account_id, session_id, plan: 'free', totp_active: false, sessions_epoch: 0 },
     });
     const out = await request(h.app)
       .post('/auth/logout')
@@ -304,6 +304,8 @@ describe('password reset', () => {
     const done = await post('/auth/password/reset', { token, password: 'saffron-lighthouse-cobble-93' });
     expect(done.status).toBe(200);
     expect(done.body.data).toEqual({ password_reset: true, sessions_revoked: 1 });
+    // For the gateway that carries it: the account and its count of sessions all ended at once.
+    expect(done.headers['x-sessions-epoch']).toMatch(/^[0-9a-f-]{36} 1$/);
   });
 });
 

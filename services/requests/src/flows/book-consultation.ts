@@ -13,8 +13,16 @@ import {
 } from '@meridian/contracts';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
-import { findBooking, insertBooking, moveStatus, type BookingRow } from '../db/repositories/bookings.js';
+import {
+  countUnpaidHolds,
+  findBooking,
+  insertBooking,
+  lockHolds,
+  moveStatus,
+  type BookingRow,
+} from '../db/repositories/bookings.js';
 import { bookable, slotAt } from '../domain/availability.js';
+import { dayHoldLimit, dayOf, mayHoldUnpaid } from '../domain/holds.js';
 import type { RequestsDeps } from '../deps.js';
 import { announce } from './events.js';
 
@@ -76,10 +84,36 @@ export async function bookConsultation(
     expires_at: new Date(now.getTime() + hold),
     confirmed_at: null,
   };
-  if (!(await insertBooking(deps.db, booking)))
-    return refuse('conflict', 'That slot was just booked; pick another.');
-  if (asked.payment === 'deposit') return ok(booking);
+  if (asked.payment === 'deposit') return holdUnpaid(deps, booking, now);
+  if (!(await insertBooking(deps.db, booking))) return taken();
   return payFromCredit(deps, booking, now);
+}
+
+const taken = () => refuse('conflict', 'That slot was just booked; pick another.');
+
+/**
+ * Holds a slot for an on-chain payment within the account's and the day's caps, decided under
+ * locks on both so that bookings asked at once are counted one after the other.
+ */
+async function holdUnpaid(deps: RequestsDeps, booking: BookingRow, now: Date): Promise<Result<BookingRow>> {
+  const { config } = deps;
+  const day = dayOf(booking.starts_at);
+  return deps.db.transaction().execute(async (trx): Promise<Result<BookingRow>> => {
+    await lockHolds(trx, [`account:${booking.account_id}`, `day:${day.from.toISOString()}`]);
+    const held = {
+      account: await countUnpaidHolds(trx, now, { accountId: booking.account_id }),
+      day: await countUnpaidHolds(trx, now, day),
+    };
+    const limit = dayHoldLimit(
+      config.CONSULTING_HOURS,
+      config.CONSULTING_SLOT_MINUTES,
+      config.holdRules,
+      day.from,
+    );
+    const allowed = mayHoldUnpaid(config.holdRules, held, limit);
+    if (!allowed.ok) return allowed;
+    return (await insertBooking(trx, booking)) ? ok(booking) : taken();
+  });
 }
 
 const payOf = ({ deposit_address, memo, asset, network }: OrderQuote) => ({

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { bookingSchema, slotSchema } from '@meridian/contracts';
 import { bookingsOf, takenBetween, type BookingRow } from '../db/repositories/bookings.js';
-import { slotsBetween } from '../domain/availability.js';
+import { bookable, slotsBetween } from '../domain/availability.js';
 import type { RequestsDeps } from '../deps.js';
 
 const DAY_MS = 86_400_000;
@@ -10,19 +10,23 @@ export const MAX_WINDOW_DAYS = 31;
 
 /**
  * The slots of the consulting hours starting in [from, to), each marked available or not. A slot
- * is unavailable when a live booking holds it; whose booking it is never shows.
+ * is available only when a booking of it now would be taken: inside the notice, past the horizon
+ * or held by a live booking it is not; whose booking holds it never shows.
  */
 export async function readSlots(
   deps: RequestsDeps,
   from: Date,
   to: Date,
+  now = new Date(),
 ): Promise<z.infer<typeof slotSchema>[]> {
   const slots = slotsBetween(deps.config.CONSULTING_HOURS, deps.config.CONSULTING_SLOT_MINUTES, from, to);
   const taken = await takenBetween(deps.db, from, new Date(to.getTime() + DAY_MS));
   return slots.map((s) => ({
     starts_at: s.starts_at.toISOString(),
     ends_at: s.ends_at.toISOString(),
-    available: !taken.some((t) => t.starts_at < s.ends_at && t.ends_at > s.starts_at),
+    available:
+      bookable(s, deps.config.bookingRules, now).ok &&
+      !taken.some((t) => t.starts_at < s.ends_at && t.ends_at > s.starts_at),
   }));
 }
 

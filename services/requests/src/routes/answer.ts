@@ -13,6 +13,8 @@ export function problemOf(refusal: Refusal | Upstream): HttpProblem {
       return httpProblem('conflict', detail);
     case 'not_found':
       return httpProblem('not_found', detail);
+    case 'hold_limit':
+      return httpProblem('conflict', detail, { category: 'hold_limit' });
     default:
       throw new Error(`no problem is defined for the refusal ${code}`);
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { bookable, parseHours, slotAt, slotsBetween } from '../../src/domain/availability.js';
+import { dayHoldLimit, mayHoldUnpaid } from '../../src/domain/holds.js';
 import { requestKey } from '../../src/domain/service-request.js';
 
 const hours = (text: string) => {
@@ -7,6 +8,23 @@ const hours = (text: string) => {
   if (!parsed.ok) throw new Error(parsed.detail);
   return parsed.value;
 };
+
+describe('unpaid holds', () => {
+  const rules = { perAccount: 2, dayShare: 0.5 };
+
+  it("takes at most half of a day's slots, rounded down, on that UTC day only", () => {
+    const w = hours('mon-fri 09:00-17:00');
+    expect(dayHoldLimit(w, 60, rules, new Date('2026-11-25T16:30:00Z'))).toBe(4);
+    expect(dayHoldLimit(w, 60, rules, new Date('2026-11-28T10:00:00Z'))).toBe(0);
+    expect(dayHoldLimit(hours('wed 09:00-12:00'), 60, rules, new Date('2026-11-25T00:00:00Z'))).toBe(1);
+  });
+
+  it("refuses one more hold past the account's cap or the day's share", () => {
+    expect(mayHoldUnpaid(rules, { account: 1, day: 3 }, 4).ok).toBe(true);
+    expect(mayHoldUnpaid(rules, { account: 2, day: 0 }, 4)).toMatchObject({ ok: false, code: 'hold_limit' });
+    expect(mayHoldUnpaid(rules, { account: 0, day: 4 }, 4)).toMatchObject({ ok: false, code: 'hold_limit' });
+  });
+});
 
 describe('consulting hours', () => {
   it('reads day ranges, single days and several windows, refusing what it cannot read', () => {

@@ -13,7 +13,10 @@ import { z } from 'zod';
 /** A payment as the client sent it (x402 v2 PaymentPayload), parsed without trusting a field. */
 export const paymentPayloadSchema = z.object({
   x402Version: z.number().int(),
-  resource: z.object({ url: z.string() }).loose().optional(),
+  resource: z
+    .object({ url: z.string().max(4096) })
+    .loose()
+    .optional(),
   accepted: paymentRequirementsSchema.loose(),
   payload: z.object({ transaction: z.string().min(1).max(16_384) }).loose(),
   extensions: z.record(z.string(), z.unknown()).optional(),
@@ -70,5 +73,41 @@ export function matchRequirements(
     differs('payTo', accepted.payTo, ours.payTo, 'recipient_mismatch') ??
     differs('extra.feePayer', accepted.extra.feePayer, ours.extra.feePayer, 'fee_payer_mismatch') ??
     differs('maxTimeoutSeconds', accepted.maxTimeoutSeconds, ours.maxTimeoutSeconds, 'requirements_mismatch')
+  );
+}
+
+/**
+ * A resource URL reduced to what names the resource: the path, dot segments resolved, and the
+ * query with its parameters in name order. Scheme and host are left out: one gateway answers under
+ * several names (a public base, a replica's address), and a payment is for the resource, not the door.
+ */
+function resourceKey(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const params = [...parsed.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const query = new URLSearchParams(params).toString();
+  return `${parsed.pathname}${query ? `?${query}` : ''}`;
+}
+
+/**
+ * A payment buys the resource it was signed for (x402 v2: the payload carries the challenge's
+ * `resource`): the payload's URL and the URL bought must name the same path and query.
+ */
+export function matchResource(
+  signedFor: PaymentPayload['resource'],
+  bought: string,
+): PaymentRefusal | undefined {
+  const want = resourceKey(bought);
+  if (!signedFor)
+    return refuse('resource_mismatch', `The payment names no resource; this call buys ${want ?? bought}.`);
+  const theirs = resourceKey(signedFor.url);
+  if (theirs !== undefined && theirs === want) return undefined;
+  return refuse(
+    'resource_mismatch',
+    `The payment is for ${theirs ?? 'an unreadable URL'}; this call buys ${want ?? bought}.`,
   );
 }

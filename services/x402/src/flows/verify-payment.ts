@@ -7,7 +7,12 @@ import {
   type X402Reason,
 } from '@meridian/contracts';
 import { findPayment } from '../db/repositories/payments.js';
-import { decodePayment, matchRequirements, type PaymentPayload } from '../domain/requirements.js';
+import {
+  decodePayment,
+  matchRequirements,
+  matchResource,
+  type PaymentPayload,
+} from '../domain/requirements.js';
 import type { X402Deps } from '../deps.js';
 
 export type PaymentProblem = 'facilitator_unavailable' | X402Reason;
@@ -30,7 +35,9 @@ export async function checkPayment(
 ): Promise<Result<CheckedPayment, PaymentProblem>> {
   const decoded = decodePayment(request.header);
   if (!decoded.ok) return decoded;
-  const mismatch = matchRequirements(decoded.value.accepted, request.requirements);
+  const mismatch =
+    matchRequirements(decoded.value.accepted, request.requirements) ??
+    matchResource(decoded.value.resource, request.resource);
   if (mismatch) return mismatch;
   const { decodeTransactionFromPayload, transactionMessageHash } = await svm();
   let paymentId: string;

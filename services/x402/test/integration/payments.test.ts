@@ -117,6 +117,20 @@ describe('x402 payments', () => {
     });
   });
 
+  it('refuses a payment signed for one resource when it buys another, at verification and at settlement', async () => {
+    const before = await x402.facilitator.balance(x402.facilitator.payTo);
+    const header = await x402.pay(buyer, ours);
+    const other = {
+      header,
+      resource: 'http://gateway.test/v1/data/fx/spot/reference_rate?entity=EUR-USD',
+      requirements: ours,
+    };
+    expect(category(await x402.verify(other))).toBe('402 resource_mismatch');
+    expect(category(await x402.settle(other))).toBe('402 resource_mismatch');
+    expect(await x402.facilitator.balance(x402.facilitator.payTo)).toBe(before);
+    expect(category(await x402.verify(call(header)))).toBe('ok');
+  });
+
   it('refuses a payer without the funds, and a payment over an expired blockhash', async () => {
     const poor = await x402.facilitator.wallet({ usdc: 5_000 });
     const reply = await x402.verify(call(await x402.pay(poor, ours)));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { PaymentRequirements } from '@meridian/contracts';
-import { decodePayment, matchRequirements } from '../../src/domain/requirements.js';
+import { decodePayment, matchRequirements, matchResource } from '../../src/domain/requirements.js';
 
 const ours: PaymentRequirements = {
   scheme: 'exact',
@@ -60,6 +60,35 @@ describe('matching a payment against our requirements', () => {
   it('says what the payment offered and what the call needs', () => {
     expect(matchRequirements({ ...ours, amount: '5000' }, ours)?.detail).toBe(
       "The payment's amount is 5000; this call needs 10000.",
+    );
+  });
+});
+
+describe('binding a payment to the resource it was signed for', () => {
+  const bought = 'https://api.example/v1/data/crypto/spot/reference_price?entity=BTC-USD&source=kraken';
+  const signed = (url: string) => ({ url, mimeType: 'application/json' });
+
+  it('accepts the same path and query, whatever the host, the order of parameters or dot segments', () => {
+    expect(matchResource(signed(bought), bought)).toBeUndefined();
+    expect(
+      matchResource(
+        signed('http://127.0.0.1:8080/v1/data/crypto/x/../spot/reference_price?source=kraken&entity=BTC-USD'),
+        bought,
+      ),
+    ).toBeUndefined();
+  });
+
+  it('refuses another metric, another query, no resource or an unreadable one', () => {
+    for (const other of [
+      signed('https://api.example/v1/data/fx/spot/reference_rate?entity=BTC-USD&source=kraken'),
+      signed('https://api.example/v1/data/crypto/spot/reference_price?entity=ETH-USD&source=kraken'),
+      signed('https://api.example/v1/data/crypto/spot/reference_price?entity=BTC-USD'),
+      signed('not a url'),
+      undefined,
+    ])
+      expect(matchResource(other, bought)).toMatchObject({ ok: false, code: 'resource_mismatch' });
+    expect(matchResource(signed('https://api.example/v1/data/fx/spot/reference_rate'), bought)?.detail).toBe(
+      'The payment is for /v1/data/fx/spot/reference_rate; this call buys /v1/data/crypto/spot/reference_price?entity=BTC-USD&source=kraken.',
     );
   });
 });

@@ -7,6 +7,7 @@ import * as dropConfirmationSentAt from './2026_11_25_0001_drop_confirmation_sen
 import * as passwordProven from './2026_11_25_0002_password_proven.js';
 import * as knownSignIns from './2026_11_27_0001_known_sign_ins.js';
 import * as operators from './2026_11_27_0001_operators.js';
+import * as sessionsEpoch from './2026_11_27_0001_sessions_epoch.js';
 import * as linkOffers from './2026_11_27_0002_link_offers.js';
 
 export const migrations: Migrations = {
@@ -18,5 +19,6 @@ export const migrations: Migrations = {
   '2026_11_25_0002_password_proven': passwordProven,
   '2026_11_27_0001_known_sign_ins': knownSignIns,
   '2026_11_27_0001_operators': operators,
+  '2026_11_27_0001_sessions_epoch': sessionsEpoch,
   '2026_11_27_0002_link_offers': linkOffers,
 };

@@ -23,6 +23,7 @@ export function findSessionByTokenHash(db: Db, tokenHash: string) {
       'sessions.expires_at',
       'sessions.revoked_at',
       'accounts.plan',
+      'accounts.sessions_epoch',
     ])
     .where('sessions.token_hash', '=', tokenHash)
     .executeTakeFirst();
@@ -46,6 +47,17 @@ export async function revokeSession(db: Db, accountId: string, id: string, at: D
 }
 
 /** Revokes every live session of the account; answers their ids. */
+/** Counts one more ending of every session of the account; answers the new count. */
+export async function bumpSessionsEpoch(db: Db, accountId: string): Promise<number> {
+  const row = await db
+    .updateTable('accounts')
+    .set((eb) => ({ sessions_epoch: eb('sessions_epoch', '+', 1) }))
+    .where('id', '=', accountId)
+    .returning('sessions_epoch')
+    .executeTakeFirstOrThrow();
+  return row.sessions_epoch;
+}
+
 export async function revokeAllSessions(db: Db, accountId: string, at: Date): Promise<string[]> {
   const rows = await db
     .updateTable('sessions')

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../database.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -20,20 +20,18 @@ const COLUMNS = [
   'confirmed_at',
 ] as const;
 
-const isOverlap = (err: unknown) => (err as { constraint?: string }).constraint === 'bookings_no_overlap';
-
-/** Holds a slot; false when a live booking already holds any of its time (the exclusion constraint). */
+/**
+ * Holds a slot; false when a live booking already holds any of its time. ON CONFLICT DO NOTHING
+ * takes the exclusion constraint as its arbiter, so a lost race leaves a transaction usable.
+ */
 export async function insertBooking(db: Db, booking: BookingRow): Promise<boolean> {
-  try {
-    await db
-      .insertInto('bookings')
-      .values({ ...booking, pay: booking.pay ? JSON.stringify(booking.pay) : null } as never)
-      .execute();
-    return true;
-  } catch (err) {
-    if (isOverlap(err)) return false;
-    throw err;
-  }
+  const inserted = await db
+    .insertInto('bookings')
+    .values({ ...booking, pay: booking.pay ? JSON.stringify(booking.pay) : null } as never)
+    .onConflict((oc) => oc.doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
 }
 
 export async function bookingsOf(db: Db, accountId: string, limit: number): Promise<BookingRow[]> {
@@ -63,6 +61,34 @@ export async function takenBetween(
     .where('starts_at', '<', to)
     .where('ends_at', '>', from)
     .execute();
+}
+
+/**
+ * Serialises the hold decisions over the given keys until `trx` ends, so two bookings asked at the
+ * same moment cannot both see room for one more unpaid hold. Callers pass keys in one fixed order.
+ */
+export async function lockHolds(trx: Transaction<Database>, keys: readonly string[]): Promise<void> {
+  for (const key of keys)
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`requests.hold:${key}`}, 0))`.execute(trx);
+}
+
+/** Live unpaid holds for an on-chain payment: of one account, or (no account) starting in [from, to). */
+export async function countUnpaidHolds(
+  db: Db,
+  now: Date,
+  scope: { accountId: string } | { from: Date; to: Date },
+): Promise<number> {
+  let query = db
+    .selectFrom('bookings')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('status', '=', 'awaiting_payment')
+    .where('payment', '=', 'deposit')
+    .where('expires_at', '>', now);
+  query =
+    'accountId' in scope
+      ? query.where('account_id', '=', scope.accountId)
+      : query.where('starts_at', '>=', scope.from).where('starts_at', '<', scope.to);
+  return Number((await query.executeTakeFirstOrThrow()).n);
 }
 
 /** Moves a booking from one status to another; false when it was not in `from` any more. */

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import express from 'express';
+import { deleteNatsNamespace, waitFor } from '@meridian/bus/testing';
+import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
+import { createHttpApp, finishApp, requireCaller, startServer, type RunningServer } from '@meridian/http-kit';
+import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
+import { createLogger, createMetrics } from '@meridian/observability';
+import { linkIn, startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
+
+export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const PASSWORD = 'correct horse battery staple';
+const JSON_BODY = { 'content-type': 'application/json' };
+
+/**
+ * What a gateway test needs behind the gateway: the real identity service (a process, mailing
+ * through a local SMTP peer) and, in the data service's place, a server that checks the gateway's
+ * assertion and echoes who it vouched for. On a fresh database and a private NATS namespace.
+ */
+export interface IdentityPeer {
+  namespace: string;
+  identity: ServiceProcess;
+  upstream: RunningServer;
+  /** The settings every gateway of the test starts with. */
+  env(): Record<string, string>;
+  /** Signs up, confirms and signs in through `gatewayUrl`; answers the session cookie. */
+  signIn(gatewayUrl: string, email: string): Promise<string>;
+  /** A new API key of the signed-in account. */
+  newKey(gatewayUrl: string, cookie: string): Promise<string>;
+  /** The token of the latest link identity mailed to `email` whose path includes `path`. */
+  mailedToken(email: string, path: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+async function echoUpstream(): Promise<RunningServer> {
+  const logger = createLogger('upstream', { level: 'silent' });
+  const app = createHttpApp({ logger, metrics: createMetrics('upstream', { defaultMetrics: false }) });
+  const routes = express.Router();
+  routes.get(/^\/v1\/data\/.*/, (req, res) => {
+    res.json({
+      data: { symbol: 'BTC-USD', price: '1', venues: [], path: req.path },
+      meta: { caller: req.caller, as_of: new Date().toISOString() },
+      provenance: { sources: [], method: 'echo' },
+    });
+  });
+  app.use(requireCaller(testAssertionKey), routes);
+  return startServer(finishApp(app), { port: 0 });
+}
+
+export async function startIdentityPeer(prefix: string): Promise<IdentityPeer> {
+  const namespace = `t${randomUUID().slice(0, 8)}`;
+  const dataDir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  const db: TestDatabase = await createTestDatabase(prefix);
+  const upstream = await echoUpstream();
+  const smtp = await startSmtp();
+  const common = {
+    DATABASE_URL: db.url,
+    NATS_URL,
+    BUS_NAMESPACE: namespace,
+    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+    LOG_LEVEL: 'silent',
+  };
+  const identity = await startServiceProcess('services/identity/src/main.ts', {
+    ...common,
+    PORT: '0',
+    DATA_DIR: dataDir,
+    SMTP_URL: smtp.url,
+  });
+  const mailedToken = async (email: string, path: string) => {
+    const mails = () => smtp.mails.filter((m) => m.to === email && linkIn(m).pathname.includes(path));
+    await waitFor(() => mails().length > 0, { timeoutMs: 15_000, what: `a mail to ${email}` });
+    return linkIn(mails().at(-1)!).searchParams.get('token')!;
+  };
+  const post = (url: string, body: object, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { ...JSON_BODY, ...headers }, body: JSON.stringify(body) });
+  return {
+    namespace,
+    identity,
+    upstream,
+    env: () => ({
+      ...common,
+      PORT: '0',
+      METRICS_PORT: '0',
+      IDENTITY_URL: identity.url,
+      DATA_URL: upstream.url,
+      X402_PAY_TO: 'PayToAddress1111',
+      X402_FEE_PAYER: 'FeePayerAddress1111',
+    }),
+    mailedToken,
+    signIn: async (gatewayUrl, email) => {
+      await post(`${gatewayUrl}/auth/signup`, { email, password: PASSWORD });
+      const token = await mailedToken(email, 'verify');
+      const verified = await post(`${gatewayUrl}/auth/verify-email`, { token });
+      if (verified.status !== 200) throw new Error(`verify-email answered ${verified.status}`);
+      const login = await post(`${gatewayUrl}/auth/login`, { email, password: PASSWORD });
+      if (login.status !== 200) throw new Error(`login answered ${login.status}`);
+      return login.headers.get('set-cookie')!.split(';')[0]!;
+    },
+    newKey: async (gatewayUrl, cookie) => {
+      const res = await fetch(`${gatewayUrl}/v1/keys`, { method: 'POST', headers: { cookie } });
+      if (res.status !== 201) throw new Error(`POST /v1/keys answered ${res.status}`);
+      return ((await res.json()) as { data: { key: string } }).data.key;
+    },
+    close: async () => {
+      await identity.close();
+      await smtp.close();
+      await upstream.close();
+      await deleteNatsNamespace(NATS_URL, namespace);
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
