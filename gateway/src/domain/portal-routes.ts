@@ -155,7 +155,7 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
     errors: {
       400: 'Unknown tier or plan, or a malformed body',
       402: 'Insufficient credit',
-      409: 'Twelve months are already paid ahead, or a switch while months are paid ahead',
+      409: 'Twelve months are already paid ahead, a switch while months are paid ahead, or the Idempotency-Key bought another tier',
     },
   }),
   route('get', '/v1/audit/subscription', 'Current subscription', {
@@ -180,7 +180,7 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
     errors: {
       400: 'Unknown tier or plan, or a malformed body',
       402: 'Insufficient credit',
-      409: 'Twelve months are already paid ahead, or a switch while months are paid ahead',
+      409: 'Twelve months are already paid ahead, a switch while months are paid ahead, or the Idempotency-Key bought another tier',
     },
   }),
   route('get', '/v1/billing/plan', 'The data plan bought from credit, and its expiry', {
