@@ -189,16 +189,21 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
   route('get', '/v1/consulting/bookings', "The account's consulting bookings, latest start first", {
     answer: { schema: bookingSchema.array(), plain: false },
   }),
-  route('post', '/v1/consulting/bookings', 'Book a consulting slot, paid from credit or by a deposit', {
-    status: 201,
-    body: bookingBodySchema,
-    answer: { schema: bookingSchema, plain: false },
-    errors: {
-      400: 'Not the start of a slot, too soon or too far ahead, or a malformed body',
-      402: 'Insufficient credit',
-      409: 'The slot is taken',
+  route(
+    'post',
+    '/v1/consulting/bookings',
+    'Book a consulting slot, paid from credit or by a deposit (Idempotency-Key honoured)',
+    {
+      status: 201,
+      body: bookingBodySchema,
+      answer: { schema: bookingSchema, plain: false },
+      errors: {
+        400: 'Not the start of a slot, too soon or too far ahead, or a malformed body',
+        402: 'Insufficient credit',
+        409: 'The slot is taken, or the Idempotency-Key named another booking',
+      },
     },
-  }),
+  ),
   route('get', '/v1/consulting/slots', 'Consulting slots in a window (UTC), each available or booked', {
     query: slotsQuerySchema,
     answer: { schema: slotSchema.array(), plain: false },

@@ -18,22 +18,48 @@ const COLUMNS = [
   'created_at',
   'expires_at',
   'confirmed_at',
+  'idempotency_key',
 ] as const;
 
-const isOverlap = (err: unknown) => (err as { constraint?: string }).constraint === 'bookings_no_overlap';
+const constraintOf = (err: unknown) => (err as { constraint?: string }).constraint;
 
-/** Holds a slot; false when a live booking already holds any of its time (the exclusion constraint). */
-export async function insertBooking(db: Db, booking: BookingRow): Promise<boolean> {
+/**
+ * Holds a slot: 'held', or 'taken' when a live booking already holds any of its time (the
+ * exclusion constraint), or 'key_used' when the account's Idempotency-Key named another booking.
+ */
+export async function insertBooking(db: Db, booking: BookingRow): Promise<'held' | 'taken' | 'key_used'> {
   try {
     await db
       .insertInto('bookings')
       .values({ ...booking, pay: booking.pay ? JSON.stringify(booking.pay) : null } as never)
       .execute();
-    return true;
+    return 'held';
   } catch (err) {
-    if (isOverlap(err)) return false;
+    if (constraintOf(err) === 'bookings_no_overlap') return 'taken';
+    // A unique index names itself in the error, as a constraint does.
+    if (constraintOf(err) === 'bookings_idempotency_key') return 'key_used';
     throw err;
   }
+}
+
+/** The booking an account asked for with an Idempotency-Key, if any. */
+export async function bookingByKey(db: Db, accountId: string, key: string): Promise<BookingRow | undefined> {
+  return db
+    .selectFrom('bookings')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
+/** A booking whose payment was refused gives its key back: asking again with it books anew. */
+export async function cancelRefused(db: Db, id: string): Promise<void> {
+  await db
+    .updateTable('bookings')
+    .set({ status: 'cancelled', idempotency_key: null })
+    .where('id', '=', id)
+    .where('status', '=', 'awaiting_payment')
+    .execute();
 }
 
 export async function bookingsOf(db: Db, accountId: string, limit: number): Promise<BookingRow[]> {
