@@ -182,6 +182,7 @@ describeWithBrowser('the web portal in a real browser', () => {
     expect(
       await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
     ).toBeGreaterThan(0);
+    await page.getByRole('cell', { name: 'Credit granted' }).first().waitFor();
     await check(page, '04-credit');
 
     // A domain, verified against the local DNS server.
@@ -253,6 +254,11 @@ describeWithBrowser('the web portal in a real browser', () => {
     const before = (await page.evaluate(
       async () => ((await (await fetch('/v1/credits')).json()) as { balance_atomic: number }).balance_atomic,
     )) as number;
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/v1/audit/subscribe'))
+        sent.push(r.headers()['idempotency-key'] ?? '');
+    });
     await page.locator('form', { has: page.getByLabel('Subscribe for a month to') }).evaluate((f) => {
       (f as unknown as { requestSubmit(): void }).requestSubmit();
       (f as unknown as { requestSubmit(): void }).requestSubmit();
@@ -265,6 +271,9 @@ describeWithBrowser('the web portal in a real browser', () => {
       balance_atomic: number;
       entries: Array<{ reason: string }>;
     };
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(sent[1]).toBe(sent[0]);
     expect(credits.entries.filter((e) => e.reason === 'subscription')).toHaveLength(1);
     expect(before - credits.balance_atomic).toBe(49_000_000);
 

@@ -2,7 +2,7 @@ import { ApiError, call, get, purchase } from './api.js';
 import { copyButton, h, local, replace, usd } from './dom.js';
 import { form, problemBox } from './forms.js';
 import type { Page } from './main.js';
-import { moneyWords } from './money.js';
+import { moneyWords, reasonWords } from './money.js';
 import { qrImage } from './qr.js';
 
 interface Credits {
@@ -59,7 +59,7 @@ async function ledger(box: HTMLElement, before?: number) {
                 'tr',
                 {},
                 h('td', {}, local(e.created_at)),
-                h('td', {}, e.reason),
+                h('td', {}, reasonWords(e.reason)),
                 h('td', {}, usd(e.delta_atomic)),
                 h('td', {}, h('code', {}, e.ref ?? '')),
               ),
@@ -118,7 +118,7 @@ async function history(box: HTMLElement, cursor?: string) {
                 'tr',
                 {},
                 h('td', {}, local(r.at)),
-                h('td', {}, `${r.reason} (${r.direction})`),
+                h('td', {}, reasonWords(r.reason)),
                 h('td', {}, usd(r.amount_atomic)),
                 h('td', {}, usd(r.balance_delta_atomic)),
                 h('td', {}, h('code', {}, r.ref ?? '')),

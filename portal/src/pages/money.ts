@@ -51,3 +51,20 @@ export function dollars(atomic: number): string {
     .replace(/0{1,4}$/, '');
   return `${sign}$${Math.floor(abs / 1_000_000)}.${fraction.padEnd(2, '0')}`;
 }
+
+/** A ledger or history reason as a person says it; an unknown one is shown as the API gives it. */
+const REASONS: Record<string, string> = {
+  report: 'Analysis run',
+  topup_usdc: 'Top-up in USDC',
+  topup_manual: 'Top-up recorded by an operator',
+  admin_grant: 'Credit granted',
+  admin_revoke: 'Credit taken back',
+  refund: 'Refund',
+  subscription: 'Audit subscription, a month',
+  data_plan: 'Data plan, a month',
+  booking: 'Consulting booking',
+  report_payment: 'Analysis run paid on chain',
+  booking_payment: 'Consulting booking paid on chain',
+};
+
+export const reasonWords = (reason: string) => REASONS[reason] ?? reason;
