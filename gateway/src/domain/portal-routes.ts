@@ -149,15 +149,20 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
     body: analysisDomainBodySchema,
     errors: { 404: 'No authorization is active' },
   }),
-  route('post', '/v1/audit/subscribe', 'Buy a monthly audit subscription from credit', {
-    body: subscribeBodySchema,
-    answer: { schema: subscriptionSchema, plain: false },
-    errors: {
-      400: 'Unknown tier or plan, or a malformed body',
-      402: 'Insufficient credit',
-      409: 'Twelve months are already paid ahead, a switch while months are paid ahead, or the Idempotency-Key bought another tier',
+  route(
+    'post',
+    '/v1/audit/subscribe',
+    'Buy a monthly audit subscription from credit (Idempotency-Key honoured)',
+    {
+      body: subscribeBodySchema,
+      answer: { schema: subscriptionSchema, plain: false },
+      errors: {
+        400: 'Unknown tier or plan, or a malformed body',
+        402: 'Insufficient credit',
+        409: 'Twelve months are already paid ahead, a switch while months are paid ahead, or the Idempotency-Key bought another tier',
+      },
     },
-  }),
+  ),
   route('get', '/v1/audit/subscription', 'Current subscription', {
     answer: { schema: subscriptionSchema, plain: false },
   }),
@@ -174,15 +179,20 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
   route('get', '/v1/billing/account', 'Legacy deposit rail; use GET /v1/credits for topping up', {
     deprecated: true,
   }),
-  route('post', '/v1/billing/plan', 'Buy a month of a paid data plan (basic, pro, ultra) from credit', {
-    body: planPurchaseBodySchema,
-    answer: { schema: planSubscriptionSchema, plain: false },
-    errors: {
-      400: 'Unknown tier or plan, or a malformed body',
-      402: 'Insufficient credit',
-      409: 'Twelve months are already paid ahead, a switch while months are paid ahead, or the Idempotency-Key bought another tier',
+  route(
+    'post',
+    '/v1/billing/plan',
+    'Buy a month of a paid data plan (basic, pro, ultra) from credit (Idempotency-Key honoured)',
+    {
+      body: planPurchaseBodySchema,
+      answer: { schema: planSubscriptionSchema, plain: false },
+      errors: {
+        400: 'Unknown tier or plan, or a malformed body',
+        402: 'Insufficient credit',
+        409: 'Twelve months are already paid ahead, a switch while months are paid ahead, or the Idempotency-Key bought another tier',
+      },
     },
-  }),
+  ),
   route('get', '/v1/billing/plan', 'The data plan bought from credit, and its expiry', {
     answer: { schema: planSubscriptionSchema, plain: false },
   }),
