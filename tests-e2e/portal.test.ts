@@ -1,7 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { rememberSecret } from '@meridian/observability/testing';
 import {
   CHROMIUM_PATH,
@@ -12,12 +11,12 @@ import {
   startSmtp,
   type DnsPeer,
 } from '@meridian/test-peers';
+import { SCREENSHOTS, answerTo, check, expectLandingToShowPrices } from './src/browser-checks.js';
 import { startSite, type Site } from './src/site.js';
 import { grantCredit } from './src/accounts.js';
 import { startSystem, type System } from './src/system.js';
 import { totpCode } from './src/totp.js';
 
-const SCREENSHOTS = 'artifacts/screenshots';
 const hasBrowser = hasChromium();
 if (!hasBrowser)
   console.error(`portal browser tests skipped: no browser at ${CHROMIUM_PATH} (apt-get install chromium)`);
@@ -25,6 +24,7 @@ const describeWithBrowser = hasBrowser ? describe : describe.skip;
 
 const PASSWORD = rememberSecret('lantern-orchard-basalt-74');
 const DOMAIN = 'shop.portal-e2e.example';
+const DEPOSIT = 'Dep1t5WaLLet1111111111111111111111111111111';
 
 describeWithBrowser('the web portal in a real browser', () => {
   let system: System;
@@ -33,7 +33,6 @@ describeWithBrowser('the web portal in a real browser', () => {
   let site: Site;
   let browser: Browser;
   let base: string;
-  const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
@@ -52,6 +51,8 @@ describeWithBrowser('the web portal in a real browser', () => {
       SCANNER_TIMEOUT_MS: '2000',
       CONSULTING_HOURS: 'mon-sun 00:00-24:00',
       CONSULTING_NOTICE_HOURS: '1',
+      DEPOSIT_ADDRESS: DEPOSIT,
+      SOLANA_NETWORK: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
     });
     const port = new URL(system.gatewayUrl).port;
     base = `http://localhost:${port}`;
@@ -65,24 +66,6 @@ describeWithBrowser('the web portal in a real browser', () => {
     await dns?.close();
     await site?.close();
   });
-
-  /** Checks the page with axe-core (no serious or critical violation) and saves a screenshot. */
-  async function check(page: Page, name: string): Promise<void> {
-    await page.evaluate(await axeSource);
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as {
-          axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
-        }
-      ).axe;
-      const result = await axe.run();
-      return result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id} (${v.nodes.length})`);
-    });
-    await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
-    expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-  }
 
   const waitForMail = async (to: string, count = 1) => {
     const deadline = Date.now() + 15_000;
@@ -104,6 +87,17 @@ describeWithBrowser('the web portal in a real browser', () => {
     const js = await fetch(`${base}${script}`);
     expect(js.status).toBe(200);
     expect((await js.arrayBuffer()).byteLength).toBeLessThan(150 * 1024 * 3);
+  });
+
+  it('a visitor at / learns what Meridian is, with the plans and prices of /v1/billing/prices, before any sign-in', async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    await page.getByRole('heading', { name: 'Meridian', level: 1 }).waitFor();
+    await page.getByTestId('plans').waitFor();
+    await expectLandingToShowPrices(page);
+    await check(page, '00-welcome');
+    await context.close();
   });
 
   it('a person signs up, confirms, turns on TOTP, creates a key, verifies a domain, runs an audit, shares the report, books consulting, files a request, explores the data, signs out and back in with TOTP', async () => {
@@ -165,13 +159,31 @@ describeWithBrowser('the web portal in a real browser', () => {
     const granted = await grantCredit(
       { DATABASE_URL: system.env.DATABASE_URL! },
       whoami.account_id,
-      200_000_000,
+      300_000_000,
       'portal e2e',
     );
     expect(granted).toMatchObject({ code: 0 });
     await page.goto(`${base}/#/credit`);
     await page.getByTestId('balance').waitFor();
-    await expect(page.getByTestId('balance').textContent()).resolves.toBe('$200.00');
+    await expect(page.getByTestId('balance').textContent()).resolves.toBe('$300.00');
+    // Top up: the money in words, the address to copy and its QR code; the ids only in the details.
+    const topup = page.getByTestId('topup');
+    await expect(topup.innerText()).resolves.toContain('USDC on Solana devnet');
+    await expect(page.getByTestId('network-note').innerText()).resolves.toContain('not mainnet');
+    expect(await topup.innerText()).not.toMatch(/solana:|4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU/);
+    await page.getByRole('button', { name: 'Copy address' }).click();
+    await page.getByText('Copied.').waitFor();
+    expect(
+      await page.evaluate(() =>
+        (navigator as unknown as { clipboard: { readText(): Promise<string> } }).clipboard.readText(),
+      ),
+    ).toBe(DEPOSIT);
+    const qr = page.getByRole('img', { name: /QR code to pay USDC on Solana devnet/ });
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml/);
+    expect(
+      await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBeGreaterThan(0);
+    await page.getByRole('cell', { name: 'Credit granted' }).first().waitFor();
     await check(page, '04-credit');
 
     // A domain, verified against the local DNS server.
@@ -192,6 +204,16 @@ describeWithBrowser('the web portal in a real browser', () => {
     expect(await page.getByTestId('trace').locator('li').count()).toBeGreaterThan(3);
     await page.getByRole('link', { name: 'Open the report' }).click();
     await page.getByTestId('grade').waitFor();
+    await expect(page.getByTestId('grade').textContent()).resolves.toMatch(/^Grade [A-F][+-]?$/);
+    expect(await page.getByTestId('grade').getAttribute('class')).toMatch(/\bbadge\b/);
+    const groups = page.locator('[data-testid^="severity-"]');
+    expect(await groups.count()).toBeGreaterThan(0);
+    for (const group of await groups.all()) {
+      const counted = Number(
+        (await group.getByRole('heading', { level: 3 }).innerText()).match(/\((\d+)\)/)![1],
+      );
+      expect(await group.locator('li.card').count()).toBe(counted);
+    }
     await check(page, '07-report');
 
     // Share it; the link opens signed out; then revoke it.
@@ -228,7 +250,33 @@ describeWithBrowser('the web portal in a real browser', () => {
     // Paid from credit: the balance went down.
     await page.goto(`${base}/#/credit`);
     await page.getByTestId('balance').waitFor();
-    await expect(page.getByTestId('balance').textContent()).resolves.not.toBe('$200.00');
+    await expect(page.getByTestId('balance').textContent()).resolves.not.toBe('$300.00');
+    // A purchase sent twice (a double click, Enter twice) charges once: one key, one ledger row.
+    const before = (await page.evaluate(
+      async () => ((await (await fetch('/v1/credits')).json()) as { balance_atomic: number }).balance_atomic,
+    )) as number;
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/v1/audit/subscribe'))
+        sent.push(r.headers()['idempotency-key'] ?? '');
+    });
+    await page.locator('form', { has: page.getByLabel('Subscribe for a month to') }).evaluate((f) => {
+      (f as unknown as { requestSubmit(): void }).requestSubmit();
+      (f as unknown as { requestSubmit(): void }).requestSubmit();
+    });
+    await page
+      .getByTestId('subscription')
+      .getByText(/audit_base, until/)
+      .waitFor();
+    const credits = (await page.evaluate(async () => (await fetch('/v1/credits')).json())) as {
+      balance_atomic: number;
+      entries: Array<{ reason: string }>;
+    };
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(sent[1]).toBe(sent[0]);
+    expect(credits.entries.filter((e) => e.reason === 'subscription')).toHaveLength(1);
+    expect(before - credits.balance_atomic).toBe(49_000_000);
 
     // The data explorer: the catalogue's categories, the demo without a key, then a series chart
     // read with the person's key.
@@ -240,10 +288,25 @@ describeWithBrowser('the web portal in a real browser', () => {
     await page.getByLabel(/Your API key/).fill(key);
     await page.getByRole('combobox', { name: /^Metric/ }).selectOption('/v1/data/crypto/spot/ohlcv');
     await page.getByLabel('Ask for a series').check();
-    await page.getByRole('button', { name: 'Show' }).click();
-    await page
-      .getByRole('img', { name: /Chart of \/v1\/data\/crypto\/spot\/ohlcv\?entity=BTC-USD&series=true/ })
-      .waitFor();
+    const series = await answerTo<{ data: unknown[] }>(page, /\/v1\/data\/crypto\/spot\/ohlcv\?/, () =>
+      page.getByRole('button', { name: 'Show' }).click(),
+    );
+    const drawn = page.getByRole('img', {
+      name: /Chart of \/v1\/data\/crypto\/spot\/ohlcv\?entity=BTC-USD&series=true/,
+    });
+    await drawn.waitFor();
+    const d = (await drawn.locator('path').getAttribute('d'))!;
+    expect(d.match(/[ML]/g)).toHaveLength(series.data.length);
+    await page.getByLabel(/Answer a series as a table/).check();
+    const table = await answerTo<{ data: { columns: string[]; rows: unknown[][] } }>(
+      page,
+      /format=table/,
+      () => page.getByRole('button', { name: 'Show' }).click(),
+    );
+    const tabled = page.getByTestId('answer-table');
+    await tabled.waitFor();
+    expect(await tabled.locator('thead th').allInnerTexts()).toEqual(table.data.columns);
+    expect(await tabled.locator('tbody tr').count()).toBe(table.data.rows.length);
     await check(page, '10-data');
 
     // Sign out; signing in again asks for the TOTP code.
@@ -262,6 +325,11 @@ describeWithBrowser('the web portal in a real browser', () => {
     await page.getByRole('heading', { name: 'Domains' }).waitFor();
     await page.getByText(DOMAIN).first().waitFor();
     await check(page, '13-domains');
+
+    // Billing down: the credit page says top-ups are not available, and why.
+    await system.kill('billing');
+    await page.goto(`${base}/#/credit`);
+    await expect(page.getByTestId('topup-unavailable').innerText()).resolves.toContain('not available');
     await context.close();
   }, 240_000);
 });

@@ -155,15 +155,20 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
     body: analysisDomainBodySchema,
     errors: { 404: 'No authorization is active' },
   }),
-  route('post', '/v1/audit/subscribe', 'Buy a monthly audit subscription from credit', {
-    body: subscribeBodySchema,
-    answer: { schema: subscriptionSchema, plain: false },
-    errors: {
-      400: 'Unknown tier or plan, or a malformed body',
-      402: 'Insufficient credit',
-      409: 'Twelve months are already paid ahead, or a switch while months are paid ahead',
+  route(
+    'post',
+    '/v1/audit/subscribe',
+    'Buy a monthly audit subscription from credit (Idempotency-Key honoured)',
+    {
+      body: subscribeBodySchema,
+      answer: { schema: subscriptionSchema, plain: false },
+      errors: {
+        400: 'Unknown tier or plan, or a malformed body',
+        402: 'Insufficient credit',
+        409: 'Twelve months are already paid ahead, a switch while months are paid ahead, or the Idempotency-Key bought another tier',
+      },
     },
-  }),
+  ),
   route('get', '/v1/audit/subscription', 'Current subscription', {
     answer: { schema: subscriptionSchema, plain: false },
   }),
@@ -180,31 +185,41 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
   route('get', '/v1/billing/account', 'Legacy deposit rail; use GET /v1/credits for topping up', {
     deprecated: true,
   }),
-  route('post', '/v1/billing/plan', 'Buy a month of a paid data plan (basic, pro, ultra) from credit', {
-    body: planPurchaseBodySchema,
-    answer: { schema: planSubscriptionSchema, plain: false },
-    errors: {
-      400: 'Unknown tier or plan, or a malformed body',
-      402: 'Insufficient credit',
-      409: 'Twelve months are already paid ahead, or a switch while months are paid ahead',
+  route(
+    'post',
+    '/v1/billing/plan',
+    'Buy a month of a paid data plan (basic, pro, ultra) from credit (Idempotency-Key honoured)',
+    {
+      body: planPurchaseBodySchema,
+      answer: { schema: planSubscriptionSchema, plain: false },
+      errors: {
+        400: 'Unknown tier or plan, or a malformed body',
+        402: 'Insufficient credit',
+        409: 'Twelve months are already paid ahead, a switch while months are paid ahead, or the Idempotency-Key bought another tier',
+      },
     },
-  }),
+  ),
   route('get', '/v1/billing/plan', 'The data plan bought from credit, and its expiry', {
     answer: { schema: planSubscriptionSchema, plain: false },
   }),
   route('get', '/v1/consulting/bookings', "The account's consulting bookings, latest start first", {
     answer: { schema: bookingSchema.array(), plain: false },
   }),
-  route('post', '/v1/consulting/bookings', 'Book a consulting slot, paid from credit or by a deposit', {
-    status: 201,
-    body: bookingBodySchema,
-    answer: { schema: bookingSchema, plain: false },
-    errors: {
-      400: 'Not the start of a slot, too soon or too far ahead, or a malformed body',
-      402: 'Insufficient credit',
-      409: 'The slot is taken',
+  route(
+    'post',
+    '/v1/consulting/bookings',
+    'Book a consulting slot, paid from credit or by a deposit (Idempotency-Key honoured)',
+    {
+      status: 201,
+      body: bookingBodySchema,
+      answer: { schema: bookingSchema, plain: false },
+      errors: {
+        400: 'Not the start of a slot, too soon or too far ahead, or a malformed body',
+        402: 'Insufficient credit',
+        409: 'The slot is taken, or the Idempotency-Key named another booking',
+      },
     },
-  }),
+  ),
   route('get', '/v1/consulting/slots', 'Consulting slots in a window (UTC), each available or booked', {
     query: slotsQuerySchema,
     answer: { schema: slotSchema.array(), plain: false },

@@ -79,10 +79,10 @@ export const planSubscriptionSchema = z.object({
   active: z.boolean(),
 });
 
-/** POST /v1/audit/subscribe body (portal 4.4). */
-export const subscribeBodySchema = z.object({ tier: auditTierSchema });
+/** POST /v1/audit/subscribe body (portal 4.4); a field it does not name is refused, not ignored. */
+export const subscribeBodySchema = z.object({ tier: auditTierSchema }).strict();
 /** POST /v1/billing/plan body: buy a month of a paid data plan from credit. */
-export const planPurchaseBodySchema = z.object({ plan: planSchema.exclude(['free']) });
+export const planPurchaseBodySchema = z.object({ plan: planSchema.exclude(['free']) }).strict();
 
 /** billing.order.paid.v1 — an order of analysis or requests is paid; it may proceed. */
 export const orderPaidSchema = z.object({

@@ -63,3 +63,19 @@ export function parseQuery<S extends z.ZodObject>(
 
 /** The query schema of a route that takes no parameter: any one given is refused by parseQuery. */
 export const NO_PARAMETERS = z.object({});
+
+const idempotencyKeySchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
+
+/**
+ * The `Idempotency-Key` header of a purchase (the IETF draft's name, as Stripe uses it): the same
+ * key answers the first purchase. Absent: undefined, and every request is a purchase of its own.
+ */
+export function idempotencyKeyOf(header: string | undefined): string | undefined {
+  return header === undefined
+    ? undefined
+    : parseInput(idempotencyKeySchema, header, 'header.Idempotency-Key');
+}

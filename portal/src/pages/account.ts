@@ -1,4 +1,4 @@
-import { ApiError, data, get, post } from './api.js';
+import { ApiError, data, get, post, purchase } from './api.js';
 import { copyButton, h, local, replace } from './dom.js';
 import { action, form, problemBox } from './forms.js';
 import type { Page } from './main.js';
@@ -215,6 +215,7 @@ async function planSection(account: Account, box: HTMLElement): Promise<void> {
     if (e instanceof ApiError && e.status === 404) return null;
     throw e;
   });
+  const buy = purchase('/v1/billing/plan');
   replace(
     box,
     h('h2', {}, 'Data plan'),
@@ -233,7 +234,7 @@ async function planSection(account: Account, box: HTMLElement): Promise<void> {
       ],
       'Buy from credit',
       async (v) => {
-        await post('/v1/billing/plan', { plan: v.plan });
+        await buy({ plan: v.plan });
         session.clear();
         await planSection((await session.load())!, box);
       },

@@ -82,3 +82,25 @@ export async function data<T = unknown>(
 export const get = <T = unknown>(path: string) => data<T>('GET', path);
 export const post = <T = unknown>(path: string, body: unknown = {}, headers?: Record<string, string>) =>
   data<T>('POST', path, body, headers);
+
+function freshKey(): string {
+  // getRandomValues works on plain http too, where randomUUID does not.
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * A purchase (subscription, plan, run, booking) sent with an `Idempotency-Key`: the same key while
+ * the same order is sent again (a double click, Enter twice, a retry after a lost answer), so the
+ * server charges once; a new key for a changed order and after one went through.
+ */
+export function purchase<T = unknown>(path: string): (body: unknown) => Promise<T> {
+  let key = '';
+  let order = '';
+  return async (body) => {
+    const text = JSON.stringify(body);
+    if (text !== order) [key, order] = [freshKey(), text];
+    const answer = await post<T>(path, body, { 'idempotency-key': key });
+    if (order === text) order = '';
+    return answer;
+  };
+}

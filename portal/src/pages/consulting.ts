@@ -1,7 +1,8 @@
-import { call, get, post } from './api.js';
+import { call, get, purchase } from './api.js';
 import { h, local, replace, usd } from './dom.js';
 import { form } from './forms.js';
 import type { Page } from './main.js';
+import { moneyWords } from './money.js';
 
 interface Booking {
   id: string;
@@ -9,7 +10,7 @@ interface Booking {
   status: string;
   payment?: 'credit' | 'deposit';
   amount_atomic?: number | null;
-  pay?: { asset: string; deposit_address: string; memo: string } | null;
+  pay?: { asset: string; network: string; deposit_address: string; memo: string } | null;
 }
 
 interface Slot {
@@ -46,6 +47,7 @@ export const consultingPage: Page = async (main) => {
     );
   showBookings(bookings);
   const counted = h('div', { role: 'status' });
+  const book = purchase<Booking>('/v1/consulting/bookings');
   replace(
     main,
     h('h1', {}, 'Consulting'),
@@ -75,7 +77,7 @@ export const consultingPage: Page = async (main) => {
           ],
           'Book',
           async (v) => {
-            const booking = await post<Booking>('/v1/consulting/bookings', {
+            const booking = await book({
               starts_at: v.starts_at,
               ...(v.topic ? { topic: v.topic } : {}),
               payment: v.payment,
@@ -91,7 +93,7 @@ export const consultingPage: Page = async (main) => {
                 ? h(
                     'p',
                     {},
-                    `Pay ${usd(booking.amount_atomic ?? null)} in ${booking.pay.asset} to `,
+                    `Pay ${usd(booking.amount_atomic ?? null)} in ${moneyWords(booking.pay.asset, booking.pay.network).label} to `,
                     h('code', {}, booking.pay.deposit_address),
                     ' with memo ',
                     h('code', {}, booking.pay.memo),

@@ -1,7 +1,8 @@
-import { ApiError, call, get, post } from './api.js';
+import { ApiError, call, get, purchase } from './api.js';
 import { copyButton, h, local, replace, usd } from './dom.js';
 import { form, problemBox } from './forms.js';
 import type { Page } from './main.js';
+import { moneyWords, reasonWords } from './money.js';
 import { qrImage } from './qr.js';
 
 interface Credits {
@@ -58,7 +59,7 @@ async function ledger(box: HTMLElement, before?: number) {
                 'tr',
                 {},
                 h('td', {}, local(e.created_at)),
-                h('td', {}, e.reason),
+                h('td', {}, reasonWords(e.reason)),
                 h('td', {}, usd(e.delta_atomic)),
                 h('td', {}, h('code', {}, e.ref ?? '')),
               ),
@@ -117,7 +118,7 @@ async function history(box: HTMLElement, cursor?: string) {
                 'tr',
                 {},
                 h('td', {}, local(r.at)),
-                h('td', {}, `${r.reason} (${r.direction})`),
+                h('td', {}, reasonWords(r.reason)),
                 h('td', {}, usd(r.amount_atomic)),
                 h('td', {}, usd(r.balance_delta_atomic)),
                 h('td', {}, h('code', {}, r.ref ?? '')),
@@ -154,6 +155,7 @@ async function subscription(box: HTMLElement) {
     if (e instanceof ApiError && e.status === 404) return null;
     throw e;
   });
+  const subscribe = purchase('/v1/audit/subscribe');
   replace(
     box,
     h('h2', {}, 'Audit subscription'),
@@ -176,27 +178,35 @@ async function subscription(box: HTMLElement) {
       ],
       'Subscribe from credit',
       async (v) => {
-        await post('/v1/audit/subscribe', { tier: v.tier });
+        await subscribe({ tier: v.tier });
         await subscription(box);
       },
     ),
   );
 }
 
-export const creditPage: Page = async (main) => {
-  const credits = await call<Credits>('GET', '/v1/credits?limit=1');
-  const t = credits.topup;
-  const boxes = [h('section', {}), h('section', {}), h('section', {})];
-  replace(
-    main,
-    h('h1', {}, 'Credit'),
-    h('p', {}, 'Balance: ', h('strong', { 'data-testid': 'balance' }, usd(credits.balance_atomic))),
-    h('h2', {}, 'Top up'),
+/** How to top up: the money in words, the address and memo with copy buttons, and their QR code. */
+async function topUp(t: Credits['topup']): Promise<HTMLElement> {
+  const box = h('section', { 'aria-labelledby': 'topup-title', 'data-testid': 'topup' });
+  box.append(h('h2', { id: 'topup-title' }, 'Top up'));
+  if (!t.deposit_address) {
+    box.append(
+      h(
+        'p',
+        { role: 'status', 'data-testid': 'topup-unavailable' },
+        'Top-ups are not available on this deployment: it has no deposit address set, so a payment would have nowhere to go. Ask the operator for credit meanwhile.',
+      ),
+    );
+    return box;
+  }
+  const money = moneyWords(t.asset, t.network);
+  box.append(
     h(
       'p',
       {},
-      `Send ${t.asset} on ${t.network} to the address below with the memo exactly as shown; only this memo adds credit to your account.`,
+      `Send ${money.label} to the address below with the memo exactly as shown; one USDC adds $1.00 of credit, and only this memo adds it to your account.`,
     ),
+    h('p', { class: money.real ? 'muted' : 'warn', 'data-testid': 'network-note' }, money.note),
     h(
       'dl',
       {},
@@ -219,8 +229,49 @@ export const creditPage: Page = async (main) => {
     ),
     await qrImage(
       `solana:${t.deposit_address}?memo=${encodeURIComponent(t.memo)}`,
-      `QR code: deposit address ${t.deposit_address} with memo ${t.memo}`,
+      `QR code to pay ${money.label}: deposit address ${t.deposit_address} with memo ${t.memo}`,
     ),
+    h(
+      'details',
+      {},
+      h('summary', {}, 'Technical details'),
+      h(
+        'dl',
+        {},
+        h('dt', {}, 'Network (CAIP-2)'),
+        h('dd', {}, h('code', {}, t.network)),
+        h('dt', {}, 'Token mint'),
+        h('dd', {}, h('code', {}, t.asset)),
+      ),
+    ),
+  );
+  return box;
+}
+
+export const creditPage: Page = async (main) => {
+  let credits: Credits;
+  try {
+    credits = await call<Credits>('GET', '/v1/credits?limit=1');
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.status !== 503) throw e;
+    replace(
+      main,
+      h('h1', {}, 'Credit'),
+      h(
+        'p',
+        { role: 'status', 'data-testid': 'topup-unavailable' },
+        'Credit and top-ups are not available right now: the billing service did not answer. Try again in a minute.',
+      ),
+      problemBox(e),
+    );
+    return;
+  }
+  const boxes = [h('section', {}), h('section', {}), h('section', {})];
+  replace(
+    main,
+    h('h1', {}, 'Credit'),
+    h('p', {}, 'Balance: ', h('strong', { 'data-testid': 'balance' }, usd(credits.balance_atomic))),
+    await topUp(credits.topup),
     ...boxes,
   );
   await Promise.all(

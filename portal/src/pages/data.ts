@@ -24,22 +24,38 @@ function metricsOf(node: unknown, out: Metric[] = []): Metric[] {
 /** The column a chart draws from rows of a series: a value, a closing price, else the first number. */
 const PREFERRED = ['value', 'close', 'price', 'rate', 'level'];
 
+/** A columnar answer (`format=table`): its column names and one array per row. */
+interface Table {
+  columns: string[];
+  rows: unknown[][];
+}
+
+function tableOf(data: unknown): Table | null {
+  const t = data as Partial<Table> | null;
+  return t && Array.isArray(t.columns) && Array.isArray(t.rows) ? (t as Table) : null;
+}
+
 /**
- * The numbers of a series answer (`data` an array, ascending in time): numbers, or rows with a
- * number column. Anything else (a latest read, the demo snapshot) has no chart.
+ * The numbers of a series answer (`data` an array, ascending in time, or a table's rows): numbers,
+ * or rows with a number column. Anything else (a latest read, the demo snapshot) has no chart.
  */
 function seriesOf(data: unknown): { values: number[]; column: string | null } {
-  if (!Array.isArray(data) || data.length < 2) return { values: [], column: null };
-  if (data.every((x) => typeof x === 'number')) return { values: data as number[], column: null };
-  const first = data[0] as Record<string, unknown> | null;
+  const table = tableOf(data);
+  const rows = table
+    ? table.rows.map((r) => Object.fromEntries(table.columns.map((c, i) => [c, r[i]])))
+    : data;
+  if (!Array.isArray(rows) || rows.length < 2) return { values: [], column: null };
+  if (rows.every((x) => typeof x === 'number')) return { values: rows as number[], column: null };
+  const first = rows[0] as Record<string, unknown> | null;
   if (!first || typeof first !== 'object') return { values: [], column: null };
   const numeric = Object.keys(first).filter((k) => typeof first[k] === 'number');
   const column = PREFERRED.find((k) => numeric.includes(k)) ?? numeric.find((k) => !/time|ts$|_at$/i.test(k));
   if (!column) return { values: [], column: null };
-  const values = data.map((x) => Number((x as Record<string, unknown>)[column])).filter(Number.isFinite);
+  const values = rows.map((x) => Number((x as Record<string, unknown>)[column])).filter(Number.isFinite);
   return { values, column };
 }
 
+/** A line chart of our own in SVG: one path, one point per row, scaled to the rows' range. */
 function chart(values: number[], label: string): Element {
   const ns = 'http://www.w3.org/2000/svg';
   const svg = document.createElementNS(ns, 'svg');
@@ -50,15 +66,25 @@ function chart(values: number[], label: string): Element {
   const min = Math.min(...values);
   const max = Math.max(...values);
   const span = max - min || 1;
-  const line = document.createElementNS(ns, 'polyline');
-  line.setAttribute(
-    'points',
-    values
-      .map((v, i) => `${(i / (values.length - 1)) * 390 + 5},${195 - ((v - min) / span) * 190}`)
-      .join(' '),
-  );
+  const line = document.createElementNS(ns, 'path');
+  const point = (v: number, i: number) =>
+    `${((i / (values.length - 1)) * 390 + 5).toFixed(1)},${(195 - ((v - min) / span) * 190).toFixed(1)}`;
+  line.setAttribute('d', values.map((v, i) => `${i === 0 ? 'M' : 'L'}${point(v, i)}`).join(' '));
   svg.append(line);
   return svg;
+}
+
+/** A table answer as a table: its columns as headers, one row per row. */
+function tableView(table: Table, caption: string): HTMLElement {
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  return h(
+    'table',
+    { 'data-testid': 'answer-table' },
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, ...table.columns.map((c) => h('th', { scope: 'col' }, c)))),
+    h('tbody', {}, ...table.rows.map((r) => h('tr', {}, ...r.map((v) => h('td', {}, cell(v)))))),
+  );
 }
 
 interface Category {
@@ -117,6 +143,7 @@ export const dataPage: Page = async (main) => {
         },
         { name: 'entity', label: 'Entity (empty: the metric’s default)', autocomplete: 'off' },
         { name: 'series', label: 'Ask for a series', type: 'checkbox' },
+        { name: 'table', label: 'Answer a series as a table (format=table)', type: 'checkbox' },
       ],
       'Show',
       async (v) => {
@@ -126,6 +153,7 @@ export const dataPage: Page = async (main) => {
           const entity = v.entity || defaults.get(v.metric ?? '');
           if (entity) query.set('entity', entity);
           if (v.series === 'true') query.set('series', 'true');
+          if (v.table === 'true') query.set('format', 'table');
         }
         const qs = query.toString();
         const path = v.metric === 'demo' ? '/v1/demo' : `${v.metric}${qs ? `?${qs}` : ''}`;
@@ -137,18 +165,20 @@ export const dataPage: Page = async (main) => {
             key ? { authorization: `Bearer ${key}` } : {},
           );
           const { values, column } = seriesOf(answer.data);
+          const table = tableOf(answer.data);
+          const what = `${path}${column ? ` (${column})` : ''}`;
           replace(
             out,
-            values.length > 1
-              ? h('h2', {}, `${path}${column ? ` — ${column}` : ''}, ${values.length} points`)
-              : null,
+            values.length > 1 ? h('h2', {}, `${what}, ${values.length} points`) : null,
             values.length > 1
               ? chart(
                   values,
-                  `Chart of ${path}${column ? ` (${column})` : ''}, ${values.length} points from ${Math.min(...values)} to ${Math.max(...values)}`,
+                  `Chart of ${what}, ${values.length} points from ${Math.min(...values)} to ${Math.max(...values)}`,
                 )
               : null,
-            h('pre', { tabindex: '0' }, JSON.stringify(answer.data, null, 2).slice(0, 4000)),
+            table
+              ? tableView(table, `${path}: ${table.rows.length} rows`)
+              : h('pre', { tabindex: '0' }, JSON.stringify(answer.data, null, 2).slice(0, 4000)),
           );
         } catch (e) {
           if (e instanceof ApiError && e.status === 402)

@@ -1,4 +1,4 @@
-import { ApiError, call, get, post } from './api.js';
+import { ApiError, call, get, post, purchase } from './api.js';
 import { copyButton, h, local, replace, usd } from './dom.js';
 import { action, form, problemBox } from './forms.js';
 import type { Page } from './main.js';
@@ -267,6 +267,7 @@ async function runs(d: Domain, box: HTMLElement) {
   ]);
   const label = (t: Tier) =>
     `${t.tier.replace('audit_', '')}: ${t.covered_by_subscription ? 'covered by your subscription' : usd(t.charge_atomic ?? t.price_atomic)}`;
+  const commission = purchase<Run>('/v1/analysis/run');
   replace(
     box,
     h('h2', {}, 'Start a run'),
@@ -285,11 +286,7 @@ async function runs(d: Domain, box: HTMLElement) {
           ],
           'Start run',
           async (v) => {
-            const run = await post<Run>(
-              '/v1/analysis/run',
-              { domain: d.domain, tier: v.tier, payment: v.payment },
-              { 'idempotency-key': crypto.randomUUID() },
-            );
+            const run = await commission({ domain: d.domain, tier: v.tier, payment: v.payment });
             location.hash = `#/run/${run.id}`;
           },
         )

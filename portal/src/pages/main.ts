@@ -6,6 +6,7 @@ import { authPages } from './auth.js';
 import { consultingPage } from './consulting.js';
 import { creditPage } from './credit.js';
 import { dataPage } from './data.js';
+import { landingPage } from './landing.js';
 import { domainPage, domainsPage } from './domains.js';
 import { operatorPage, operatorReviewPage } from './operator.js';
 import { reportPage, runPage } from './report.js';
@@ -31,13 +32,14 @@ const routes: Record<string, Route> = {
   data: { page: dataPage, title: 'Data', signedIn: false },
   operator: { page: operatorPage, title: 'Operator console', signedIn: true },
   'operator-review': { page: operatorReviewPage, title: 'Review', signedIn: true },
+  welcome: { page: landingPage, title: 'Plans and prices', signedIn: false },
 };
 
 function nav(account: Account | null): void {
   const link = (href: string, label: string) => h('a', { href }, label);
   replace(
     document.getElementById('nav')!,
-    h('strong', {}, 'Meridian'),
+    h('a', { href: '#/welcome', class: 'brand' }, 'Meridian'),
     account
       ? [
           link('#/domains', 'Domains'),
@@ -63,7 +65,8 @@ async function render(): Promise<void> {
   const [name = '', ...rest] = path.split('/');
   const account = await session.load();
   nav(account);
-  const route = routes[name] ?? (account ? routes.domains! : routes.signin!);
+  // A visitor first learns what Meridian is; a signed-in person goes to their domains.
+  const route = routes[name] ?? (account ? routes.domains! : routes.welcome!);
   if (route.signedIn && !account) {
     location.hash = '#/signin';
     return;

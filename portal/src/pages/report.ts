@@ -110,6 +110,14 @@ function findingItem(f: Finding): HTMLElement {
   );
 }
 
+/** The colour band of a grade's badge: A and B good, C and D fair, the rest poor. */
+function gradeBand(grade: string | null): string {
+  const letter = grade?.[0]?.toUpperCase();
+  if (letter === 'A' || letter === 'B') return 'good';
+  if (letter === 'C' || letter === 'D') return 'fair';
+  return letter ? 'poor' : 'none';
+}
+
 /** The report body: grade, summary, findings by severity, changes; shared by the owner's page. */
 export function reportBody(report: Report): HTMLElement[] {
   const problems = report.findings.filter((f) => !f.passed);
@@ -119,7 +127,12 @@ export function reportBody(report: Report): HTMLElement[] {
     h(
       'p',
       {},
-      h('span', { class: 'grade', 'data-testid': 'grade' }, report.grade ?? '—'),
+      h(
+        'strong',
+        { class: `badge grade grade-${gradeBand(report.grade)}`, 'data-testid': 'grade' },
+        h('span', { class: 'visually-hidden' }, 'Grade '),
+        report.grade ?? '—',
+      ),
       ` score ${report.score ?? '—'} · ${report.tier} · ${local(report.finished_at)}`,
     ),
     h('p', { 'data-testid': 'summary' }, report.summary),
@@ -145,10 +158,11 @@ export function reportBody(report: Report): HTMLElement[] {
     ...SEVERITIES.map((sev) => {
       const of = problems.filter((f) => f.severity === sev);
       if (of.length === 0) return h('span');
+      const title = `${sev[0]!.toUpperCase()}${sev.slice(1)}`;
       return h(
         'section',
-        { 'aria-label': sev },
-        h('h3', { class: `sev-${sev}` }, `${sev[0]!.toUpperCase()}${sev.slice(1)} (${of.length})`),
+        { 'aria-label': `${title} findings`, 'data-testid': `severity-${sev}` },
+        h('h3', { class: `sev-${sev}` }, `${title} (${of.length})`),
         h('ul', { class: 'plain' }, ...of.map(findingItem)),
       );
     }),

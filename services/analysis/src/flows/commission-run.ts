@@ -163,8 +163,13 @@ async function replay(
 ): Promise<Result<Commissioned> | Upstream> {
   const named = normalizeHostname(asked.domain);
   const sameDomain = named.ok && named.value === run.domain;
-  if (run.tier !== asked.tier || !sameDomain)
-    return refuse('conflict', 'This Idempotency-Key named another run (another domain or tier).');
+  // A run a subscription covered was never asked to pay: either way of paying asked for it.
+  const samePayment = run.payment === 'subscription' || run.payment === (asked.payment ?? 'credit');
+  if (run.tier !== asked.tier || !sameDomain || !samePayment)
+    return refuse(
+      'conflict',
+      'This Idempotency-Key named another run (another domain, tier or way of paying).',
+    );
   // A first answer lost to billing's silence: the spend is asked again, under the same order id.
   if (run.status === 'awaiting_payment' && run.payment === 'credit')
     return payFromCredit(deps, run, true, new Date());

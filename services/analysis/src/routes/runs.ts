@@ -1,13 +1,13 @@
 import { Router, type Request, type Response } from 'express';
 import { analysisDomainQuerySchema, analysisRunBodySchema } from '@meridian/contracts';
-import { envelope, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
+import { envelope, idempotencyKeyOf, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
 import type { AnalysisDeps } from '../deps.js';
 import { commissionRun } from '../flows/commission-run.js';
 import { readEntitlement } from '../flows/entitlement.js';
 import { ownRun, runView, runsOf, traceAfter } from '../flows/read-runs.js';
 import { openTraceStream, type TraceSink } from '../flows/trace-stream.js';
 import { METHOD, valueOf } from './answer.js';
-import { idempotencyKeySchema, runIdSchema } from './schemas.js';
+import { runIdSchema } from './schemas.js';
 
 /** Entitlement, commissioning runs, listing them and their live trace (portal 4.3). */
 export function runRoutes(deps: AnalysisDeps): Router {
@@ -25,9 +25,7 @@ export function runRoutes(deps: AnalysisDeps): Router {
   router.post('/v1/analysis/run', async (req, res) => {
     const accountId = sessionAccountOf(req);
     const body = parseInput(analysisRunBodySchema, req.body);
-    const header = req.get('idempotency-key');
-    const key =
-      header === undefined ? undefined : parseInput(idempotencyKeySchema, header, 'header.Idempotency-Key');
+    const key = idempotencyKeyOf(req.get('idempotency-key'));
     const { run, replayed } = valueOf(await commissionRun(deps, accountId, body, key));
     if (replayed) res.set('Idempotent-Replayed', 'true');
     res.status(replayed ? 200 : 201).json(envelope(runView(run), {}, { method: METHOD }));

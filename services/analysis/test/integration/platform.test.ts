@@ -192,6 +192,16 @@ describe('analysis platform: domains, runs, workers, authorization, credentials,
           )
         ).status,
       ).toBe(409);
+      expect(
+        (
+          await post(
+            account,
+            '/v1/analysis/run',
+            { domain: 'paid.example', tier: 'audit_base', payment: 'deposit' },
+            { 'Idempotency-Key': key },
+          )
+        ).status,
+      ).toBe(409);
       expect(await h.balance(account)).toBe(15_000_000 - RUN_PRICE.audit_base);
 
       const run = await settled(account, 'paid.example', first.body.data.id);

@@ -4,7 +4,7 @@ import { EVENTS, ok, refuse, type Plan, type Result } from '@meridian/contracts'
 import type { Database } from '../db/database.js';
 import { findEntryByKey, lockBalance } from '../db/repositories/ledger.js';
 import { priceOf } from '../db/repositories/prices.js';
-import { endPeriod, insertPeriod, periodsFrom } from '../db/repositories/subscriptions.js';
+import { endPeriod, insertPeriod, periodsFrom, tierPaidBy } from '../db/repositories/subscriptions.js';
 import { currentOf, purchase, type Product } from '../domain/subscription.js';
 import type { BillingDeps } from '../deps.js';
 import { announce } from './events.js';
@@ -32,6 +32,7 @@ export interface PeriodState {
 /**
  * Buys a month of an audit tier or a data plan from credit: the debit and the period are written
  * together or not at all (402 when credit is short). A data plan that changes now is announced.
+ * The idempotency key names the purchase: a retry answers it, the key on another tier is a 409.
  */
 export async function buyPeriod(
   deps: BillingDeps,
@@ -44,8 +45,17 @@ export async function buyPeriod(
     // The instant is taken once the account's purchases are ours alone: a purchase that waited for
     // another must not start, or end the other's period, before the other was bought.
     const now = at ?? new Date();
-    if (await findEntryByKey(trx, order.account_id, key))
+    const earlier = await findEntryByKey(trx, order.account_id, key);
+    if (earlier) {
+      // A retry answers the first purchase; the same key on another tier is another order.
+      const tier = await tierPaidBy(trx, earlier.id);
+      if (tier !== order.tier)
+        return refuse(
+          'conflict',
+          `This Idempotency-Key already bought ${tier ?? 'another purchase'}; buying ${order.tier} needs a key of its own.`,
+        );
       return ok(await subscriptionOf(trx, order.account_id, order.product, now));
+    }
     const price = await priceOf(trx, order.item);
     if (price === undefined)
       return refuse('not_found', `${order.tier} has no price on this deployment and cannot be bought.`);

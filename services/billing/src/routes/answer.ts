@@ -1,7 +1,5 @@
-import type { Request } from 'express';
-import { z } from 'zod';
 import type { Refusal, Result } from '@meridian/contracts';
-import { httpProblem, parseInput, type HttpProblem } from '@meridian/http-kit';
+import { httpProblem, type HttpProblem } from '@meridian/http-kit';
 
 /** Every refusal a flow of this service answers, and how it reaches a client. */
 export function problemOf(refusal: Refusal): HttpProblem {
@@ -26,19 +24,4 @@ export function problemOf(refusal: Refusal): HttpProblem {
 export function valueOf<T>(result: Result<T>): T {
   if (!result.ok) throw problemOf(result);
   return result.value;
-}
-
-const idempotencyKeySchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
-
-/**
- * The request's `Idempotency-Key` header (the IETF draft's name, as Stripe uses it): a retry with
- * the same key answers the first outcome. Without one each request is a new purchase.
- */
-export function idempotencyKeyOf(req: Request, fresh: () => string): string {
-  const header = req.get('idempotency-key');
-  return header === undefined ? fresh() : parseInput(idempotencyKeySchema, header, 'header Idempotency-Key');
 }

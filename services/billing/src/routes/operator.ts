@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
-import { envelope, operatorAccountOf, parseInput } from '@meridian/http-kit';
+import { envelope, idempotencyKeyOf, operatorAccountOf, parseInput } from '@meridian/http-kit';
 import { unmatchedDeposits } from '../db/repositories/deposits.js';
 import type { BillingDeps } from '../deps.js';
 import { postByOperator, refundByOperator, settleDeposit } from '../flows/operator-actions.js';
-import { idempotencyKeyOf, valueOf } from './answer.js';
+import { valueOf } from './answer.js';
 
 const method = "Billing's credit ledger and deposits, changed by an operator.";
 const reason = z.string().trim().min(3).max(500);
@@ -46,7 +46,7 @@ export function operatorRoutes(deps: BillingDeps): Router {
     router.post(`/v1/operator/billing/${kind}`, async (req, res) => {
       const operator = operatorAccountOf(req);
       const body = parseInput(creditBody, req.body ?? {});
-      const key = idempotencyKeyOf(req, randomUUID);
+      const key = idempotencyKeyOf(req.get('idempotency-key')) ?? randomUUID();
       const { entry, balance_atomic, replayed } = valueOf(
         await postByOperator(deps, operator, { kind, ...body, key }),
       );
@@ -55,7 +55,7 @@ export function operatorRoutes(deps: BillingDeps): Router {
   router.post('/v1/operator/billing/refund', async (req, res) => {
     const operator = operatorAccountOf(req);
     const body = parseInput(refundBody, req.body ?? {});
-    const key = idempotencyKeyOf(req, randomUUID);
+    const key = idempotencyKeyOf(req.get('idempotency-key')) ?? randomUUID();
     const refunded = valueOf(await refundByOperator(deps, operator, { ...body, key }));
     res.status(refunded.replayed ? 200 : 201).json(envelope(refunded, {}, { method }));
   });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { planPurchaseBodySchema, subscribeBodySchema } from '@meridian/contracts';
-import { envelope, parseInput, sessionAccountOf } from '@meridian/http-kit';
+import { envelope, idempotencyKeyOf, parseInput, sessionAccountOf } from '@meridian/http-kit';
 import type { BillingDeps } from '../deps.js';
 import { buyPeriod, subscriptionOf } from '../flows/buy-period.js';
 import { priceItem } from '../domain/prices.js';
-import { idempotencyKeyOf, valueOf } from './answer.js';
+import { valueOf } from './answer.js';
 
 const method = "Billing's subscription periods, each paid by a ledger entry.";
 
@@ -23,7 +23,7 @@ export function subscriptionRoutes(deps: BillingDeps): Router {
       product: 'audit',
       tier,
       item: priceItem.audit(tier),
-      idempotency_key: idempotencyKeyOf(req, randomUUID),
+      idempotency_key: idempotencyKeyOf(req.get('idempotency-key')) ?? randomUUID(),
       actor: `account:${accountId}`,
     });
     res.json(envelope(valueOf(bought), {}, { method }));
@@ -40,7 +40,7 @@ export function subscriptionRoutes(deps: BillingDeps): Router {
       product: 'data_plan',
       tier: plan,
       item: priceItem.plan(plan),
-      idempotency_key: idempotencyKeyOf(req, randomUUID),
+      idempotency_key: idempotencyKeyOf(req.get('idempotency-key')) ?? randomUUID(),
       actor: `account:${accountId}`,
     });
     res.json(envelope(planView(valueOf(bought)), {}, { method }));

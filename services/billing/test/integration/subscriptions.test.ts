@@ -140,6 +140,48 @@ describe('subscriptions and data plans bought from credit', () => {
       expect(e.delta_atomic).toBeLessThanOrEqual(149_000_000);
   });
 
+  it('answers a double-sent purchase once and refuses its key on another tier or plan', async () => {
+    const account = randomUUID();
+    await billing.grant(account, 400_000_000);
+    const [a, b] = await Promise.all([
+      subscribe(account, 'audit_base', 'click-1'),
+      subscribe(account, 'audit_base', 'click-1'),
+    ]);
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.data).toEqual(a.body.data);
+    expect(await balance(account)).toBe(400_000_000 - 49_000_000);
+    const other = await subscribe(account, 'audit_secure', 'click-1');
+    expect(other.status).toBe(409);
+    expect(other.body.detail).toContain('Idempotency-Key');
+    const plan = (body: object, key: string) =>
+      billing
+        .as(account)
+        .then((auth) =>
+          request(billing.app).post('/v1/billing/plan').set(auth).set({ 'Idempotency-Key': key }).send(body),
+        );
+    expect((await plan({ plan: 'basic' }, 'plan-1')).status).toBe(200);
+    expect((await plan({ plan: 'basic' }, 'plan-1')).status).toBe(200);
+    expect((await plan({ plan: 'pro' }, 'plan-1')).status).toBe(409);
+    expect(await balance(account)).toBe(400_000_000 - 49_000_000 - 19_000_000);
+  });
+
+  it('refuses a purchase body with a field it does not name', async () => {
+    const account = randomUUID();
+    await billing.grant(account, 400_000_000);
+    const sub = await request(billing.app)
+      .post('/v1/audit/subscribe')
+      .set(await billing.as(account))
+      .send({ tier: 'audit_base', months: 1e20 });
+    expect(sub.status).toBe(400);
+    expect(JSON.stringify(sub.body)).toContain('months');
+    const plan = await request(billing.app)
+      .post('/v1/billing/plan')
+      .set(await billing.as(account))
+      .send({ plan: 'basic', months: 12 });
+    expect(plan.status).toBe(400);
+    expect(await balance(account)).toBe(400_000_000);
+  });
+
   it('refuses an unknown tier and a malformed body', async () => {
     const account = randomUUID();
     expect((await subscribe(account, 'audit_gold')).status).toBe(400);

@@ -7,6 +7,17 @@ export interface Mail {
 
 const base = (url: string) => url.replace(/\/+$/, '');
 
+/**
+ * What the confirmation page asks, named once so that the mail describes the page it links to:
+ * the password makes whoever reads the mail the owner of the account (see the README's
+ * pre-hijacking rules), so the page asks for it and the mail says so.
+ */
+export const CONFIRM_PAGE = {
+  password: 'Your password (the one you signed up with, or a new one; at least 12 characters)',
+  why: 'Typing your password here makes it the account’s: whoever reads this mail owns the account.',
+  button: 'Confirm my email address',
+} as const;
+
 export function confirmationMail(to: string, baseUrl: string, token: string): Mail {
   const link = `${base(baseUrl)}/auth/verify-email?token=${token}`;
   return {
@@ -17,8 +28,11 @@ export function confirmationMail(to: string, baseUrl: string, token: string): Ma
       '',
       link,
       '',
-      'Open it and press the button; the link works once and expires in 24 hours. A program',
-      'sends its token to POST /auth/verify-email as {"token": "..."}. If you did not sign up,',
+      `The page asks for "${CONFIRM_PAGE.password}"`,
+      `and has a button "${CONFIRM_PAGE.button}".`,
+      CONFIRM_PAGE.why,
+      'The link works once and expires in 24 hours. A program sends its token to',
+      'POST /auth/verify-email as {"token": "...", "password": "..."}. If you did not sign up,',
       'ignore this mail.',
     ].join('\n'),
   };

@@ -1,3 +1,5 @@
+import { CONFIRM_PAGE } from '../domain/mail.js';
+
 /**
  * The few HTML pages identity answers to a browser following a mailed link (confirmation, reset). No script (the CSP
  * allows none): a plain form that POSTs back, so that only a person's click changes anything.
@@ -25,10 +27,11 @@ export function confirmEmailPage(token: string, refusal?: string): string {
     (refusal ? `<p role="alert">${escapeHtml(refusal)}</p>` : '') +
       '<form method="post" action="/auth/verify-email">' +
       `<input type="hidden" name="token" value="${escapeHtml(token)}">` +
-      '<p><label>Your password (the one you signed up with, or a new one; at least 12 characters) ' +
+      `<p>${escapeHtml(CONFIRM_PAGE.why)}</p>` +
+      `<p><label>${escapeHtml(CONFIRM_PAGE.password)} ` +
       '<input type="password" name="password" autocomplete="new-password" minlength="12" maxlength="256" required>' +
       '</label></p>' +
-      '<button type="submit">Confirm my email address</button></form>',
+      `<button type="submit">${escapeHtml(CONFIRM_PAGE.button)}</button></form>`,
   );
 }
 

@@ -80,6 +80,22 @@ describe('signup and email confirmation', () => {
     expect(login.status).toBe(200);
   });
 
+  it('mails what the confirmation page asks: the password it wants and the button to press', async () => {
+    const email = freshEmail();
+    await post('/auth/signup', { email, password: STRONG_PASSWORD });
+    const mail = await h.mailTo(email);
+    const link = linkIn(mail);
+    const page = await request(h.app)
+      .get(`${link.pathname}${link.search}`)
+      .set(await anonymous());
+    const label = page.text.match(/<label>([^<]+?)\s*<input type="password"/)![1]!;
+    const button = page.text.match(/<button type="submit">([^<]+)<\/button>/)![1]!;
+    const oneLine = mail.text.replace(/\s+/g, ' ');
+    expect(oneLine).toContain(`"${label}"`);
+    expect(oneLine).toContain(`"${button}"`);
+    expect(oneLine).not.toContain('press the button;');
+  });
+
   it('confirms nothing when the mailed link is only followed (GET); its page posts the token', async () => {
     const email = freshEmail();
     await post('/auth/signup', { email, password: STRONG_PASSWORD });

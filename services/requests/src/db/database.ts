@@ -39,5 +39,7 @@ export interface Database extends OutboxTables {
     created_at: Date;
     expires_at: Date | null;
     confirmed_at: Date | null;
+    /** The Idempotency-Key the booking was asked with; cleared when its payment is refused. */
+    idempotency_key: string | null;
   };
 }

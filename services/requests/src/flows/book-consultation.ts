@@ -14,6 +14,8 @@ import {
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import {
+  bookingByKey,
+  cancelRefused,
   countUnpaidHolds,
   findBooking,
   insertBooking,
@@ -42,17 +44,29 @@ const upstream = (problem: Problem): Upstream => ({
   problem,
 });
 
+/** A booking, and whether an Idempotency-Key named it before (nothing new was booked). */
+export interface Booked {
+  booking: BookingRow;
+  replayed: boolean;
+}
+
 /**
  * Books a consulting slot. The slot is held first (the exclusion constraint refuses a second
  * holder), then paid: from credit at once, or by a deposit whose memo is the booking id, within
- * the hold. Billing prices it and says where to pay.
+ * the hold. Billing prices it and says where to pay. An Idempotency-Key names the booking: the
+ * same key answers it (a double-sent purchase books and pays once), another body is a 409.
  */
 export async function bookConsultation(
   deps: RequestsDeps,
   accountId: string,
   asked: BookingAsked,
+  idempotencyKey?: string,
   now = new Date(),
-): Promise<Result<BookingRow> | Upstream> {
+): Promise<Result<Booked> | Upstream> {
+  if (idempotencyKey) {
+    const earlier = await bookingByKey(deps.db, accountId, idempotencyKey);
+    if (earlier) return replay(deps, earlier, asked, now);
+  }
   const { config } = deps;
   const slot = slotAt(config.CONSULTING_HOURS, config.CONSULTING_SLOT_MINUTES, asked.starts_at);
   if (!slot)
@@ -83,10 +97,45 @@ export async function bookConsultation(
     created_at: now,
     expires_at: new Date(now.getTime() + hold),
     confirmed_at: null,
+    idempotency_key: idempotencyKey ?? null,
   };
-  if (asked.payment === 'deposit') return holdUnpaid(deps, booking, now);
-  if (!(await insertBooking(deps.db, booking))) return taken();
-  return payFromCredit(deps, booking, now);
+  const held =
+    asked.payment === 'deposit'
+      ? await holdUnpaid(deps, booking, now)
+      : (await insertBooking(deps.db, booking))
+        ? ok(booking)
+        : taken();
+  if (!held.ok) {
+    // The same key sent twice at once: the first holds the slot (or the key), the second answers it.
+    const earlier =
+      held.code === 'conflict' && idempotencyKey
+        ? await bookingByKey(deps.db, accountId, idempotencyKey)
+        : undefined;
+    return earlier ? replay(deps, earlier, asked, now) : held;
+  }
+  if (asked.payment === 'deposit') return ok({ booking, replayed: false });
+  return payFromCredit(deps, booking, false, now);
+}
+
+async function replay(
+  deps: RequestsDeps,
+  booking: BookingRow,
+  asked: BookingAsked,
+  now: Date,
+): Promise<Result<Booked> | Upstream> {
+  const same =
+    booking.starts_at.getTime() === asked.starts_at.getTime() &&
+    booking.payment === asked.payment &&
+    booking.topic === (asked.topic || null);
+  if (!same)
+    return refuse(
+      'conflict',
+      'This Idempotency-Key named another booking (another slot, topic or way of paying).',
+    );
+  // A first answer lost to billing's silence: the spend is asked again, under the same order id.
+  if (booking.status === 'awaiting_payment' && booking.payment === 'credit')
+    return payFromCredit(deps, booking, true, now);
+  return ok({ booking, replayed: true });
 }
 
 const taken = () => refuse('conflict', 'That slot was just booked; pick another.');
@@ -126,24 +175,25 @@ const payOf = ({ deposit_address, memo, asset, network }: OrderQuote) => ({
 async function payFromCredit(
   deps: RequestsDeps,
   booking: BookingRow,
+  replayed: boolean,
   now: Date,
-): Promise<Result<BookingRow> | Upstream> {
+): Promise<Result<Booked> | Upstream> {
   const spent = await deps.bus.request<PostingReply>(RPC.billingCreditSpend, {
     account_id: booking.account_id,
     order_id: booking.id,
     item: BOOKING_ITEM,
   });
   if (!spent.ok) {
-    // Refused by billing (no credit...): the slot is free again. Billing unreachable: the hold
-    // stays, and billing's paid event confirms it if the spend went through after all.
-    if (spent.problem.status < 500)
-      await moveStatus(deps.db, booking.id, 'awaiting_payment', 'cancelled', now);
+    // Refused by billing (no credit...): the slot is free again, and so is the key. Billing
+    // unreachable: the hold stays, and billing's paid event confirms it if the spend went through.
+    if (spent.problem.status < 500) await cancelRefused(deps.db, booking.id);
     return upstream(spent.problem);
   }
   const confirmed = await deps.db
     .transaction()
     .execute((trx) => confirmBooking(trx, booking.id, 'awaiting_payment', now));
-  return ok(confirmed ?? booking);
+  // A replay paying alongside the first request finds it confirmed by the other: read it back.
+  return ok({ booking: confirmed ?? (await findBooking(deps.db, booking.id)) ?? booking, replayed });
 }
 
 /** Confirms a paid booking and announces it (identity mails the account), once: inside `trx`. */

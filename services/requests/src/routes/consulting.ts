@@ -1,6 +1,13 @@
 import { Router } from 'express';
 import { bookingBodySchema, slotsQuerySchema } from '@meridian/contracts';
-import { envelope, httpProblem, parseInput, parseQuery, sessionAccountOf } from '@meridian/http-kit';
+import {
+  envelope,
+  httpProblem,
+  idempotencyKeyOf,
+  parseInput,
+  parseQuery,
+  sessionAccountOf,
+} from '@meridian/http-kit';
 import type { RequestsDeps } from '../deps.js';
 import { bookConsultation } from '../flows/book-consultation.js';
 import { MAX_WINDOW_DAYS, bookingView, readBookings, readSlots } from '../flows/read-bookings.js';
@@ -35,8 +42,10 @@ export function consultingRoutes(deps: RequestsDeps): Router {
   router.post('/v1/consulting/bookings', async (req, res) => {
     const accountId = sessionAccountOf(req);
     const body = parseInput(bookingBodySchema, req.body);
-    const booking = valueOf(await bookConsultation(deps, accountId, body));
-    res.status(201).json(envelope(bookingView(booking), {}, { method }));
+    const key = idempotencyKeyOf(req.get('idempotency-key'));
+    const { booking, replayed } = valueOf(await bookConsultation(deps, accountId, body, key));
+    if (replayed) res.set('Idempotent-Replayed', 'true');
+    res.status(replayed ? 200 : 201).json(envelope(bookingView(booking), {}, { method }));
   });
   return router;
 }

@@ -21,6 +21,8 @@ export interface Requests {
   as(accountId: string): Promise<Record<string, string>>;
   /** Credit for an account, through billing's operators' command line. */
   grant(accountId: string, amount: number): Promise<void>;
+  /** The account's credit balance, through billing's operators' command line. */
+  balance(accountId: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -75,6 +77,13 @@ export async function startRequests(prefix: string, env: Record<string, string> 
         { DATABASE_URL: database.url },
       );
       if (run.code !== 0) throw new Error(run.stderr);
+    },
+    balance: async (accountId) => {
+      const run = await runScript('services/billing/scripts/admin.ts', ['balance', '--account', accountId], {
+        DATABASE_URL: database.url,
+      });
+      if (run.code !== 0) throw new Error(run.stderr);
+      return Number(run.stdout.trim());
     },
     close: async () => {
       await client.close();

@@ -192,6 +192,42 @@ describe('service requests and consulting bookings', () => {
       expect(answers.filter((r) => r.status === 409)).toHaveLength(9);
     });
 
+    it('books and charges once for a purchase sent twice with one Idempotency-Key, and refuses the key on another body', async () => {
+      const account = randomUUID();
+      await h.grant(account, 400_000_000);
+      const starts = slotIn(70);
+      const send = async (body: object, key: string) =>
+        request(h.app)
+          .post('/v1/consulting/bookings')
+          .set(await h.as(account))
+          .set('Idempotency-Key', key)
+          .send(body);
+      const [a, b] = await Promise.all([
+        send({ starts_at: starts, topic: 'TLS' }, 'book-1'),
+        send({ starts_at: starts, topic: 'TLS' }, 'book-1'),
+      ]);
+      expect([a.status, b.status].sort()).toEqual([200, 201]);
+      expect(a.body.data.id).toBe(b.body.data.id);
+      expect([a.body.data.status, b.body.data.status]).toEqual(['confirmed', 'confirmed']);
+      const later = await send({ starts_at: starts, topic: 'TLS' }, 'book-1');
+      expect(later.status).toBe(200);
+      expect(later.headers['idempotent-replayed']).toBe('true');
+      expect(later.body.data).toEqual(a.body.data);
+      expect((await send({ starts_at: slotIn(71), topic: 'TLS' }, 'book-1')).status).toBe(409);
+      expect((await send({ starts_at: starts, topic: 'CSP' }, 'book-1')).status).toBe(409);
+      const mine = await request(h.app)
+        .get('/v1/consulting/bookings')
+        .set(await h.as(account));
+      expect(mine.body.data).toHaveLength(1);
+      expect(await h.balance(account)).toBe(400_000_000 - 150_000_000);
+    });
+
+    it('refuses a booking body with a field it does not name', async () => {
+      const res = await book(randomUUID(), { starts_at: slotIn(72), months: 1e20 });
+      expect(res.status).toBe(400);
+      expect(JSON.stringify(res.body)).toContain('months');
+    });
+
     it('refuses a booking credit cannot pay and frees its slot', async () => {
       const account = randomUUID();
       const starts = slotIn(45);
@@ -199,6 +235,17 @@ describe('service requests and consulting bookings', () => {
       expect(res.status).toBe(402);
       expect(res.body.error_category).toBe('insufficient_credit');
       expect((await book(randomUUID(), { starts_at: starts, payment: 'deposit' })).status).toBe(201);
+      // A refused purchase keeps nothing, its Idempotency-Key included: once credit is there, it books.
+      const keyed = async () =>
+        request(h.app)
+          .post('/v1/consulting/bookings')
+          .set(await h.as(account))
+          .set('Idempotency-Key', 'short-1')
+          .send({ starts_at: slotIn(74) });
+      expect((await keyed()).status).toBe(402);
+      await h.grant(account, 150_000_000);
+      expect((await keyed()).status).toBe(201);
+      expect(await h.balance(account)).toBe(0);
     });
 
     it('quotes a deposit whose memo names the booking, confirms it when billing announces it paid, and expires unpaid holds', async () => {

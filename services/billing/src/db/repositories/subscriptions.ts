@@ -39,6 +39,16 @@ export async function insertPeriod(
   await trx.insertInto('subscription_periods').values(period).execute();
 }
 
+/** The tier of the period a ledger entry paid for, if it paid for one. */
+export async function tierPaidBy(db: Db, ledgerEntryId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('subscription_periods')
+    .select('tier')
+    .where('ledger_entry_id', '=', ledgerEntryId)
+    .executeTakeFirst();
+  return row?.tier;
+}
+
 /** Cuts a period short at `at` (a switch to another tier). */
 export async function endPeriod(trx: Transaction<Database>, id: number, at: Date): Promise<void> {
   await trx.updateTable('subscription_periods').set({ expires_at: at }).where('id', '=', id).execute();

@@ -18,11 +18,13 @@ const COLUMNS = [
   'created_at',
   'expires_at',
   'confirmed_at',
+  'idempotency_key',
 ] as const;
 
 /**
- * Holds a slot; false when a live booking already holds any of its time. ON CONFLICT DO NOTHING
- * takes the exclusion constraint as its arbiter, so a lost race leaves a transaction usable.
+ * Holds a slot; false when a live booking already holds any of its time, or the account's
+ * Idempotency-Key names another booking. ON CONFLICT DO NOTHING takes the exclusion constraint and
+ * the key's unique index as arbiters, so a lost race leaves a transaction usable.
  */
 export async function insertBooking(db: Db, booking: BookingRow): Promise<boolean> {
   const inserted = await db
@@ -32,6 +34,26 @@ export async function insertBooking(db: Db, booking: BookingRow): Promise<boolea
     .returning('id')
     .executeTakeFirst();
   return inserted !== undefined;
+}
+
+/** The booking an account asked for with an Idempotency-Key, if any. */
+export async function bookingByKey(db: Db, accountId: string, key: string): Promise<BookingRow | undefined> {
+  return db
+    .selectFrom('bookings')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
+/** A booking whose payment was refused gives its key back: asking again with it books anew. */
+export async function cancelRefused(db: Db, id: string): Promise<void> {
+  await db
+    .updateTable('bookings')
+    .set({ status: 'cancelled', idempotency_key: null })
+    .where('id', '=', id)
+    .where('status', '=', 'awaiting_payment')
+    .execute();
 }
 
 export async function bookingsOf(db: Db, accountId: string, limit: number): Promise<BookingRow[]> {
