@@ -21,6 +21,7 @@ import { BUS_JOURNAL_SCHEMA, collectGarbage, type SharedInfra } from '@meridian/
 // Only the facilitator's launcher: the package's index loads every test peer (OIDC provider,
 // Chromium driver, LiteSVM, Solana clients), over 50 MB of heap that this process never uses.
 import { startX402Facilitator } from '@meridian/test-peers/x402-facilitator';
+import { localDepositWallet, writeLocalChain } from '@meridian/test-peers/local-deposit';
 
 const SERVICES = {
   identity: startIdentity,
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
   }
   const urls: Record<string, string> = {};
   try {
-    const payments = await localPayments(env, closers);
+    const payments = await localPayments(env, dataDir, closers);
     Object.assign(env, payments.env);
     for (const [name, start] of Object.entries(SERVICES)) {
       const running = await start({ ...env, PORT: '0', HOST: '127.0.0.1' }, shared);
@@ -128,13 +129,17 @@ async function main(): Promise<void> {
 }
 
 /**
- * Pay per call needs a facilitator. With FACILITATOR_URL unset (and X402_LOCAL_CHAIN not `off`)
- * the all-in-one starts the local one (x402's facilitator over a LiteSVM chain, its own process)
- * on 127.0.0.1:4020, or any free port when that is taken, and points the x402 service and the
- * gateway's challenge at it: devnet's id, its USDC-like mint and its payTo.
+ * Money needs a chain. With FACILITATOR_URL unset (and X402_LOCAL_CHAIN not `off`) the all-in-one
+ * starts the local one (x402's facilitator over a LiteSVM chain, its own process) on
+ * 127.0.0.1:4020, or any free port when that is taken, and uses it for both rails: pay per call
+ * (the facilitator and its payTo) and deposits (the deployment's deposit wallet, made once under
+ * DATA_DIR, its token account opened on the chain, the deposit watcher on the chain's RPC).
+ * SOLANA_NETWORK is the chain's id (devnet's, which LiteSVM answers): the challenge, the prices,
+ * credits and quotes all name it.
  */
 async function localPayments(
   env: Record<string, string | undefined>,
+  dataDir: string,
   closers: Array<() => Promise<void>>,
 ): Promise<{ env: Record<string, string>; note: string }> {
   if (env.FACILITATOR_URL) return { env: {}, note: `Pay per call through ${env.FACILITATOR_URL}.` };
@@ -142,15 +147,33 @@ async function localPayments(
     return { env: {}, note: 'Pay per call: no facilitator (X402_LOCAL_CHAIN=off).' };
   const facilitator = await startX402Facilitator({ port: 4020 }).catch(() => startX402Facilitator());
   closers.push(() => facilitator.close());
+  const deposits = env.DEPOSIT_ADDRESS ? undefined : localDepositWallet(dataDir);
+  if (deposits) {
+    await facilitator.openTokenAccount(deposits.address);
+    writeLocalChain(dataDir, {
+      facilitator_url: facilitator.url,
+      rpc_url: facilitator.rpcUrl,
+      network: facilitator.network,
+      mint: facilitator.mint,
+      deposit_address: deposits.address,
+    });
+  }
+  const port = env.PORT ?? '8080';
   return {
     env: {
       FACILITATOR_URL: facilitator.url,
-      X402_NETWORK: facilitator.network,
+      SOLANA_NETWORK: facilitator.network,
       X402_PAY_TO: facilitator.payTo,
+      ...(deposits
+        ? { DEPOSIT_ADDRESS: deposits.address, SOLANA_RPC_URL: facilitator.rpcUrl, DEPOSIT_POLL_MS: '1000' }
+        : {}),
     },
     note:
-      `Pay per call on a local chain (facilitator ${facilitator.url}): ` +
-      `X402_FACILITATOR_URL=${facilitator.url} npx -y pnpm@10 x402:pay 'http://localhost:${env.PORT ?? '8080'}/v1/data/crypto/spot/reference_price?entity=BTC-USD'`,
+      `Money on a local chain (facilitator ${facilitator.url}, ${facilitator.network}, not mainnet):\n` +
+      `  pay one call: X402_FACILITATOR_URL=${facilitator.url} npx -y pnpm@10 x402:pay 'http://localhost:${port}/v1/data/crypto/spot/reference_price?entity=BTC-USD'\n` +
+      (deposits
+        ? `  top up credit: ${dataDir === '.data' ? '' : `DATA_DIR=${dataDir} `}npx -y pnpm@10 deposit:pay --memo top-<account_id> --usd 25`
+        : `  deposits go to DEPOSIT_ADDRESS=${env.DEPOSIT_ADDRESS}`),
   };
 }
 

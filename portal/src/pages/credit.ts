@@ -183,8 +183,25 @@ async function subscription(box: HTMLElement) {
   );
 }
 
+/** A deployment with no deposit address refuses the credits answer (503): the page says why and keeps the rest. */
+async function depositsOff(main: HTMLElement, err: unknown) {
+  const boxes = [h('section', {}), h('section', {})];
+  replace(main, h('h1', {}, 'Credit'), h('h2', {}, 'Top up'), problemBox(err), ...boxes);
+  await Promise.all(
+    [history(boxes[0]!), subscription(boxes[1]!)].map((p, i) =>
+      p.catch((e: unknown) => boxes[i]!.append(problemBox(e))),
+    ),
+  );
+}
+
 export const creditPage: Page = async (main) => {
-  const credits = await call<Credits>('GET', '/v1/credits?limit=1');
+  let credits: Credits;
+  try {
+    credits = await call<Credits>('GET', '/v1/credits?limit=1');
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 503) return depositsOff(main, err);
+    throw err;
+  }
   const t = credits.topup;
   const boxes = [h('section', {}), h('section', {}), h('section', {})];
   replace(
