@@ -164,9 +164,9 @@ async function localPayments(
       FACILITATOR_URL: facilitator.url,
       SOLANA_NETWORK: facilitator.network,
       X402_PAY_TO: facilitator.payTo,
-      ...(deposits
-        ? { DEPOSIT_ADDRESS: deposits.address, SOLANA_RPC_URL: facilitator.rpcUrl, DEPOSIT_POLL_MS: '1000' }
-        : {}),
+      // The chain's RPC: billing's deposit watcher and x402's reconciliation read it.
+      SOLANA_RPC_URL: facilitator.rpcUrl,
+      ...(deposits ? { DEPOSIT_ADDRESS: deposits.address, DEPOSIT_POLL_MS: '1000' } : {}),
     },
     note:
       `Money on a local chain (facilitator ${facilitator.url}, ${facilitator.network}, not mainnet):\n` +
