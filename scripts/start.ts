@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createMemoryBus, openBusJournal, openMemoryBus } from '@meridian/bus';
-import { openDatabase, openPGlite } from '@meridian/db';
+import { openDatabase, openPGlite, serveCommands } from '@meridian/db';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { start as startGateway } from '@meridian/gateway';
 import { start as startAnalysis } from '@meridian/analysis';
@@ -32,6 +32,16 @@ const SERVICES = {
   requests: startRequests,
   portal: (env: Record<string, string | undefined>) => startPortal(env),
 } as const;
+
+/**
+ * The operators' commands, run by this process when it holds the embedded database: the command
+ * line finds the socket under DATA_DIR and this process, the one writer, runs it (loaded then).
+ */
+const OPERATOR_COMMANDS = {
+  'billing:admin': async () => (await import('../services/billing/scripts/admin.js')).main,
+  'requests:admin': async () => (await import('../services/requests/scripts/admin.js')).main,
+  'data:import': async () => (await import('../services/data/scripts/import.js')).main,
+};
 
 async function main(): Promise<void> {
   const env: Record<string, string | undefined> = {
@@ -106,6 +116,7 @@ async function main(): Promise<void> {
       shared,
     );
     closers.push(() => gateway.close());
+    if (shared.pglite) closers.push(await serveCommands(dataDir, shared.pglite, OPERATOR_COMMANDS, env));
     const mode = `${env.DATABASE_URL ? 'postgres' : `PGlite in ${dataDir}`}, ${env.NATS_URL ? 'NATS' : 'in-process bus'}`;
     console.log(
       `\nMeridian is up (${mode}): http://localhost:${gateway.port} (MCP: http://localhost:${gateway.port}/mcp, metrics: ${gateway.metricsUrl})\n${payments.note}\n`,

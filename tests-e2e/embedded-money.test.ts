@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { creditsAnswerSchema, paymentRequiredSchema } from '@meridian/contracts';
 import { runScript, startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
 import { readLocalChain } from '@meridian/test-peers/local-deposit';
-import { signedInAccount } from './src/accounts.js';
+import { grantCredit, signedInAccount } from './src/accounts.js';
 import type { System } from './src/system.js';
 
 /**
@@ -42,7 +42,7 @@ describe('embedded all-in-one: a deposit on the local chain', () => {
   }, 240_000);
 
   afterAll(async () => {
-    await running?.kill();
+    await running?.close();
     await smtp?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -94,6 +94,37 @@ describe('embedded all-in-one: a deposit on the local chain', () => {
       expect.objectContaining({ delta_atomic: 25_000_000, reason: 'topup_usdc', ref: signature }),
     ]);
   }, 90_000);
+
+  it('runs billing:admin while the system runs: the running process, the one writer, posts the grant', async () => {
+    const { session } = await signedInAccount(system, smtp, 'operated');
+    const whoami = await get('/v1/agent/whoami', session);
+    const accountId = ((await whoami.json()) as { data: { account_id: string } }).data.account_id;
+    const granted = await grantCredit({ DATA_DIR: dataDir, DATABASE_URL: '' }, accountId, 7_000_000, 'live');
+    expect(granted).toMatchObject({ code: 0, stderr: '' });
+    expect(granted.stdout).toMatch(/^posted entry \d+ \(admin_grant 7000000\); balance 7000000\n$/);
+    const credits = creditsAnswerSchema.parse(await (await get('/v1/credits', session)).json());
+    expect(credits.balance_atomic).toBe(7_000_000);
+    expect(credits.entries[0]).toMatchObject({ reason: 'admin_grant', actor: 'operator:e2e', ref: 'live' });
+    // The process goes on serving after the command.
+    expect((await get('/health')).status).toBe(200);
+  }, 60_000);
+
+  it('answers an operator refusal in one line with exit code 2, run by the system as well', async () => {
+    const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
+    for (const [script, argv] of [
+      [
+        'services/billing/scripts/admin.ts',
+        ['grant', '--operator', 'e2e', '--account', 'nope', '--amount', '5', '--note', 'x'],
+      ],
+      ['services/requests/scripts/admin.ts', ['close']],
+    ] as const) {
+      const refused = await runScript(script, [...argv], env);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^(billing|requests):admin: /),
+      ]);
+    }
+  }, 60_000);
 
   it('refuses deposit:pay with one line and exit code 2 when the amount is not one', async () => {
     const refused = await runScript(

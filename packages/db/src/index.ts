@@ -2,3 +2,4 @@ export * from './database.js';
 export * from './migrate.js';
 export * from './pglite.js';
 export * from './command.js';
+export { serveCommands, type CommandMain } from './command-socket.js';
