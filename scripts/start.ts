@@ -43,6 +43,20 @@ const OPERATOR_COMMANDS = {
   'data:import': async () => (await import('../services/data/scripts/import.js')).main,
 };
 
+/** Without the socket (a path too long for one, say) the system still runs; the commands then refuse. */
+async function serveOperatorCommands(
+  dataDir: string,
+  pglite: NonNullable<SharedInfra['pglite']>,
+  env: Record<string, string | undefined>,
+  closers: Array<() => Promise<void>>,
+): Promise<void> {
+  try {
+    closers.push(await serveCommands(dataDir, pglite, OPERATOR_COMMANDS, env));
+  } catch (err) {
+    console.error(`operators' commands are not served: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
 async function main(): Promise<void> {
   const env: Record<string, string | undefined> = {
     ...process.env,
@@ -116,7 +130,7 @@ async function main(): Promise<void> {
       shared,
     );
     closers.push(() => gateway.close());
-    if (shared.pglite) closers.push(await serveCommands(dataDir, shared.pglite, OPERATOR_COMMANDS, env));
+    if (shared.pglite) await serveOperatorCommands(dataDir, shared.pglite, env, closers);
     const mode = `${env.DATABASE_URL ? 'postgres' : `PGlite in ${dataDir}`}, ${env.NATS_URL ? 'NATS' : 'in-process bus'}`;
     console.log(
       `\nMeridian is up (${mode}): http://localhost:${gateway.port} (MCP: http://localhost:${gateway.port}/mcp, metrics: ${gateway.metricsUrl})\n${payments.note}\n`,
