@@ -33,8 +33,13 @@ const argsSchema = z
       .transform(BigInt)
       .optional(),
   })
-  .refine((a) => (a.usd === undefined) !== (a.atomic === undefined), 'give one of --usd or --atomic')
-  .refine((a) => (a.usd ?? a.atomic ?? 0n) > 0n, 'the amount must be above 0');
+  .superRefine((a, ctx) => {
+    const amount = a.usd ?? a.atomic;
+    if ((a.usd === undefined) === (a.atomic === undefined))
+      ctx.addIssue({ code: 'custom', message: 'give one of --usd or --atomic' });
+    else if (amount !== undefined && amount <= 0n)
+      ctx.addIssue({ code: 'custom', message: 'the amount must be above 0' });
+  });
 
 function parse(argv: string[]) {
   let values: Record<string, unknown>;
