@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -107,6 +107,17 @@ describe('embedded all-in-one: a deposit on the local chain', () => {
     expect(credits.entries[0]).toMatchObject({ reason: 'admin_grant', actor: 'operator:e2e', ref: 'live' });
     // The process goes on serving after the command.
     expect((await get('/health')).status).toBe(200);
+  }, 60_000);
+
+  it('imports a file with data:import while the system runs', async () => {
+    const file = join(dir, 'observations.csv');
+    writeFileSync(file, 'key,metric,ts,value\nlondon,temperature,2024-11-14T12:00:00Z,7.5\n');
+    const imported = await runScript(
+      'services/data/scripts/import.ts',
+      ['--kind', 'observations', '--source', 'open_meteo', '--file', file],
+      { DATA_DIR: dataDir, DATABASE_URL: '' },
+    );
+    expect(imported).toMatchObject({ code: 0, stdout: expect.stringContaining('1 inserted') });
   }, 60_000);
 
   it('answers an operator refusal in one line with exit code 2, run by the system as well', async () => {
