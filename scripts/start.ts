@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createMemoryBus, openBusJournal, openMemoryBus } from '@meridian/bus';
-import { openDatabase, openPGlite } from '@meridian/db';
+import { openDatabase, openPGlite, serveCommands } from '@meridian/db';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { start as startGateway } from '@meridian/gateway';
 import { start as startAnalysis } from '@meridian/analysis';
@@ -21,6 +21,7 @@ import { BUS_JOURNAL_SCHEMA, collectGarbage, type SharedInfra } from '@meridian/
 // Only the facilitator's launcher: the package's index loads every test peer (OIDC provider,
 // Chromium driver, LiteSVM, Solana clients), over 50 MB of heap that this process never uses.
 import { startX402Facilitator } from '@meridian/test-peers/x402-facilitator';
+import { localDepositWallet, writeLocalChain } from '@meridian/test-peers/local-deposit';
 
 const SERVICES = {
   identity: startIdentity,
@@ -31,6 +32,30 @@ const SERVICES = {
   requests: startRequests,
   portal: (env: Record<string, string | undefined>) => startPortal(env),
 } as const;
+
+/**
+ * The operators' commands, run by this process when it holds the embedded database: the command
+ * line finds the socket under DATA_DIR and this process, the one writer, runs it (loaded then).
+ */
+const OPERATOR_COMMANDS = {
+  'billing:admin': async () => (await import('../services/billing/scripts/admin.js')).main,
+  'requests:admin': async () => (await import('../services/requests/scripts/admin.js')).main,
+  'data:import': async () => (await import('../services/data/scripts/import.js')).main,
+};
+
+/** Without the socket (a path too long for one, say) the system still runs; the commands then refuse. */
+async function serveOperatorCommands(
+  dataDir: string,
+  pglite: NonNullable<SharedInfra['pglite']>,
+  env: Record<string, string | undefined>,
+  closers: Array<() => Promise<void>>,
+): Promise<void> {
+  try {
+    closers.push(await serveCommands(dataDir, pglite, OPERATOR_COMMANDS, env));
+  } catch (err) {
+    console.error(`operators' commands are not served: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
 
 async function main(): Promise<void> {
   const env: Record<string, string | undefined> = {
@@ -76,7 +101,7 @@ async function main(): Promise<void> {
   }
   const urls: Record<string, string> = {};
   try {
-    const payments = await localPayments(env, closers);
+    const payments = await localPayments(env, dataDir, closers);
     Object.assign(env, payments.env);
     for (const [name, start] of Object.entries(SERVICES)) {
       const running = await start({ ...env, PORT: '0', HOST: '127.0.0.1' }, shared);
@@ -105,6 +130,7 @@ async function main(): Promise<void> {
       shared,
     );
     closers.push(() => gateway.close());
+    if (shared.pglite) await serveOperatorCommands(dataDir, shared.pglite, env, closers);
     const mode = `${env.DATABASE_URL ? 'postgres' : `PGlite in ${dataDir}`}, ${env.NATS_URL ? 'NATS' : 'in-process bus'}`;
     console.log(
       `\nMeridian is up (${mode}): http://localhost:${gateway.port} (MCP: http://localhost:${gateway.port}/mcp, metrics: ${gateway.metricsUrl})\n${payments.note}\n`,
@@ -128,13 +154,17 @@ async function main(): Promise<void> {
 }
 
 /**
- * Pay per call needs a facilitator. With FACILITATOR_URL unset (and X402_LOCAL_CHAIN not `off`)
- * the all-in-one starts the local one (x402's facilitator over a LiteSVM chain, its own process)
- * on 127.0.0.1:4020, or any free port when that is taken, and points the x402 service and the
- * gateway's challenge at it: devnet's id, its USDC-like mint and its payTo.
+ * Money needs a chain. With FACILITATOR_URL unset (and X402_LOCAL_CHAIN not `off`) the all-in-one
+ * starts the local one (x402's facilitator over a LiteSVM chain, its own process) on
+ * 127.0.0.1:4020, or any free port when that is taken, and uses it for both rails: pay per call
+ * (the facilitator and its payTo) and deposits (the deployment's deposit wallet, made once under
+ * DATA_DIR, its token account opened on the chain, the deposit watcher on the chain's RPC).
+ * SOLANA_NETWORK is the chain's id (devnet's, which LiteSVM answers): the challenge, the prices,
+ * credits and quotes all name it.
  */
 async function localPayments(
   env: Record<string, string | undefined>,
+  dataDir: string,
   closers: Array<() => Promise<void>>,
 ): Promise<{ env: Record<string, string>; note: string }> {
   if (env.FACILITATOR_URL) return { env: {}, note: `Pay per call through ${env.FACILITATOR_URL}.` };
@@ -142,15 +172,33 @@ async function localPayments(
     return { env: {}, note: 'Pay per call: no facilitator (X402_LOCAL_CHAIN=off).' };
   const facilitator = await startX402Facilitator({ port: 4020 }).catch(() => startX402Facilitator());
   closers.push(() => facilitator.close());
+  const deposits = env.DEPOSIT_ADDRESS ? undefined : localDepositWallet(dataDir);
+  if (deposits) {
+    await facilitator.openTokenAccount(deposits.address);
+    writeLocalChain(dataDir, {
+      facilitator_url: facilitator.url,
+      rpc_url: facilitator.rpcUrl,
+      network: facilitator.network,
+      mint: facilitator.mint,
+      deposit_address: deposits.address,
+    });
+  }
+  const port = env.PORT ?? '8080';
   return {
     env: {
       FACILITATOR_URL: facilitator.url,
-      X402_NETWORK: facilitator.network,
+      SOLANA_NETWORK: facilitator.network,
       X402_PAY_TO: facilitator.payTo,
+      // The chain's RPC: billing's deposit watcher and x402's reconciliation read it.
+      SOLANA_RPC_URL: facilitator.rpcUrl,
+      ...(deposits ? { DEPOSIT_ADDRESS: deposits.address, DEPOSIT_POLL_MS: '1000' } : {}),
     },
     note:
-      `Pay per call on a local chain (facilitator ${facilitator.url}): ` +
-      `X402_FACILITATOR_URL=${facilitator.url} npx -y pnpm@10 x402:pay 'http://localhost:${env.PORT ?? '8080'}/v1/data/crypto/spot/reference_price?entity=BTC-USD'`,
+      `Money on a local chain (facilitator ${facilitator.url}, ${facilitator.network}, not mainnet):\n` +
+      `  pay one call: X402_FACILITATOR_URL=${facilitator.url} npx -y pnpm@10 x402:pay 'http://localhost:${port}/v1/data/crypto/spot/reference_price?entity=BTC-USD'\n` +
+      (deposits
+        ? `  top up credit: ${dataDir === '.data' ? '' : `DATA_DIR=${dataDir} `}npx -y pnpm@10 deposit:pay --memo top-<account_id> --usd 25`
+        : `  deposits go to DEPOSIT_ADDRESS=${env.DEPOSIT_ADDRESS}`),
   };
 }
 

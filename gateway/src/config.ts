@@ -80,7 +80,10 @@ export const configSchema = baseConfigSchema
      * the x402 service and kept.
      */
     X402_FEE_PAYER: z.string().min(1).optional(),
-    /** CAIP-2 network of the challenge: Solana mainnet by default (devnet in tests). */
+    /**
+     * CAIP-2 network of the challenge; unset: SOLANA_NETWORK, the setting billing's prices, credits
+     * and quotes name too (parseConfig), else Solana mainnet.
+     */
     X402_NETWORK: z
       .string()
       .regex(/^[a-z0-9-]+:[A-Za-z0-9]+$/, 'a CAIP-2 id such as solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')
@@ -107,5 +110,11 @@ export const configSchema = baseConfigSchema
 export type Config = z.infer<typeof configSchema>;
 
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  return loadConfig(configSchema, env, { PORT: '8080' });
+  // One network for the challenge and for billing's prices, credits and quotes: SOLANA_NETWORK.
+  const network = env.X402_NETWORK || env.SOLANA_NETWORK;
+  return loadConfig(
+    configSchema,
+    { ...env, ...(network ? { X402_NETWORK: network } : {}) },
+    { PORT: '8080' },
+  );
 }

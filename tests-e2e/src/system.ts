@@ -53,6 +53,8 @@ export async function startSystem(
     INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
     // Every line a service writes is captured and scanned for the secrets the tests used.
     LOG_LEVEL: 'debug',
+    // A deployment that takes deposits: without an address billing refuses the top-up answers.
+    DEPOSIT_ADDRESS: 'Dep1t5WaLLet1111111111111111111111111111111',
     // Without a facilitator the challenge's fee payer is pinned, so a keyless call is still
     // challenged (402); the x402 tests give their local facilitator instead.
     ...(extraEnv.FACILITATOR_URL ? {} : { X402_FEE_PAYER: 'FeePayer1111111111111111111111111111111111' }),

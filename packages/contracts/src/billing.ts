@@ -34,6 +34,8 @@ export const orderRegisterRequestSchema = z.object({
   account_id: accountId,
   order_id: orderIdSchema,
   item: priceItemSchema,
+  /** How the order will be paid: by deposit it is refused (503) on a deployment with no deposit address. */
+  payment: z.enum(['credit', 'deposit']).default('deposit'),
 });
 /** rpc.billing.subscription.read.v1 */
 export const subscriptionReadRequestSchema = z.object({ account_id: accountId });
@@ -50,7 +52,8 @@ export type BalanceReply = z.infer<typeof balanceReplySchema>;
 export const orderQuoteSchema = z.object({
   order_id: z.string(),
   amount_atomic: z.number().int(),
-  deposit_address: z.string(),
+  /** Never empty; null only for an order paid from credit on a deployment with no deposit address. */
+  deposit_address: z.string().min(1).nullable(),
   memo: z.string(),
   asset: z.string(),
   network: z.string(),

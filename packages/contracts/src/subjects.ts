@@ -25,6 +25,8 @@ export const RPC = {
   x402PaymentVerify: 'rpc.x402.payment.verify.v1',
   /** Gateway → x402: claim the payment once (replay record), settle it, store and announce it. */
   x402PaymentSettle: 'rpc.x402.payment.settle.v1',
+  /** Operators' console → x402: the payments reconciliation could not close, for a person to settle. */
+  x402PaymentsUnreconciledList: 'rpc.x402.payments.unreconciled.list.v1',
   /** Analysis → billing: the prices of items from its price table (the one source of prices). */
   billingPriceRead: 'rpc.billing.price.read.v1',
 } as const;

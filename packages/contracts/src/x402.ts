@@ -131,3 +131,26 @@ export const paymentSettledSchema = z.object({
   settled_at: z.string(),
 });
 export type PaymentSettled = z.infer<typeof paymentSettledSchema>;
+
+/** rpc.x402.payments.unreconciled.list.v1: oldest first, at most `limit`. */
+export const unreconciledListRequestSchema = z.object({
+  limit: z.number().int().min(1).max(500).default(100),
+});
+/** A payment left open (a crash, a pending settlement) that reconciliation could not close. */
+export const unreconciledPaymentSchema = z.object({
+  payment_id: z.string(),
+  payer: z.string().nullable(),
+  amount_atomic: z.number().int(),
+  asset: z.string(),
+  network: z.string(),
+  pay_to: z.string(),
+  resource: z.string(),
+  /** The signature when a transaction is known, else null. */
+  transaction: z.string().nullable(),
+  /** Why it could not be closed, in words. */
+  reason: z.string().nullable(),
+  created_at: z.string(),
+  checked_at: z.string().nullable(),
+});
+export const unreconciledListReplySchema = z.object({ payments: z.array(unreconciledPaymentSchema) });
+export type UnreconciledListReply = z.infer<typeof unreconciledListReplySchema>;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import { openDatabase, type DatabaseTarget } from './database.js';
 import { migrateToLatest, type Migrations } from './migrate.js';
+import { forwardCommand, heldPGlite } from './command-socket.js';
 import { openPGlite } from './pglite.js';
 
 /**
@@ -15,17 +16,51 @@ export async function withServiceDatabase<DB, T>(
   migrations: Migrations,
   work: (db: Kysely<DB>) => Promise<T>,
 ): Promise<T> {
+  const dir = join(env.DATA_DIR ?? '.data', 'pglite');
+  // A command served by the process that holds the embedded database runs on its open instance.
+  const lent = env.DATABASE_URL ? undefined : heldPGlite(dir);
   const target: DatabaseTarget = env.DATABASE_URL
     ? { kind: 'pg', url: env.DATABASE_URL }
-    : { kind: 'pglite', pglite: await openPGlite(join(env.DATA_DIR ?? '.data', 'pglite')) };
+    : { kind: 'pglite', pglite: lent ?? (await openEmbedded(dir)) };
   const database = openDatabase<DB>(target, schema);
   try {
     await migrateToLatest(database.db, schema, migrations);
     return await work(database.db);
   } finally {
     await database.close();
-    if (target.kind === 'pglite') await target.pglite.close();
+    if (target.kind === 'pglite' && !lent) await target.pglite.close();
   }
+}
+
+/** The embedded database for a command; one that cannot be opened (held, damaged) is a refusal of one line. */
+async function openEmbedded(dir: string) {
+  try {
+    return await openPGlite(dir);
+  } catch (err) {
+    throw new CommandRefused(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/**
+ * A command line's entry: with the embedded database (no DATABASE_URL) held by a running
+ * `pnpm start` on the same DATA_DIR, the command is run by that process, the one writer, and its
+ * answer printed here; otherwise `main` runs here. The exit code.
+ */
+export async function runOrForward(
+  label: string,
+  argv: string[],
+  main: (argv: string[], io: CommandIo) => Promise<number>,
+  io: CommandIo = processIo,
+): Promise<number> {
+  if (!io.env.DATABASE_URL) {
+    const served = await forwardCommand(io.env.DATA_DIR ?? '.data', label, argv);
+    if (served) {
+      io.stdout(served.stdout);
+      io.stderr(served.stderr);
+      return served.code;
+    }
+  }
+  return main(argv, io);
 }
 
 /** A refusal the person at the command line can act on: printed as is, exit code 2. */

@@ -3,3 +3,4 @@ export * from './migrate.js';
 export * from './pglite.js';
 export * from './command.js';
 export * from './listen.js';
+export { serveCommands, type CommandMain } from './command-socket.js';

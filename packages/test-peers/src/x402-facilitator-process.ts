@@ -220,13 +220,20 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(port, process.env.HOST ?? '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   process.stdout.write(`${JSON.stringify({ ready: { url, ...info(state) } })}\n`);
+  let stopping = false;
   const stop = () => {
+    if (stopping) return;
+    stopping = true;
     server.close();
     server.closeAllConnections();
     void peer.close().then(() => process.exit(0));
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
+  if (process.env.X402_FACILITATOR_CHILD) {
+    process.stdin.once('end', stop);
+    process.stdin.resume();
+  }
 }
 
 void main();

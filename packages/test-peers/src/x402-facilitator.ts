@@ -105,8 +105,15 @@ export async function startX402Facilitator(options: { port?: number } = {}): Pro
 async function launch(port: number, tries = 5): Promise<{ child: ChildProcess; ready: Ready }> {
   for (let attempt = 1; ; attempt++) {
     const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', ENTRY], {
-      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', X402_PAY_TO: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        X402_PAY_TO: '',
+        X402_FACILITATOR_CHILD: '1',
+      },
+      // Its stdin closes when this process ends, however it ends (a test's SIGKILL included): it goes too.
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     child.stderr!.on('data', (chunk: Buffer) => {
       if (process.env.E2E_VERBOSE) process.stderr.write(chunk);

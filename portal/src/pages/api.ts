@@ -8,6 +8,7 @@ export interface Problem {
   title: string;
   status: number;
   detail?: string;
+  error_category?: string;
   errors?: Array<{ path: string; message: string }>;
   retry_after?: number;
 }

@@ -248,12 +248,34 @@ async function topUp(t: Credits['topup']): Promise<HTMLElement> {
   return box;
 }
 
+/**
+ * A deployment with no deposit address refuses the credits answer (503 deposits_unavailable): the
+ * page says why, naming the setting, and keeps the billing history and the subscription.
+ */
+async function depositsOff(main: HTMLElement, err: ApiError) {
+  const boxes = [h('section', {}), h('section', {})];
+  replace(
+    main,
+    h('h1', {}, 'Credit'),
+    h('h2', {}, 'Top up'),
+    h('p', { 'data-testid': 'topup-unavailable' }, 'Top-ups are not available on this deployment.'),
+    problemBox(err),
+    ...boxes,
+  );
+  await Promise.all(
+    [history(boxes[0]!), subscription(boxes[1]!)].map((p, i) =>
+      p.catch((e: unknown) => boxes[i]!.append(problemBox(e))),
+    ),
+  );
+}
+
 export const creditPage: Page = async (main) => {
   let credits: Credits;
   try {
     credits = await call<Credits>('GET', '/v1/credits?limit=1');
   } catch (e) {
     if (!(e instanceof ApiError) || e.status !== 503) throw e;
+    if (e.problem.error_category === 'deposits_unavailable') return depositsOff(main, e);
     replace(
       main,
       h('h1', {}, 'Credit'),

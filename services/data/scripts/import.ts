@@ -10,6 +10,7 @@
  * embedded PGlite under DATA_DIR (.data) that `pnpm start` uses. Exit code 0, or 2 with the reason on stderr.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
@@ -21,7 +22,7 @@ import {
   type IngestMode,
   type IngestSummary,
 } from '@meridian/contracts';
-import { processIo, withServiceDatabase, type CommandIo } from '@meridian/db';
+import { processIo, runOrForward, withServiceDatabase, type CommandIo } from '@meridian/db';
 import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
@@ -158,4 +159,9 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
-  process.exitCode = await main(process.argv.slice(2));
+  // The file is named from here: a running `pnpm start` that imports it may run elsewhere.
+  process.exitCode = await runOrForward(
+    'data:import',
+    process.argv.slice(2).map((arg, i, all) => (all[i - 1] === '--file' ? resolve(arg) : arg)),
+    main,
+  );

@@ -12,7 +12,14 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { CommandRefused, processIo, runCommand, withServiceDatabase, type CommandIo } from '@meridian/db';
+import {
+  CommandRefused,
+  processIo,
+  runCommand,
+  runOrForward,
+  withServiceDatabase,
+  type CommandIo,
+} from '@meridian/db';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { listRequests, markRequest } from '../src/db/repositories/service-requests.js';
@@ -81,4 +88,4 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await runOrForward('requests:admin', process.argv.slice(2), main);

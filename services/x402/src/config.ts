@@ -8,6 +8,14 @@ export const configSchema = baseConfigSchema.extend({
   FACILITATOR_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   /** How long the facilitator's /supported answer is kept. */
   SUPPORTED_TTL_MS: z.coerce.number().int().positive().default(300_000),
+  /** JSON-RPC of a Solana node of the payments' network, read by reconciliation; unset: facilitator only. Never logged. */
+  SOLANA_RPC_URL: z.url().optional(),
+  /** A payment still `settling` or `pending` this long after its claim is reconciled. */
+  RECONCILE_AFTER_MS: z.coerce.number().int().min(1000).default(120_000),
+  /** How often reconciliation runs (and looks at one payment again). */
+  RECONCILE_EVERY_MS: z.coerce.number().int().min(200).default(30_000),
+  /** A payment still open this long after its claim is left `unreconciled` for an operator. */
+  RECONCILE_GIVE_UP_MS: z.coerce.number().int().min(1000).default(3_600_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

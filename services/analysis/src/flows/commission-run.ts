@@ -108,6 +108,8 @@ export async function commissionRun(
     });
     if (!quote.ok) return upstream(quote.problem);
     const { amount_atomic, deposit_address, memo, asset, network } = quote.data;
+    // Billing refuses an order paid by deposit when it has no deposit address.
+    if (deposit_address === null) throw new Error('billing quoted a deposit order without a deposit address');
     run.amount_atomic = amount_atomic;
     run.pay = { amount_atomic, deposit_address, memo, asset, network };
   }

@@ -5,7 +5,7 @@ import {
   PLANS,
   PLAN_RATE_LIMITS,
   SOLANA_MAINNET,
-  USDC_MINT,
+  USDC_MINTS,
   X402_PRICES,
   X402_VERSION,
   allMetrics,
@@ -68,12 +68,14 @@ const priced = (table: PriceTable, item: string) => {
 
 /**
  * The price list of GET /v1/billing/prices. Limits, gates and per-call prices come from the
- * contracts the gateway enforces (and the same RATE_LIMITS override), so what this list says is
- * what the edge does.
+ * contracts the gateway enforces (and the same RATE_LIMITS override), and the network is the
+ * deployment's SOLANA_NETWORK that the challenge names too, so what this list says is what the
+ * edge does.
  */
 export function priceList(
   table: PriceTable,
   rateLimits: Readonly<Record<Plan, number>> = PLAN_RATE_LIMITS,
+  network: string = SOLANA_MAINNET,
 ): Prices {
   const perCall = (kind: keyof typeof X402_PRICES) => table.get(priceItem.perCall(kind)) ?? X402_PRICES[kind];
   const live = allMetrics().filter((hit) => hit.metric.status === 'live');
@@ -103,8 +105,8 @@ export function priceList(
       protocol: 'x402',
       x402_version: X402_VERSION,
       scheme: 'exact',
-      network: SOLANA_MAINNET,
-      asset: USDC_MINT,
+      network,
+      asset: USDC_MINTS[network]!,
       prices: [
         {
           kind: 'read',

@@ -1,4 +1,4 @@
-import { ok, refuse, type OrderQuote, type Result } from '@meridian/contracts';
+import { ok, refuse, USDC_MINTS, type OrderQuote, type Result } from '@meridian/contracts';
 import { ensureOrder } from '../db/repositories/orders.js';
 import { priceOf } from '../db/repositories/prices.js';
 import { orderReason } from '../domain/orders.js';
@@ -12,25 +12,27 @@ import { depositTarget } from './topup.js';
  */
 export async function registerOrder(
   deps: BillingDeps,
-  order: { account_id: string; order_id: string; item: string },
+  order: { account_id: string; order_id: string; item: string; payment: 'credit' | 'deposit' },
   at = new Date(),
 ): Promise<Result<OrderQuote>> {
+  const target = depositTarget(deps.config);
+  if (!target.ok && order.payment === 'deposit') return target;
+  const { payment: _, ...ordered } = order;
   return deps.db.transaction().execute(async (trx) => {
     const price = await priceOf(trx, order.item);
     if (price === undefined) return refuse('not_found', `No price is set for ${order.item}.`);
     const reason = orderReason(order.item);
     if (!reason) return refuse('validation_failed', `${order.item} is not something an order pays for.`);
-    const row = await ensureOrder(trx, { ...order, kind: reason, amount_atomic: price, created_at: at });
+    const row = await ensureOrder(trx, { ...ordered, kind: reason, amount_atomic: price, created_at: at });
     if (row.account_id !== order.account_id)
       return refuse('conflict', `Order ${order.order_id} is not this account's.`);
-    const target = depositTarget(deps.config);
     return ok({
       order_id: row.order_id,
       amount_atomic: row.amount_atomic,
-      deposit_address: target.deposit_address,
+      deposit_address: target.ok ? target.value.deposit_address : null,
       memo: row.order_id,
-      asset: target.asset,
-      network: target.network,
+      asset: USDC_MINTS[deps.config.SOLANA_NETWORK]!,
+      network: deps.config.SOLANA_NETWORK,
       paid: row.paid_at !== null,
     });
   });

@@ -15,6 +15,8 @@ export function problemOf(refusal: Refusal): HttpProblem {
       return httpProblem('conflict', detail);
     case 'not_found':
       return httpProblem('not_found', detail);
+    case 'deposits_off':
+      return httpProblem('service_unavailable', detail, { category: 'deposits_unavailable' });
     default:
       throw new Error(`no problem is defined for the refusal ${code}`);
   }

@@ -12,7 +12,7 @@ export function creditRoutes(deps: BillingDeps): Router {
   router.get('/v1/credits', async (req, res) => {
     const accountId = sessionAccountOf(req);
     const query = parseQuery(creditsQuerySchema, req.query);
-    res.json(await readCredits(deps, accountId, query));
+    res.json(valueOf(await readCredits(deps, accountId, query)));
   });
   router.get('/v1/account/billing/history', async (req, res) => {
     const accountId = sessionAccountOf(req);

@@ -1,6 +1,7 @@
 import { Router } from 'express';
-import { USDC_MINTS } from '@meridian/contracts';
 import { envelope, sessionAccountOf } from '@meridian/http-kit';
+import { depositTarget } from '../flows/topup.js';
+import { valueOf } from './answer.js';
 import type { BillingDeps } from '../deps.js';
 
 /**
@@ -15,6 +16,7 @@ export function legacyAccountRoutes(deps: BillingDeps): Router {
   router.get('/v1/billing/account', (req, res) => {
     const accountId = sessionAccountOf(req);
     const { config } = deps;
+    const target = valueOf(depositTarget(config, config.LEGACY_DEPOSIT_ADDRESS ?? config.DEPOSIT_ADDRESS));
     res
       .set('Deprecation', '@1790812800')
       .set('Sunset', LEGACY_RAIL_SUNSET.toUTCString())
@@ -22,10 +24,10 @@ export function legacyAccountRoutes(deps: BillingDeps): Router {
       .json(
         envelope(
           {
-            deposit_address: config.LEGACY_DEPOSIT_ADDRESS ?? config.DEPOSIT_ADDRESS ?? '',
+            deposit_address: target.deposit_address,
             memo: accountId,
-            asset: USDC_MINTS[config.SOLANA_NETWORK]!,
-            network: config.SOLANA_NETWORK,
+            asset: target.asset,
+            network: target.network,
             deprecated: true,
             note: 'Retired rail: a deposit with this memo is recorded but adds no credit and buys no subscription. Top up with GET /v1/credits (memo top-<account_id>).',
           },

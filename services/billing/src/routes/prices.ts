@@ -9,7 +9,7 @@ export function priceRoutes(deps: BillingDeps): Router {
   const router = Router();
   router.get('/v1/billing/prices', async (_req, res) => {
     // Read from the table every spend charges from, so a price shown is the price charged.
-    const prices = priceList(await allPrices(deps.db), deps.config.RATE_LIMITS);
+    const prices = priceList(await allPrices(deps.db), deps.config.RATE_LIMITS, deps.config.SOLANA_NETWORK);
     res.json(
       envelope(
         prices,

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { RPC } from '@meridian/contracts';
+import { openPGlite } from '@meridian/db';
+import { runScript } from '@meridian/test-peers';
 import { main } from '../../scripts/admin.js';
 import { recordDeposit } from '../../src/flows/record-deposit.js';
 import { startBilling, type Billing } from './harness.js';
@@ -145,4 +150,27 @@ describe('billing:admin, the operators interface', () => {
     ).toBe(2);
     expect((await admin('mint')).err).toMatch(/the command is one of/);
   });
+
+  it('refuses in one line with exit code 2 when the embedded database is held and no process serves commands', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'billing-admin-'));
+    // This process holds the directory, as a running system would, but serves no command socket.
+    const pglite = await openPGlite(join(dir, 'pglite'));
+    try {
+      const refused = await runScript(
+        'services/billing/scripts/admin.ts',
+        ['balance', '--account', randomUUID()],
+        { DATA_DIR: dir, DATABASE_URL: '' },
+      );
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(`^billing:admin: The embedded database in .* is in use by process ${process.pid} `),
+        ),
+      ]);
+    } finally {
+      await pglite.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
+import { callerHeaders } from '@meridian/http-kit/testing';
 import { RPC, billingHistoryRowSchema, creditsAnswerSchema } from '@meridian/contracts';
 import { recordDeposit } from '../../src/flows/record-deposit.js';
 import { startBilling, type Billing } from './harness.js';
@@ -186,6 +187,70 @@ describe('credits and billing history', () => {
       memo: account,
       deposit_address: DEPOSIT_ADDRESS,
       deprecated: true,
+    });
+  });
+});
+
+describe('a deployment without a deposit address', () => {
+  let billing: Billing;
+
+  beforeAll(async () => {
+    billing = await startBilling('billing_nodeposit', {
+      DEPOSIT_ADDRESS: '',
+      SOLANA_NETWORK: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+    });
+  });
+  afterAll(async () => billing?.close());
+
+  const refusal = {
+    status: 503,
+    error_category: 'deposits_unavailable',
+    detail: expect.stringContaining('DEPOSIT_ADDRESS'),
+  };
+
+  it('refuses the top-up answers with a 503 naming the setting, never an empty address', async () => {
+    const account = randomUUID();
+    for (const path of ['/v1/credits', '/v1/billing/account']) {
+      const res = await request(billing.app)
+        .get(path)
+        .set(await billing.as(account));
+      expect(res.status).toBe(503);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject(refusal);
+    }
+  });
+
+  it('refuses a quote for an order paid by deposit, and quotes one paid from credit without an address', async () => {
+    const account = randomUUID();
+    const order = { account_id: account, item: 'booking:consulting' };
+    const byDeposit = await billing.client.request(RPC.billingOrderRegister, {
+      ...order,
+      order_id: 'booking-nodep0001',
+      payment: 'deposit',
+    });
+    expect(byDeposit).toMatchObject({ ok: false, problem: refusal });
+    const byCredit = await billing.client.request(RPC.billingOrderRegister, {
+      ...order,
+      order_id: 'booking-nodep0002',
+      payment: 'credit',
+    });
+    expect(byCredit).toMatchObject({
+      ok: true,
+      data: {
+        deposit_address: null,
+        amount_atomic: 150_000_000,
+        network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+      },
+    });
+  });
+
+  it("names the deployment's network and its USDC mint in the price list", async () => {
+    const res = await request(billing.app)
+      .get('/v1/billing/prices')
+      .set(await callerHeaders());
+    expect(res.body.data.pay_per_call).toMatchObject({
+      network: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1',
+      asset: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
     });
   });
 });

@@ -44,6 +44,8 @@ export async function startBilling(
     BUS_NAMESPACE: namespace,
     INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
     LOG_LEVEL: 'warn',
+    // A deployment takes deposits unless a test says otherwise (DEPOSIT_ADDRESS: '').
+    DEPOSIT_ADDRESS: 'Dep1t5WaLLet1111111111111111111111111111111',
     ...env,
   });
   const deps = service.deps as unknown as BillingDeps;

@@ -81,6 +81,7 @@ export async function bookConsultation(
     account_id: accountId,
     order_id: id,
     item: BOOKING_ITEM,
+    payment: asked.payment,
   });
   if (!quote.ok) return upstream(quote.problem);
   const hold = asked.payment === 'credit' ? CREDIT_HOLD_MS : config.BOOKING_HOLD_MINUTES * 60_000;
@@ -165,12 +166,11 @@ async function holdUnpaid(deps: RequestsDeps, booking: BookingRow, now: Date): P
   });
 }
 
-const payOf = ({ deposit_address, memo, asset, network }: OrderQuote) => ({
-  deposit_address,
-  memo,
-  asset,
-  network,
-});
+/** Billing refuses an order paid by deposit when it has no deposit address, so one is always set here. */
+function payOf({ deposit_address, memo, asset, network }: OrderQuote) {
+  if (deposit_address === null) throw new Error('billing quoted a deposit order without a deposit address');
+  return { deposit_address, memo, asset, network };
+}
 
 async function payFromCredit(
   deps: RequestsDeps,

@@ -5,6 +5,7 @@ import type { Metrics } from '@meridian/observability';
 export interface PaymentMetrics {
   verifications: Counter<'outcome' | 'reason'>;
   settlements: Counter<'outcome' | 'reason'>;
+  reconciliations: Counter<'action'>;
 }
 
 export function paymentMetrics(metrics: Metrics): PaymentMetrics {
@@ -19,6 +20,12 @@ export function paymentMetrics(metrics: Metrics): PaymentMetrics {
       name: 'x402_settlements_total',
       help: 'Settlements: outcome settled, refused, pending or unavailable, by reason',
       labelNames: ['outcome', 'reason'],
+      registers: [metrics.registry],
+    }),
+    reconciliations: new Counter({
+      name: 'x402_reconciliations_total',
+      help: 'Open payments looked at by reconciliation: settled, failed, release, wait or unreconciled',
+      labelNames: ['action'],
       registers: [metrics.registry],
     }),
   };

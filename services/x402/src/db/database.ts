@@ -1,7 +1,7 @@
 import type { ColumnType } from 'kysely';
 import type { OutboxTables } from '@meridian/bus';
 
-export type PaymentState = 'settling' | 'settled' | 'pending' | 'failed';
+export type PaymentState = 'settling' | 'settled' | 'pending' | 'failed' | 'unreconciled';
 
 export interface PaymentsTable {
   payment_id: string;
@@ -16,6 +16,10 @@ export interface PaymentsTable {
   error_reason: string | null;
   created_at: ColumnType<Date, Date, never>;
   settled_at: Date | null;
+  /** The payment header as received, kept while the outcome is open (reconciliation). */
+  payload: string | null;
+  /** When reconciliation last looked at the payment. */
+  checked_at: Date | null;
 }
 
 /** Tables of the `x402` schema. */

@@ -1,5 +1,4 @@
 import {
-  EVENTS,
   ok,
   refuse,
   type PaymentCallRequest,
@@ -8,9 +7,9 @@ import {
   type SettleReceipt,
 } from '@meridian/contracts';
 import type { SettleOutcome } from '../adapters/facilitator.js';
-import { claimPayment, markSettled, markUnsettled, releasePayment } from '../db/repositories/payments.js';
+import { claimPayment, markUnsettled, releasePayment } from '../db/repositories/payments.js';
 import type { X402Deps } from '../deps.js';
-import { announce } from './events.js';
+import { recordSettlement } from './record-settlement.js';
 import { checkPayment, type PaymentProblem } from './verify-payment.js';
 
 const PENDING = 'settlement_pending';
@@ -47,6 +46,8 @@ export async function settlePayment(
     pay_to: requirements.payTo,
     resource: request.resource,
     created_at: now(),
+    // Kept until the outcome is known: what reconciliation needs after a crash or a pending answer.
+    payload: request.header,
   });
   if (!claimed) {
     deps.payments.settlements.inc({ outcome: 'refused', reason: 'payment_replayed' });
@@ -59,24 +60,18 @@ export async function settlePayment(
     case 'settled': {
       const settledAt = now();
       const payer = outcome.receipt.payer ?? '';
-      await deps.db.transaction().execute(async (trx) => {
-        await markSettled(trx, paymentId, {
-          payer,
-          transaction: outcome.receipt.transaction,
-          settled_at: settledAt,
-        });
-        await announce(trx, EVENTS.x402PaymentSettled, {
+      await recordSettlement(
+        deps.db,
+        {
           payment_id: paymentId,
-          payer,
           amount_atomic: Number(requirements.amount),
           asset: requirements.asset,
           network: requirements.network,
           pay_to: requirements.payTo,
           resource: request.resource,
-          transaction: outcome.receipt.transaction,
-          settled_at: settledAt.toISOString(),
-        });
-      });
+        },
+        { payer, transaction: outcome.receipt.transaction, settled_at: settledAt },
+      );
       deps.payments.settlements.inc({ outcome: 'settled', reason: 'none' });
       return reply(outcome.receipt);
     }

@@ -3,6 +3,7 @@ import {
   RPC,
   paymentCallRequestSchema,
   supportedReadRequestSchema,
+  unreconciledListRequestSchema,
   type Problem,
   type Result,
 } from '@meridian/contracts';
@@ -10,6 +11,7 @@ import { problem } from '@meridian/http-kit';
 import { resultHandler, type RpcRegistration } from '@meridian/runtime';
 import type { X402Deps } from '../deps.js';
 import { settlePayment } from '../flows/settle-payment.js';
+import { listUnreconciled } from '../flows/reconcile-payments.js';
 import { verifyPayment } from '../flows/verify-payment.js';
 
 /**
@@ -32,7 +34,7 @@ export function problemOf(code: string, detail: string): Problem {
 const handler = <S extends z.ZodType, T>(schema: S, run: (input: z.infer<S>) => Promise<Result<T>>) =>
   resultHandler(schema, run, (refusal) => problemOf(refusal.code, refusal.detail));
 
-/** The gateway's subjects: the fee payer for the challenge, verification, settlement. */
+/** The gateway's subjects (the fee payer for the challenge, verification, settlement) and the operators' list. */
 export function rpcHandlers(deps: X402Deps): RpcRegistration[] {
   return [
     {
@@ -64,6 +66,10 @@ export function rpcHandlers(deps: X402Deps): RpcRegistration[] {
     {
       subject: RPC.x402PaymentSettle,
       handler: handler(paymentCallRequestSchema, (req) => settlePayment(deps, req)),
+    },
+    {
+      subject: RPC.x402PaymentsUnreconciledList,
+      handler: handler(unreconciledListRequestSchema, (req) => listUnreconciled(deps, req)),
     },
   ] as RpcRegistration[];
 }

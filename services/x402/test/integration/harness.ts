@@ -52,6 +52,7 @@ export async function startX402(prefix: string, env: Record<string, string> = {}
     LOG_LEVEL: 'warn',
     FACILITATOR_URL: facilitator.url,
     FACILITATOR_TIMEOUT_MS: '1500',
+    SOLANA_RPC_URL: facilitator.rpcUrl,
     ...env,
   });
   const client = await createNatsBus({
