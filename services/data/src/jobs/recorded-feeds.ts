@@ -81,7 +81,7 @@ export function replayBatches(
 function playBatches(
   recording: Recording,
   text: string,
-  { clock, shift }: ReplayShift,
+  { clock, shift, months }: ReplayShift,
   spotAt?: SpotAt,
 ): IngestBatchInput[] {
   const parsed = recording.parse(text, clock);
@@ -101,6 +101,8 @@ function playBatches(
           recorded_at: recording.recordedAt,
           shift,
           sample: recording.real ? 'real recorded data' : 'hand-written sample in the upstream format',
+          real: recording.real,
+          ...(months !== undefined ? { shift_months: months } : {}),
           ...(scaling ? { scaled: scaling.note } : {}),
         },
       },
