@@ -52,7 +52,7 @@ describe('public documents', () => {
     const doc = (await request(gateway.handler).get('/openapi.json')).body as OpenAPIV3_1.Document;
     const paths = doc.paths!;
     expect(paths).not.toHaveProperty(['/v1/data/{category}/{product}/{metric}']);
-    for (const hit of allMetrics()) {
+    for (const hit of REPLAY.allMetrics()) {
       const path = `/v1/data/${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
       if (hit.metric.status === 'planned') {
         expect(paths).not.toHaveProperty([path]);
@@ -196,7 +196,10 @@ describe('public documents', () => {
     expect(inputOf('crypto/options/chain')).toHaveProperty('expiry');
     expect(inputOf('crypto/options/open_interest')).not.toHaveProperty('option_type');
     expect(priceOf('crypto/spot/trades')).toEqual({ read: '20000', series: '20000' });
-    expect(priceOf('weather/observations/temperature')).toEqual({ read: '10000', series: '20000' });
+    expect(priceOf('crypto/etf_flows/net_flow')).toEqual({ read: '10000', series: '20000' });
+    // Replay holds one point of a weather reading (each play replaces the last): no series is sold.
+    expect(priceOf('weather/observations/temperature')).toEqual({ read: '10000' });
+    expect(inputOf('weather/observations/temperature')).not.toHaveProperty('cursor');
   });
 
   it('lists in the x402 manifest exactly the paths the edge prices, legacy aliases included', async () => {

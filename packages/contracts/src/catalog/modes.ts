@@ -64,6 +64,32 @@ const LISTINGS: Readonly<Record<IngestMode, Readonly<Record<string, EntityListin
   },
 };
 
+/**
+ * Metrics whose recording under replay holds one point (a feed played again at each slot keeps only
+ * its newest play; a two-day sample computes one change): replay offers no series of them, so neither
+ * answers nor documents nor prices one. Live mode stores every poll and keeps their series.
+ */
+const REPLAY_WITHOUT_HISTORY = new Set([
+  'weather/observations/temperature',
+  'weather/observations/wind_speed',
+  'weather/observations/precipitation',
+  'absurd_earth/weather/temperature',
+  'crypto/network/market_cap',
+  'crypto/network/hashrate',
+  'crypto/network/difficulty',
+  'crypto/network/tx_count',
+  'crypto/etf_flows/cumulative_net_flow',
+  'fx/spot/change_24h',
+  'absurd_civic/leviathan_ledger/red_tape_output',
+  'absurd_cosmos/off_world/humans_in_space',
+]);
+
+const WITHOUT_HISTORY: Readonly<Record<IngestMode, ReadonlySet<string>>> = {
+  replay: REPLAY_WITHOUT_HISTORY,
+  off: new Set(),
+  live: new Set(),
+};
+
 /** The catalogue one mode serves, with its lookups. */
 export interface Catalog {
   mode: IngestMode;
@@ -96,8 +122,22 @@ function listed(p: ProductEntry, listing: EntityListing | undefined): ProductEnt
   };
 }
 
+/** The product with `series` off on the metrics this mode holds no history of. */
+function withHistory(p: ProductEntry, mode: IngestMode): ProductEntry {
+  const without = WITHOUT_HISTORY[mode];
+  if (!p.metrics.some((m) => without.has(`${p.category}/${p.product}/${m.metric}`))) return p;
+  return {
+    ...p,
+    metrics: p.metrics.map((m) =>
+      without.has(`${p.category}/${p.product}/${m.metric}`) ? { ...m, series: false } : m,
+    ),
+  };
+}
+
 function build(mode: IngestMode): Catalog {
-  const products = CATALOG.map((p) => listed(p, LISTINGS[mode][`${p.category}/${p.product}`]));
+  const products = CATALOG.map((p) =>
+    withHistory(listed(p, LISTINGS[mode][`${p.category}/${p.product}`]), mode),
+  );
   const index = new Map<string, CatalogHit>();
   for (const p of products)
     for (const m of p.metrics)
