@@ -2,6 +2,7 @@ import { higherPlan } from './lookup.js';
 import { CATALOG } from './products.js';
 import { LIVE_SPOT_MARKETS, LIVE_SPOT_VENUES } from './live-markets.js';
 import { LIVE_DERIVATIVES } from './categories/crypto.js';
+import { replayDescription, replaySourceOf } from './replay-sources.js';
 import type { CatalogHit, MetricEntry, ProductEntry } from './types.js';
 
 /**
@@ -84,12 +85,6 @@ const REPLAY_WITHOUT_HISTORY = new Set([
   'absurd_cosmos/off_world/humans_in_space',
 ]);
 
-const WITHOUT_HISTORY: Readonly<Record<IngestMode, ReadonlySet<string>>> = {
-  replay: REPLAY_WITHOUT_HISTORY,
-  off: new Set(),
-  live: new Set(),
-};
-
 /** The catalogue one mode serves, with its lookups. */
 export interface Catalog {
   mode: IngestMode;
@@ -122,21 +117,27 @@ function listed(p: ProductEntry, listing: EntityListing | undefined): ProductEnt
   };
 }
 
-/** The product with `series` off on the metrics this mode holds no history of. */
-function withHistory(p: ProductEntry, mode: IngestMode): ProductEntry {
-  const without = WITHOUT_HISTORY[mode];
-  if (!p.metrics.some((m) => without.has(`${p.category}/${p.product}/${m.metric}`))) return p;
+/**
+ * The product as this mode serves its metrics: under replay, `series` off where replay holds no
+ * history, and each live metric's description saying what it is played from.
+ */
+function asServed(p: ProductEntry, mode: IngestMode): ProductEntry {
+  if (mode !== 'replay') return p;
   return {
     ...p,
-    metrics: p.metrics.map((m) =>
-      without.has(`${p.category}/${p.product}/${m.metric}`) ? { ...m, series: false } : m,
-    ),
+    metrics: p.metrics.map((m) => ({
+      ...m,
+      ...(REPLAY_WITHOUT_HISTORY.has(`${p.category}/${p.product}/${m.metric}`) ? { series: false } : {}),
+      ...(m.status === 'live'
+        ? { description: replayDescription(m.description, replaySourceOf(p.category, p.product, m.metric)) }
+        : {}),
+    })),
   };
 }
 
 function build(mode: IngestMode): Catalog {
   const products = CATALOG.map((p) =>
-    withHistory(listed(p, LISTINGS[mode][`${p.category}/${p.product}`]), mode),
+    asServed(listed(p, LISTINGS[mode][`${p.category}/${p.product}`]), mode),
   );
   const index = new Map<string, CatalogHit>();
   for (const p of products)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
-import { allMetrics, type CatalogHit } from '@meridian/contracts';
+import { allMetrics, replaySourceOf, type CatalogHit } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger } from '@meridian/observability';
 import { RECORDINGS } from '../../src/adapters/upstream/recordings.js';
@@ -115,8 +115,9 @@ function replayStatementWrong(path: string, body: ReplayedBody): string[] {
   // Every recording was made before 2025; a replay plays it in the present.
   if (!(r.recorded_at < '2025') || !(Date.parse(r.played_at) > Date.parse(r.recorded_at)))
     wrong.push(`recorded_at ${r.recorded_at}, played_at ${r.played_at}`);
-  const kind = KIND_OF[path] ?? KIND_OF[path.split('/').slice(0, 2).join('/')] ?? 'sample';
-  if (r.kind !== kind) wrong.push(`kind ${r.kind}, expected ${kind}`);
+  // What the catalogue, the documents and the challenge say before payment (contracts' replaySourceOf).
+  const kind = replaySourceOf(...(path.split('/') as [string, string, string]));
+  if (r.kind !== kind) wrong.push(`kind ${r.kind}, the documents say ${kind}`);
   for (const s of body.provenance.sources) {
     if (!s.recorded_ts || !(s.recorded_ts < '2025'))
       wrong.push(`source ${s.venue} ${s.ts}: recorded_ts ${s.recorded_ts}`);
@@ -134,15 +135,6 @@ interface ReplayedBody {
   };
   provenance: { sources: { venue: string; ts: string; recorded_ts?: string }[] };
 }
-
-/** The products (or metrics) played from real recordings, or in part; every other one is a hand-written sample. */
-const KIND_OF: Record<string, string> = {
-  'crypto/spot': 'recording',
-  'crypto/options': 'recording',
-  'crypto/futures': 'sample',
-  // The perps' sample against the recorded spot.
-  'crypto/futures/basis': 'mixed',
-};
 
 /** Every answer of a replay says so the same way, before a customer relies on it. */
 describe('replay says what it plays', () => {
@@ -178,6 +170,27 @@ describe('replay says what it plays', () => {
       if (wrong.length > 0) problems[path] = wrong;
     }
     expect(problems).toEqual({});
+  });
+
+  it('says in the catalogue and the demo that it replays, and what each metric plays', async () => {
+    const catalog = (await request(app).get('/v1/catalog').set(headers)).body.data;
+    expect(catalog.replay).toMatch(
+      /^This deployment serves replay .* Real recordings: crypto\/spot, crypto\/options\./,
+    );
+    const metric = (category: string, product: string, name: string) =>
+      catalog.categories
+        .find((c: { category: string }) => c.category === category)
+        .products.find((p: { product: string }) => p.product === product)
+        .metrics.find((m: { metric: string }) => m.metric === name);
+    expect(metric('weather', 'observations', 'temperature')).toMatchObject({
+      served_from: 'replay',
+      replayed_from: 'sample',
+      description: expect.stringContaining('hand-written sample'),
+    });
+    expect(metric('crypto', 'options', 'chain')).toMatchObject({ replayed_from: 'recording' });
+    const demo = (await request(app).get('/v1/demo').set(headers)).body;
+    expect(demo.meta.replay).toMatchObject({ live: false, kind: 'mixed' });
+    expect(demo.provenance.method).toContain('This deployment serves replay');
   });
 
   it('maps a played bar back to its recorded minute and a monthly series back by whole months', async () => {
