@@ -121,6 +121,14 @@ describe('the deployment files', () => {
       'meridian-gateway-config': 'live',
       'meridian-data-config': 'live',
     });
+    // Billing's price list follows the data service's mode: compose shares the variable, k8s reads data's map.
+    expect(compose.services.billing!.environment!.INGEST_MODE).toBe('${INGEST_MODE:-live}');
+    const billing = manifests().find(
+      ({ doc }) => doc.kind === 'Deployment' && doc.metadata!.name === 'billing',
+    )!;
+    expect(JSON.stringify(billing.doc)).toContain(
+      '{"name":"INGEST_MODE","valueFrom":{"configMapKeyRef":{"name":"meridian-data-config","key":"INGEST_MODE"}}}',
+    );
   });
 
   it("docker-compose.yml passes the compose tool's own check (`config`)", () => {

@@ -74,6 +74,7 @@ const priced = (table: PriceTable, item: string) => {
 export function priceList(
   table: PriceTable,
   rateLimits: Readonly<Record<Plan, number>> = PLAN_RATE_LIMITS,
+  replay?: string,
 ): Prices {
   const perCall = (kind: keyof typeof X402_PRICES) => table.get(priceItem.perCall(kind)) ?? X402_PRICES[kind];
   const live = allMetrics().filter((hit) => hit.metric.status === 'live');
@@ -121,6 +122,7 @@ export function priceList(
       ],
       series_metrics: live.filter((hit) => hit.metric.value_shape === 'series').map(pathOf),
       manifest: '/.well-known/x402',
+      ...(replay ? { replay } : {}),
     },
   };
 }
