@@ -105,6 +105,32 @@ describe('the deployment files', () => {
     }
   });
 
+  it('deployments default to INGEST_MODE=live, the data service and the gateway alike; replay is one variable away', () => {
+    const compose = parseAllDocuments(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'))[0]!.toJS() as {
+      services: Record<string, { environment?: Record<string, string> }>;
+    };
+    expect(compose.services.data!.environment!.INGEST_MODE).toBe('${INGEST_MODE:-live}');
+    expect(compose.services.gateway!.environment!.INGEST_MODE).toBe('${INGEST_MODE:-live}');
+    const modes = manifests()
+      .filter(({ doc }) => doc.kind === 'ConfigMap')
+      .flatMap(({ doc }) => {
+        const data = doc.data as Record<string, string> | undefined;
+        return data?.INGEST_MODE === undefined ? [] : [[doc.metadata!.name, data.INGEST_MODE]];
+      });
+    expect(Object.fromEntries(modes)).toEqual({
+      'meridian-gateway-config': 'live',
+      'meridian-data-config': 'live',
+    });
+    // Billing's price list follows the data service's mode: compose shares the variable, k8s reads data's map.
+    expect(compose.services.billing!.environment!.INGEST_MODE).toBe('${INGEST_MODE:-live}');
+    const billing = manifests().find(
+      ({ doc }) => doc.kind === 'Deployment' && doc.metadata!.name === 'billing',
+    )!;
+    expect(JSON.stringify(billing.doc)).toContain(
+      '{"name":"INGEST_MODE","valueFrom":{"configMapKeyRef":{"name":"meridian-data-config","key":"INGEST_MODE"}}}',
+    );
+  });
+
   it("docker-compose.yml passes the compose tool's own check (`config`)", () => {
     const tool = composeTool();
     if (!tool) {

@@ -25,10 +25,32 @@ export const envelopeSchema = z.object({
       truncated: z.boolean().optional(),
       returned: z.number().int().optional(),
       hint: z.string().optional(),
+      replay: z
+        .object({
+          live: z.literal(false),
+          recorded: z.string().describe('the recorded markets or recording files played'),
+          kind: z
+            .enum(['recording', 'sample', 'mixed'])
+            .describe('a real recording, a hand-written sample in the upstream format, or both'),
+          recorded_at: z.string().describe('original time of the newest row or snapshot behind the answer'),
+          played_at: z.string().describe('the time it is served as (as_of)'),
+        })
+        .optional()
+        .describe('present when the answer is played from a recording, not a live print'),
     })
     .loose(),
   provenance: z.object({
-    sources: z.array(z.object({ venue: z.string(), ts: z.string(), symbol: z.string().optional() })),
+    sources: z.array(
+      z.object({
+        venue: z.string(),
+        ts: z.string(),
+        symbol: z.string().optional(),
+        recorded_ts: z
+          .string()
+          .optional()
+          .describe('under replay: the original time of the row played at ts'),
+      }),
+    ),
     method: z.string(),
   }),
 });

@@ -1,4 +1,4 @@
-import { PLAN_RATE_LIMITS, PLANS, X402_PRICES, type Catalog } from '@meridian/contracts';
+import { PLAN_RATE_LIMITS, PLANS, X402_PRICES, replayStatement, type Catalog } from '@meridian/contracts';
 import { baseOf } from './catalog-facts.js';
 
 /** GET /llms.txt: what a language-model agent needs to call the API, generated from the catalogue. */
@@ -11,6 +11,7 @@ export function llmsTxt(catalog: Catalog, publicBaseUrl?: string): string {
     '> Reference data in 12 categories over HTTP. Every answer is the envelope {data, meta, provenance}:',
     '> the value, a confidence score and the exact sources, timestamps and derivation method.',
     '',
+    ...[replayStatement(catalog) ?? []].flat().flatMap((said) => [`**Replay.** ${said}`, '']),
     `- Data endpoint: GET ${base}/v1/data/{category}/{product}/{metric}?entity=&source=&series=&interval=`,
     '- Auth: header `Authorization: Bearer <API_KEY>` or `X-API-Key: <API_KEY>`; no key on a priced',
     `  endpoint answers 402 with an x402 v2 challenge (USDC on Solana: ${X402_PRICES.read} atomic per read,`,

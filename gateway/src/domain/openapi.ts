@@ -9,6 +9,7 @@ import {
   type CatalogHit,
   type FilterParameter,
   type Catalog,
+  replayStatement,
 } from '@meridian/contracts';
 import { dataQuerySchema, envelopeSchema, jsonSchemaOf, SERIES_PARAMETERS } from './data-schemas.js';
 import { accessOf } from './route-table.js';
@@ -324,8 +325,12 @@ export function openApiDocument(catalog: Catalog, publicBaseUrl?: string) {
     info: {
       title: 'Meridian data API and audit portal',
       version: '2026-09',
-      description:
+      description: [
         'Metric data with provenance (data-api-interface) and the audit portal (audit-portal-interface). Data calls take an API key or pay per call over x402 v2. Each live metric has its own path (GET /v1/data/{category}/{product}/{metric} spelled out), with x-min-plan, the plan a key needs.',
+        replayStatement(catalog),
+      ]
+        .filter(Boolean)
+        .join(' '),
     },
     servers: [{ url: baseOf(publicBaseUrl) || '/' }],
     tags: [{ name: 'data' }, { name: 'public' }, { name: 'sign-in' }, { name: 'portal' }],

@@ -4,6 +4,7 @@ import {
   USDC_MINT,
   X402_MAX_TIMEOUT_S,
   X402_VERSION,
+  replayStatement,
   type Catalog,
 } from '@meridian/contracts';
 import { SERIES_PARAMETERS, dataQuerySchema, envelopeSchema, jsonSchemaOf } from './data-schemas.js';
@@ -19,8 +20,10 @@ export function x402Manifest(settings: X402Settings, catalog: Catalog, publicBas
   const input = jsonSchemaOf(dataQuerySchema, 'input');
   const withoutSeries = withoutProperties(input, SERIES_PARAMETERS);
   const output = jsonSchemaOf(envelopeSchema);
+  const replay = replayStatement(catalog);
   return {
     x402Version: X402_VERSION,
+    ...(replay ? { replay } : {}),
     network: settings.network ?? SOLANA_MAINNET,
     asset: settings.asset ?? USDC_MINT,
     payTo: settings.payTo,

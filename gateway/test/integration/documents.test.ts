@@ -3,7 +3,7 @@ import { compileErrors, validate } from '@readme/openapi-parser';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import request from 'supertest';
 import { createMemoryBus, type Bus } from '@meridian/bus';
-import { allMetrics, findMetric, LEGACY_ROUTES, catalogFor } from '@meridian/contracts';
+import { allMetrics, findMetric, LEGACY_ROUTES, catalogFor, replayStatement } from '@meridian/contracts';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { createGateway, type Gateway } from '../../src/app.js';
@@ -52,7 +52,7 @@ describe('public documents', () => {
     const doc = (await request(gateway.handler).get('/openapi.json')).body as OpenAPIV3_1.Document;
     const paths = doc.paths!;
     expect(paths).not.toHaveProperty(['/v1/data/{category}/{product}/{metric}']);
-    for (const hit of allMetrics()) {
+    for (const hit of REPLAY.allMetrics()) {
       const path = `/v1/data/${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
       if (hit.metric.status === 'planned') {
         expect(paths).not.toHaveProperty([path]);
@@ -196,7 +196,10 @@ describe('public documents', () => {
     expect(inputOf('crypto/options/chain')).toHaveProperty('expiry');
     expect(inputOf('crypto/options/open_interest')).not.toHaveProperty('option_type');
     expect(priceOf('crypto/spot/trades')).toEqual({ read: '20000', series: '20000' });
-    expect(priceOf('weather/observations/temperature')).toEqual({ read: '10000', series: '20000' });
+    expect(priceOf('crypto/etf_flows/net_flow')).toEqual({ read: '10000', series: '20000' });
+    // Replay holds one point of a weather reading (each play replaces the last): no series is sold.
+    expect(priceOf('weather/observations/temperature')).toEqual({ read: '10000' });
+    expect(inputOf('weather/observations/temperature')).not.toHaveProperty('cursor');
   });
 
   it('lists in the x402 manifest exactly the paths the edge prices, legacy aliases included', async () => {
@@ -224,6 +227,32 @@ describe('public documents', () => {
       const res = await request(gateway.handler).get(new URL(r.resource).pathname);
       expect([res.status, res.body.accepts?.[0]?.amount]).toEqual([402, r.price.read]);
     }
+  });
+
+  it('says in every document, before payment, that this deployment replays and which products are samples', async () => {
+    const said = (text: string) => {
+      expect(text).toContain('This deployment serves replay');
+      expect(text).toMatch(/Real recordings: crypto\/spot, crypto\/options\./);
+      expect(text).toMatch(/Hand-written samples in the upstreams' formats: [^.]*weather\/observations/);
+    };
+    said((await request(gateway.handler).get('/openapi.json')).body.info.description);
+    said((await request(gateway.handler).get('/llms.txt')).text);
+    const manifest = (await request(gateway.handler).get('/.well-known/x402')).body;
+    said(manifest.replay);
+    const described = (path: string) =>
+      manifest.resources.find((r: { resource: string }) => r.resource.endsWith(`/v1/data/${path}`))
+        .description;
+    expect(described('weather/observations/temperature')).toMatch(
+      /\(replay of a hand-written sample, not a live print\)$/,
+    );
+    expect(described('crypto/spot/reference_price')).toMatch(
+      /\(replay of a real recording, not a live print\)$/,
+    );
+    // The challenge a keyless caller gets names it too.
+    const challenge = await request(gateway.handler).get('/v1/data/weather/observations/temperature');
+    expect(challenge.status).toBe(402);
+    expect(challenge.body.resource.description).toMatch(/hand-written sample, not a live print/);
+    expect(replayStatement(catalogFor('live'))).toBeUndefined();
   });
 
   it('serves an agent descriptor naming the MCP endpoint, the install command and the tools', async () => {

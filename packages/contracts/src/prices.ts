@@ -51,6 +51,8 @@ export const pricesSchema = z.object({
     /** category/product/metric of the live metrics that only answer series: every read is a series read. */
     series_metrics: z.array(z.string()),
     manifest: z.string(),
+    /** Present when the data service replays recordings (INGEST_MODE=replay): what it plays, said before payment. */
+    replay: z.string().optional(),
   }),
 });
 export type Prices = z.infer<typeof pricesSchema>;

@@ -5,6 +5,8 @@ import {
   LIVE_SPOT_MARKETS,
   catalogFor,
   findMetric,
+  replayDescription,
+  replaySourceOf,
   resolveEntity,
 } from '../src/index.js';
 
@@ -12,12 +14,29 @@ const spotOf = (mode: 'live' | 'replay' | 'off') =>
   catalogFor(mode).products.find((p) => p.category === 'crypto' && p.product === 'spot')!;
 
 describe('the catalogue of each ingest mode', () => {
-  it('is the built catalogue as it is under replay and off', () => {
-    expect(catalogFor('replay').products).toEqual(CATALOG);
+  it('is the built catalogue as it is under off', () => {
     expect(catalogFor('off').products).toEqual(CATALOG);
-    expect(catalogFor('replay').findMetric('crypto', 'spot', 'ohlcv')).toEqual(
-      findMetric('crypto', 'spot', 'ohlcv'),
+  });
+
+  it('is the built catalogue under replay but for what replay says: each description, and no series of one point', () => {
+    const replay = catalogFor('replay');
+    const changed: string[] = [];
+    for (const built of CATALOG.flatMap((p) => p.metrics.map((m) => ({ p, m })))) {
+      const { product: p, metric: m } = replay.findMetric(built.p.category, built.p.product, built.m.metric)!;
+      expect({ ...p, metrics: [] }).toEqual({ ...built.p, metrics: [] });
+      const said =
+        m.status === 'live'
+          ? replayDescription(built.m.description, replaySourceOf(p.category, p.product, m.metric))
+          : built.m.description;
+      expect(m).toEqual({ ...built.m, description: said, series: m.series });
+      if (m.series !== built.m.series) changed.push(`${p.category}/${p.product}/${m.metric}`);
+    }
+    expect(changed).toContain('weather/observations/temperature');
+    expect(replay.findMetric('crypto', 'spot', 'ohlcv')!.metric.series).toBe(true);
+    expect(replay.findMetric('crypto', 'options', 'chain')!.metric.description).toMatch(
+      /\(replay of a real recording, not a live print\)$/,
     );
+    expect(findMetric('crypto', 'options', 'chain')!.metric.description).not.toMatch(/replay/);
   });
 
   it('lists the 19 live spot markets with the venues that serve each under live', () => {

@@ -1,7 +1,13 @@
 import { createHmac } from 'node:crypto';
 import { baseConfigSchema, loadConfig } from '@meridian/runtime';
 import { z } from 'zod';
-import { AUDIT_TIERS, SOLANA_MAINNET, USDC_MINTS, planRateLimitsSetting } from '@meridian/contracts';
+import {
+  AUDIT_TIERS,
+  INGEST_MODES,
+  SOLANA_MAINNET,
+  USDC_MINTS,
+  planRateLimitsSetting,
+} from '@meridian/contracts';
 
 /**
  * `name=<atomic>,...`: prices in atomic USDC for the names given; names left out keep their
@@ -69,6 +75,8 @@ export const configSchema = baseConfigSchema
     DEPOSIT_POLL_MS: z.coerce.number().int().min(200).max(3_600_000).default(5000),
     /** HMAC key of the billing history's cursors; unset: derived from INTERNAL_AUTH_SECRET. */
     BILLING_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** The data service's INGEST_MODE (same default): under replay the price list says what replay plays. */
+    INGEST_MODE: z.enum(INGEST_MODES).default('replay'),
   })
   .transform((c) => ({
     ...c,

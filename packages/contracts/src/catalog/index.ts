@@ -5,3 +5,4 @@ export * from './paths.js';
 export * from './live-markets.js';
 export { LIVE_DERIVATIVES } from './categories/crypto.js';
 export * from './modes.js';
+export * from './replay-sources.js';

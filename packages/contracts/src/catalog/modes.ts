@@ -2,6 +2,7 @@ import { higherPlan } from './lookup.js';
 import { CATALOG } from './products.js';
 import { LIVE_SPOT_MARKETS, LIVE_SPOT_VENUES } from './live-markets.js';
 import { LIVE_DERIVATIVES } from './categories/crypto.js';
+import { replayDescription, replaySourceOf } from './replay-sources.js';
 import type { CatalogHit, MetricEntry, ProductEntry } from './types.js';
 
 /**
@@ -64,6 +65,26 @@ const LISTINGS: Readonly<Record<IngestMode, Readonly<Record<string, EntityListin
   },
 };
 
+/**
+ * Metrics whose recording under replay holds one point (a feed played again at each slot keeps only
+ * its newest play; a two-day sample computes one change): replay offers no series of them, so neither
+ * answers nor documents nor prices one. Live mode stores every poll and keeps their series.
+ */
+const REPLAY_WITHOUT_HISTORY = new Set([
+  'weather/observations/temperature',
+  'weather/observations/wind_speed',
+  'weather/observations/precipitation',
+  'absurd_earth/weather/temperature',
+  'crypto/network/market_cap',
+  'crypto/network/hashrate',
+  'crypto/network/difficulty',
+  'crypto/network/tx_count',
+  'crypto/etf_flows/cumulative_net_flow',
+  'fx/spot/change_24h',
+  'absurd_civic/leviathan_ledger/red_tape_output',
+  'absurd_cosmos/off_world/humans_in_space',
+]);
+
 /** The catalogue one mode serves, with its lookups. */
 export interface Catalog {
   mode: IngestMode;
@@ -96,8 +117,28 @@ function listed(p: ProductEntry, listing: EntityListing | undefined): ProductEnt
   };
 }
 
+/**
+ * The product as this mode serves its metrics: under replay, `series` off where replay holds no
+ * history, and each live metric's description saying what it is played from.
+ */
+function asServed(p: ProductEntry, mode: IngestMode): ProductEntry {
+  if (mode !== 'replay') return p;
+  return {
+    ...p,
+    metrics: p.metrics.map((m) => ({
+      ...m,
+      ...(REPLAY_WITHOUT_HISTORY.has(`${p.category}/${p.product}/${m.metric}`) ? { series: false } : {}),
+      ...(m.status === 'live'
+        ? { description: replayDescription(m.description, replaySourceOf(p.category, p.product, m.metric)) }
+        : {}),
+    })),
+  };
+}
+
 function build(mode: IngestMode): Catalog {
-  const products = CATALOG.map((p) => listed(p, LISTINGS[mode][`${p.category}/${p.product}`]));
+  const products = CATALOG.map((p) =>
+    asServed(listed(p, LISTINGS[mode][`${p.category}/${p.product}`]), mode),
+  );
   const index = new Map<string, CatalogHit>();
   for (const p of products)
     for (const m of p.metrics)

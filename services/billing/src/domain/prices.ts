@@ -76,6 +76,7 @@ export function priceList(
   table: PriceTable,
   rateLimits: Readonly<Record<Plan, number>> = PLAN_RATE_LIMITS,
   network: string = SOLANA_MAINNET,
+  replay?: string,
 ): Prices {
   const perCall = (kind: keyof typeof X402_PRICES) => table.get(priceItem.perCall(kind)) ?? X402_PRICES[kind];
   const live = allMetrics().filter((hit) => hit.metric.status === 'live');
@@ -123,6 +124,7 @@ export function priceList(
       ],
       series_metrics: live.filter((hit) => hit.metric.value_shape === 'series').map(pathOf),
       manifest: '/.well-known/x402',
+      ...(replay ? { replay } : {}),
     },
   };
 }

@@ -35,6 +35,28 @@ describe('GET /v1/billing/prices', () => {
     expect(res.body.provenance.method).toContain('price table');
   });
 
+  it('says, under replay (the default), what the data service plays, before anyone pays', async () => {
+    const res = await request(app)
+      .get('/v1/billing/prices')
+      .set(await callerHeaders());
+    expect(res.body.data.pay_per_call.replay).toMatch(
+      /^This deployment serves replay .*Hand-written samples/,
+    );
+  });
+
+  it('says nothing of replay when the data service polls live upstreams', async () => {
+    const live = await startBilling('billing_prices_live', { INGEST_MODE: 'live' });
+    try {
+      const res = await request(live.app)
+        .get('/v1/billing/prices')
+        .set(await callerHeaders());
+      expect(res.status).toBe(200);
+      expect(res.body.data.pay_per_call).not.toHaveProperty('replay');
+    } finally {
+      await live.close();
+    }
+  });
+
   it('refuses a request that did not come through the gateway', async () => {
     const res = await request(app).get('/v1/billing/prices');
     expect(res.status).toBe(401);

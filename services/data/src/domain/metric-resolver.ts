@@ -1,4 +1,5 @@
 import type { CatalogHit, Result } from '@meridian/contracts';
+import type { ReplayNote } from './envelope.js';
 
 /** One data-endpoint query after parsing (data-api-interface 4.1). */
 export interface MetricQuery {
@@ -23,6 +24,8 @@ export interface SourceRef {
   venue: string;
   ts: string;
   symbol?: string;
+  /** Under replay: the original time of the row played at `ts`. */
+  recorded_ts?: string;
 }
 
 /** What a resolver answers; the route wraps it into the envelope and applies fields/format/truncation. */
@@ -34,6 +37,8 @@ export interface MetricAnswer {
   confidence: number;
   sources: SourceRef[];
   method: string;
+  /** Set when the answer rests on a replayed recording of a feed (the market replay's note is the route's). */
+  replay?: ReplayNote;
   /** Venues left out of the answer and why (stale, outlier, quote conversion missing...). */
   excluded?: { venue: string; reason: string }[];
   /** For series: rows in order, and the cursor state to resume after the last one. */

@@ -7,7 +7,7 @@ import {
   type RecordedMarket,
 } from '../adapters/upstream/recorded-market.js';
 import type { ReplayNote } from '../domain/envelope.js';
-import type { MetricAnswer } from '../domain/metric-resolver.js';
+import type { MetricAnswer, SourceRef } from '../domain/metric-resolver.js';
 import { loopedBars, loopedRecordedTime } from '../domain/replay-clock.js';
 import type { Bar } from '../domain/series/bar.js';
 import { closeAt, type BarColumns } from '../domain/series/bar-columns.js';
@@ -137,14 +137,24 @@ async function ingestDerived(ingestor: Ingestor, market: RecordedMarket, bars: B
 
 export const REPLAYED_MARKETS = new Set(RECORDED_MARKETS.map((m) => `${m.venue}:${m.symbol}`));
 
-/** The note of an answer that rests on replayed market recordings; undefined when none of its sources is. */
+/**
+ * The note of an answer that rests on replayed market recordings; undefined when none of its sources
+ * is. A played bar's original time is the looped mapping of its wall time (the same for every
+ * instant, so a source's `recorded_ts` and the answer's `recorded_at` follow from the clock alone).
+ */
 export function marketReplayNote(answer: MetricAnswer): ReplayNote | undefined {
-  const recorded = answer.sources
-    .map((s) => `${s.venue}:${s.symbol ?? ''}`)
-    .filter((label) => REPLAYED_MARKETS.has(label));
-  return recorded.length > 0
-    ? { recorded: [...new Set(recorded)].join(', '), method: REPLAY_METHOD }
-    : undefined;
+  const played = (s: SourceRef) => REPLAYED_MARKETS.has(`${s.venue}:${s.symbol ?? ''}`);
+  const recorded = answer.sources.filter(played).map((s) => `${s.venue}:${s.symbol}`);
+  if (recorded.length === 0) return undefined;
+  const original = (ts: string) => new Date(loopedRecordedTime(RECORDING, Date.parse(ts))).toISOString();
+  return {
+    recorded: [...new Set(recorded)].join(', '),
+    kind: 'recording',
+    recorded_at: original(answer.as_of),
+    played_at: answer.as_of,
+    method: REPLAY_METHOD,
+    recordedTs: (s) => (played(s) ? original(s.ts) : undefined),
+  };
 }
 
 /** The market whose replayed close is the BTC level the other recordings are scaled to. */

@@ -37,6 +37,16 @@ export function shiftOf(recording: Recording, now: Date): ReplayShift {
     : replayShift(recording.recordedAt, now, recording.shift);
 }
 
+/**
+ * The whole-day shift of a play of a recording whose calendar follows the replay day: the play's
+ * instant less whole days, the same for every play of one day (recorded 23:22 UTC: a replay day runs
+ * from 23:22 to 23:22). Undefined for every other recording.
+ */
+export function calendarOf(recording: Recording, clock: ReplayClock): ReplayShift | undefined {
+  if (recording.calendar !== 'day') return undefined;
+  return replayShift(recording.recordedAt, new Date(clock(recording.recordedAt)), 'day');
+}
+
 /** The replayed spot price at a wall instant (market-replay.ts), when the market replay plays. */
 export type SpotAt = (wall: number) => number | undefined;
 
@@ -81,11 +91,13 @@ export function replayBatches(
 function playBatches(
   recording: Recording,
   text: string,
-  { clock, shift }: ReplayShift,
+  { clock, shift, months }: ReplayShift,
   spotAt?: SpotAt,
 ): IngestBatchInput[] {
-  const parsed = recording.parse(text, clock);
-  const scaling = btcScaling(recording, text, clock, spotAt);
+  const calendar = calendarOf(recording, clock);
+  const parsed = recording.parse(text, clock, calendar?.clock);
+  // Scaled at the calendar's instant: one strike and one name per instrument for the replay day.
+  const scaling = btcScaling(recording, text, calendar?.clock ?? clock, spotAt);
   const batches = [parsed].flat().map((b) => (scaling ? scaleBtcBatch(b, scaling.factor) : b));
   const marker: IngestBatchInput = {
     kind: 'observations',
@@ -99,8 +111,12 @@ function playBatches(
         payload: {
           file: `services/data/recordings/${recording.file}`,
           recorded_at: recording.recordedAt,
-          shift,
+          shift: calendar
+            ? `${shift}; expiries, strikes and names mapped once per replay day (${calendar.shift})`
+            : shift,
           sample: recording.real ? 'real recorded data' : 'hand-written sample in the upstream format',
+          real: recording.real,
+          ...(months !== undefined ? { shift_months: months } : {}),
           ...(scaling ? { scaled: scaling.note } : {}),
         },
       },

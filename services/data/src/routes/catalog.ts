@@ -1,5 +1,11 @@
 import { Router } from 'express';
-import { LEGACY_ROUTES, higherPlan, type Catalog } from '@meridian/contracts';
+import {
+  LEGACY_ROUTES,
+  higherPlan,
+  replaySourceOf,
+  replayStatement,
+  type Catalog,
+} from '@meridian/contracts';
 import { NO_PARAMETERS, envelope, parseQuery } from '@meridian/http-kit';
 
 /**
@@ -48,13 +54,17 @@ export function catalogDocument(catalog: Catalog, servedFrom: ServedFrom = 'stor
             ...(m.filters ? { filters: m.filters } : {}),
             status: m.status,
             ...(m.status === 'live' ? { served_from: servedFrom } : {}),
+            ...(m.status === 'live' && servedFrom === 'replay'
+              ? { replayed_from: replaySourceOf(p.category, p.product, m.metric) }
+              : {}),
             min_tier: higherPlan(p.min_tier, m.min_tier),
             description: m.description,
           };
         }),
       })),
   }));
-  return { categories };
+  const replay = servedFrom === 'replay' ? replayStatement(catalog) : undefined;
+  return { ...(replay ? { replay } : {}), categories };
 }
 
 export function catalogRoutes(catalog: Catalog, servedFrom: ServedFrom): Router {

@@ -20,7 +20,7 @@ import {
 } from '@meridian/http-kit';
 import type { DataDeps } from '../deps.js';
 import { FIRST_LOAD_RETRY_AFTER_S } from '../jobs/first-load.js';
-import { metricEnvelope, type SeriesMeta } from '../domain/envelope.js';
+import { mergeReplayNotes, metricEnvelope, type SeriesMeta } from '../domain/envelope.js';
 import type { MetricAnswer, MetricQuery } from '../domain/metric-resolver.js';
 import { fitAnswer, PAGE_SIZE, selectFields, toTable } from '../domain/series/shape.js';
 import { resolverFor } from '../flows/resolve/index.js';
@@ -132,7 +132,7 @@ async function answerMetric(
     );
   if (!result.ok) refusal(result.code, result.detail);
   const answer = result.value;
-  const replay = deps.replayNote(answer);
+  const replay = mergeReplayNotes(answer.replay, deps.replayNote(answer));
   if (!answer.rows) {
     refuseSeriesParams(query);
     return metricEnvelope(answer, answer.data, undefined, replay);

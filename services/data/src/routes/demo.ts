@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { findMetric } from '@meridian/contracts';
+import { findMetric, replaySourceOf, replayStatement, type ReplaySource } from '@meridian/contracts';
 import { NO_PARAMETERS, envelope, parseQuery } from '@meridian/http-kit';
 import type { DataDeps } from '../deps.js';
 import { combinedConfidence, confidence } from '../domain/confidence.js';
@@ -54,6 +54,7 @@ async function buildDemo(deps: DataDeps, now: Date) {
   sources.push(...parts.sources);
   parts.sources.forEach((s) => venues.add(s.venue));
   const times = sources.map((s) => Date.parse(s.ts)).filter(Number.isFinite);
+  const replay = deps.config.INGEST_MODE === 'replay' ? replayStatement(deps.catalog) : undefined;
   const oldest = times.length ? Math.min(...times) : now.getTime();
   return envelope(
     { crypto: { spot }, options: parts.options, sports: parts.sports },
@@ -63,14 +64,26 @@ async function buildDemo(deps: DataDeps, now: Date) {
       staleness_ms: Math.max(0, now.getTime() - oldest),
       confidence: combinedConfidence(scores, (spot.length > 0 ? 0 : 1) + (parts.options ? 0 : 1)),
       cache_ttl_s: DEMO_TTL_S,
+      ...(replay ? { replay: { live: false, kind: demoReplayKind(), statement: replay } } : {}),
     },
     {
       sources,
-      method:
-        'Snapshot of several categories, computed at most once every 60 s: the crypto spot reference prices (as /v1/data/crypto/spot/reference_price), the nearest-expiry options contracts of the stored chain, and the sports events of the stored scoreboards. Market parts may come from the replay of recorded data.',
+      method: `Snapshot of several categories, computed at most once every 60 s: the crypto spot reference prices (as /v1/data/crypto/spot/reference_price), the nearest-expiry options contracts of the stored chain, and the sports events of the stored scoreboards.${replay ? ` ${replay}` : ''}`,
     },
   );
 }
+
+/** The demo's parts as replay plays them: spot and the chain recorded, the scoreboards samples. */
+function demoReplayKind(): ReplaySource {
+  const kinds = new Set(DEMO_PARTS.map((path) => replaySourceOf(...path)));
+  return kinds.size === 1 ? [...kinds][0]! : 'mixed';
+}
+
+const DEMO_PARTS: [string, string, string][] = [
+  ['crypto', 'spot', 'reference_price'],
+  ['crypto', 'options', 'chain'],
+  ['sports', 'basketball', 'live_score'],
+];
 
 /** The max age of the demo's feed parts: the options chain's and the scoreboards' (catalogue). */
 const PART_MAX_AGE: Record<string, number> = {

@@ -8,7 +8,7 @@ import { createApp, type Deps } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { dataDeps } from '../../src/main.js';
 import { ingest } from '../../src/flows/ingest.js';
-import { loadRecordedFeeds, shiftOf } from '../../src/jobs/recorded-feeds.js';
+import { calendarOf, loadRecordedFeeds, shiftOf } from '../../src/jobs/recorded-feeds.js';
 import { readRecording, RECORDINGS } from '../../src/adapters/upstream/recordings.js';
 import { deribitInstrument } from '../../src/adapters/upstream/deribit.js';
 import { replayShift } from '../../src/domain/replay-clock.js';
@@ -71,12 +71,12 @@ describe('feed metrics over HTTP', () => {
   }
 
   describe('crypto/options', () => {
-    // Played at the current minute like every fresh feed (README, "Replay"): the clock the replay used.
-    const optionsClock = () =>
-      shiftOf(
-        RECORDINGS.find((r) => r.source === 'deribit' && r.real)!,
-        loadedAt,
-      ).clock;
+    // Played at the current minute like every fresh feed (README, "Replay"), its expiries mapped once
+    // per replay day: the calendar clock of that play.
+    const optionsClock = () => {
+      const recording = RECORDINGS.find((r) => r.source === 'deribit' && r.real)!;
+      return calendarOf(recording, shiftOf(recording, loadedAt).clock)!.clock;
+    };
     /** Open interest per expiry summed from the CSV by hand; the chain answers live expiries only. */
     const CSV_EXPIRIES = [
       { expiry: 1590134400000, calls: 7542.8, puts: 7155.8, count: 58 },

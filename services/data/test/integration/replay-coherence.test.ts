@@ -9,11 +9,14 @@ import {
 } from '../../src/adapters/upstream/recorded-market.js';
 import { loopedRange } from '../../src/domain/replay-clock.js';
 import { replayedSpotAt } from '../../src/jobs/market-replay.js';
-import { RECORDINGS } from '../../src/adapters/upstream/recordings.js';
+import { readRecording, RECORDINGS } from '../../src/adapters/upstream/recordings.js';
 import type { Periodic } from '@meridian/runtime';
 import {
+  calendarOf,
   loadRecordedFeeds,
   refreshFreshFeeds,
+  replayBatches,
+  shiftOf,
   startRecordedFeeds,
   type Plays,
 } from '../../src/jobs/recorded-feeds.js';
@@ -36,6 +39,12 @@ describe('replayed data agrees with itself', () => {
           .executeTakeFirstOrThrow()
       ).n,
     );
+  /** The option marks one play stores at `at`: the recording's options not yet expired then. */
+  const optionsOfOnePlay = async (at: Date) => {
+    const options = RECORDINGS.find((r) => r.calendar === 'day')!;
+    const batches = replayBatches(options, await readRecording(options), at, spotAt);
+    return batches.find((b) => b.kind === 'option_marks')!.rows.length;
+  };
   let app: RequestListener;
   let headers: Record<string, string>;
   let deps: ReturnType<typeof testDeps>;
@@ -58,10 +67,15 @@ describe('replayed data agrees with itself', () => {
   });
   afterAll(() => db.drop());
 
-  it('answers the options underlying at the replayed spot of the same instant, and says it was scaled', async () => {
+  it('answers the options underlying at the replayed spot of its replay day, and says it was scaled', async () => {
     const chain = await get('/v1/data/crypto/options/chain');
     expect(chain.status).toBe(200);
-    near(chain.body.data.underlying_px, spotAt(Date.parse(chain.body.meta.as_of))!, 0.01);
+    // Strikes and names hold for a replay day, so the chain is scaled at that day's instant (the
+    // recording's time of day), not at each play.
+    const options = RECORDINGS.find((r) => r.calendar === 'day')!;
+    const played = shiftOf(options, new Date(chain.body.meta.as_of)).clock;
+    const anchor = calendarOf(options, played)!.clock(options.recordedAt);
+    near(chain.body.data.underlying_px, spotAt(Date.parse(anchor))!, 0.01);
     expect(chain.body.provenance.method).toMatch(
       /BTC prices scaled by [\d.]+ .* to the replayed binanceus BTC-USD close/,
     );
@@ -149,7 +163,10 @@ describe('replayed data agrees with itself', () => {
       .executeTakeFirstOrThrow();
     expect(Number(quakes.n)).toBe(before.body.data.count ?? Number(quakes.n));
     // The options chain and the perps are replaced the same way: one play of each row.
-    expect([await count('option_marks'), await count('mark_prices')]).toEqual([326, 2]);
+    expect([await count('option_marks'), await count('mark_prices')]).toEqual([
+      await optionsOfOnePlay(later),
+      2,
+    ]);
     const marker = plays[0]!.ts.getTime();
     expect(marker).toBe(Math.floor(later.getTime() / 60_000) * 60_000);
   });
@@ -189,7 +206,10 @@ describe('replayed data agrees with itself', () => {
       return Math.floor((first + 60_000) / ms) * ms;
     };
     for (const m of markers) expect([m.key, m.ts.getTime()]).toEqual([m.key, slotOf(m.key)]);
-    expect([await count('option_marks'), await count('mark_prices')]).toEqual([326, 2]);
+    expect([await count('option_marks'), await count('mark_prices')]).toEqual([
+      await optionsOfOnePlay(new Date(first + 60_000)),
+      2,
+    ]);
   });
 });
 

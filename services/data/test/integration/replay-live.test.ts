@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
-import { allMetrics, type CatalogHit } from '@meridian/contracts';
+import { allMetrics, replaySourceOf, type CatalogHit } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger } from '@meridian/observability';
 import { RECORDINGS } from '../../src/adapters/upstream/recordings.js';
@@ -102,6 +102,109 @@ describe('replay looks live', () => {
       if (wrong.length > 0) problems[path] = wrong;
     }
     expect(problems).toEqual({});
+  });
+});
+
+/** What is wrong with an answer's statement of its replay (meta.replay and the sources' recorded times). */
+function replayStatementWrong(path: string, body: ReplayedBody): string[] {
+  const r = body.meta.replay;
+  if (!r) return ['no meta.replay'];
+  const wrong: string[] = [];
+  if (r.live !== false) wrong.push(`live ${String(r.live)}`);
+  if (r.played_at !== body.meta.as_of) wrong.push(`played_at ${r.played_at} is not as_of ${body.meta.as_of}`);
+  // Every recording was made before 2025; a replay plays it in the present.
+  if (!(r.recorded_at < '2025') || !(Date.parse(r.played_at) > Date.parse(r.recorded_at)))
+    wrong.push(`recorded_at ${r.recorded_at}, played_at ${r.played_at}`);
+  // What the catalogue, the documents and the challenge say before payment (contracts' replaySourceOf).
+  const kind = replaySourceOf(...(path.split('/') as [string, string, string]));
+  if (r.kind !== kind) wrong.push(`kind ${r.kind}, the documents say ${kind}`);
+  for (const s of body.provenance.sources) {
+    if (!s.recorded_ts || !(s.recorded_ts < '2025'))
+      wrong.push(`source ${s.venue} ${s.ts}: recorded_ts ${s.recorded_ts}`);
+  }
+  const played = body.provenance.sources.find((s) => s.ts === r.played_at);
+  if (played && played.recorded_ts !== r.recorded_at)
+    wrong.push(`recorded_at ${r.recorded_at} is not the newest source's ${played.recorded_ts}`);
+  return wrong;
+}
+
+interface ReplayedBody {
+  meta: {
+    as_of: string;
+    replay?: { live: unknown; kind: string; recorded_at: string; played_at: string };
+  };
+  provenance: { sources: { venue: string; ts: string; recorded_ts?: string }[] };
+}
+
+/** Every answer of a replay says so the same way, before a customer relies on it. */
+describe('replay says what it plays', () => {
+  let db: MigratedDatabase;
+  let app: RequestListener;
+  let headers: Record<string, string>;
+
+  beforeAll(async () => {
+    db = await migratedDatabase('data_replay_said');
+    const deps = testDeps(db, { INGEST_MODE: 'replay' });
+    app = testApp(deps);
+    headers = await callerHeaders({
+      plan: 'ultra',
+      auth: 'api_key',
+      account_id: 'acct_rs',
+      key_id: 'key_rs',
+    });
+    const replay = startMarketReplay(deps.ingestor, createLogger('replay-said', { level: 'silent' }));
+    await replay.settled();
+    await replay.stop();
+    await loadRecordedFeeds(deps, new Date(), replayedSpotAt());
+    deps.firstLoad.settle();
+  });
+  afterAll(() => db.drop());
+
+  it('gives every live metric meta.replay (kind, recorded_at, played_at) and each source its recorded_ts', async () => {
+    const problems: Record<string, string[]> = {};
+    for (const hit of LIVE) {
+      const path = pathOf(hit);
+      const res = await request(app).get(`/v1/data/${path}`).set(headers);
+      const wrong =
+        res.status === 200 ? replayStatementWrong(path, res.body as ReplayedBody) : [`status ${res.status}`];
+      if (wrong.length > 0) problems[path] = wrong;
+    }
+    expect(problems).toEqual({});
+  });
+
+  it('says in the catalogue and the demo that it replays, and what each metric plays', async () => {
+    const catalog = (await request(app).get('/v1/catalog').set(headers)).body.data;
+    expect(catalog.replay).toMatch(
+      /^This deployment serves replay .* Real recordings: crypto\/spot, crypto\/options\./,
+    );
+    const metric = (category: string, product: string, name: string) =>
+      catalog.categories
+        .find((c: { category: string }) => c.category === category)
+        .products.find((p: { product: string }) => p.product === product)
+        .metrics.find((m: { metric: string }) => m.metric === name);
+    expect(metric('weather', 'observations', 'temperature')).toMatchObject({
+      served_from: 'replay',
+      replayed_from: 'sample',
+      description: expect.stringContaining('hand-written sample'),
+    });
+    expect(metric('crypto', 'options', 'chain')).toMatchObject({ replayed_from: 'recording' });
+    const demo = (await request(app).get('/v1/demo').set(headers)).body;
+    expect(demo.meta.replay).toMatchObject({ live: false, kind: 'mixed' });
+    expect(demo.provenance.method).toContain('This deployment serves replay');
+  });
+
+  it('maps a played bar back to its recorded minute and a monthly series back by whole months', async () => {
+    const spot = await request(app).get('/v1/data/crypto/spot/reference_price').set(headers);
+    const s = spot.body.meta.replay;
+    expect(s.recorded).toMatch(/binanceus:BTC-USD/);
+    // The looped mapping moves whole minutes: the seconds of the played close are those of the recorded one.
+    expect(s.recorded_at >= '2023-03-08' && s.recorded_at < '2023-03-15').toBe(true);
+    expect(s.recorded_at.slice(14)).toBe(s.played_at.slice(14));
+    const m2 = await request(app).get('/v1/data/macro/money/m2_money_supply').set(headers);
+    const r = m2.body.meta.replay;
+    expect(r.kind).toBe('sample');
+    expect(r.recorded).toMatch(/recordings\/fred\/M2SL/);
+    expect(r.recorded_at.slice(8)).toBe(r.played_at.slice(8));
   });
 });
 

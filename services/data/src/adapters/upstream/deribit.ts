@@ -34,15 +34,20 @@ const num = (v: string | undefined): number | null => (v === undefined || v === 
 /**
  * Rows of a Deribit option-chain snapshot (get_book_summary/ticker columns, mark_price in BTC,
  * mark_iv in percent). mark_price_usd = mark_price x underlying_price (the expiry's forward);
- * mark_iv becomes a fraction. The clock shifts the snapshot and the expiries alike, so time to
- * expiry is kept; the instrument name is re-derived from the shifted expiry.
+ * mark_iv becomes a fraction. The clock shifts the snapshot; `expiryClock` (by default the same)
+ * the expiries, and the instrument name is re-derived from the shifted expiry. An option whose
+ * expiry is not after its mark has expired and is left out.
  */
-export function parseDeribitOptions(text: string, clock: ReplayClock): IngestBatchInput {
-  const rows: OptionMarkRow[] = csvRecords(text).map((r) => {
+export function parseDeribitOptions(
+  text: string,
+  clock: ReplayClock,
+  expiryClock: ReplayClock = clock,
+): IngestBatchInput {
+  const all: OptionMarkRow[] = csvRecords(text).map((r) => {
     const type = r.option_type === 'put' ? 'put' : 'call';
     const strike = Number(r.strike);
     const underlying = (r.instrument_name ?? 'BTC').split('-')[0]!;
-    const expiry = clock(Number(r.expiration_timestamp));
+    const expiry = expiryClock(Number(r.expiration_timestamp));
     const underlyingPx = Number(r.underlying_price);
     const greeks = parsePythonDict(r.greeks ?? '{}');
     const iv = num(r.mark_iv);
@@ -63,6 +68,7 @@ export function parseDeribitOptions(text: string, clock: ReplayClock): IngestBat
       open_interest: num(r.open_interest) ?? 0,
     };
   });
+  const rows = all.filter((r) => Date.parse(r.expiry) > Date.parse(r.ts));
   return { kind: 'option_marks', source: 'deribit', rows };
 }
 

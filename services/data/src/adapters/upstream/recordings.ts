@@ -42,7 +42,14 @@ export interface Recording {
   shift: ShiftUnit;
   /** True for the real recorded data; false for the small hand-written samples. */
   real: boolean;
-  parse(text: string, clock: ReplayClock): IngestBatchInput | IngestBatchInput[];
+  /** `calendar`: the whole-day shift of the play, for a recording with `calendar: 'day'`. */
+  parse(text: string, clock: ReplayClock, calendar?: ReplayClock): IngestBatchInput | IngestBatchInput[];
+  /**
+   * 'day': its calendar (an option's expiry, and so its name and scaled strike) follows the whole-day
+   * shift of each play, not the play's slot, so an instrument keeps its name, strike and expiry for
+   * a replay day however often its marks are played again.
+   */
+  calendar?: 'day';
   /**
    * The BTC price in USD the recording was made at, for recordings whose BTC prices are scaled to
    * the replayed spot level (domain/feeds/btc-level.ts); absent for every other recording.
@@ -103,6 +110,7 @@ export const RECORDINGS: Recording[] = [
         parseDeribitOptions,
       ),
       real: true,
+      calendar: 'day',
       btcLevel: optionsIndexPrice,
     },
     'crypto/options/chain',

@@ -2,6 +2,8 @@ import { ok, refuse, type CatalogHit, type Result } from '@meridian/contracts';
 import { replayMarker } from '../../db/repositories/feeds-observations.js';
 import type { DataDeps } from '../../deps.js';
 import { confidence } from '../../domain/confidence.js';
+import type { ReplayNote } from '../../domain/envelope.js';
+import { addMonths } from '../../domain/replay-clock.js';
 import type { MetricAnswer, MetricQuery, SourceRef } from '../../domain/metric-resolver.js';
 
 export const MINUTE = 60_000;
@@ -86,23 +88,11 @@ export interface FeedAnswerInput {
 export async function feedAnswer(deps: DataDeps, input: FeedAnswerInput): Promise<MetricAnswer> {
   const venues = [...new Set(input.sources.map((s) => s.venue))];
   const staleness = Math.max(0, input.now.getTime() - input.asOf.getTime());
-  let method = input.method;
-  const notes: string[] = [];
-  for (const r of [input.replay ?? []].flat()) {
-    const marker = await replayMarker(deps.db, r.source, r.file, input.now);
-    // A live connector's newer data is not a replay: the marker must be at least as new as the data.
-    if (!marker || marker.ts.getTime() < input.asOf.getTime() - MAX_REPLAY_SPREAD_MS) continue;
-    const p = marker.payload as {
-      file?: string;
-      recorded_at?: string;
-      shift?: string;
-      sample?: string;
-      scaled?: string;
-    };
-    const scaled = p.scaled ? `; ${p.scaled}` : '';
-    notes.push(`${p.file} (${p.sample}, recorded ${p.recorded_at}, ${p.shift} to the present${scaled})`);
-  }
-  if (notes.length > 0) method += ` Data: replay of the recording ${notes.join('; ')}; not a live print.`;
+  const played = await playedRecordings(deps, input);
+  const method =
+    played.length > 0
+      ? `${input.method} Data: replay of the recording ${played.map((p) => p.words).join('; ')}; not a live print.`
+      : input.method;
   const answer: MetricAnswer = {
     data: input.data,
     as_of: input.asOf.toISOString(),
@@ -117,6 +107,7 @@ export async function feedAnswer(deps: DataDeps, input: FeedAnswerInput): Promis
     sources: input.sources,
     method,
   };
+  if (played.length > 0) answer.replay = feedReplayNote(played, input);
   if (input.excluded && input.excluded.length > 0) answer.excluded = input.excluded;
   if (input.rows) {
     answer.rows = input.rows;
@@ -124,6 +115,74 @@ export async function feedAnswer(deps: DataDeps, input: FeedAnswerInput): Promis
     if (input.resumeBefore) answer.resumeBefore = input.resumeBefore;
   }
   return answer;
+}
+
+interface PlayedRecording {
+  source: string;
+  file: string;
+  sample: boolean;
+  words: string;
+  /** The original time of a ts this recording's play stored. */
+  original(ts: string): string;
+}
+
+/** The recordings the answer's data was played from: each one whose marker is as new as the data. */
+async function playedRecordings(deps: DataDeps, input: FeedAnswerInput): Promise<PlayedRecording[]> {
+  const played: PlayedRecording[] = [];
+  for (const r of [input.replay ?? []].flat()) {
+    const marker = await replayMarker(deps.db, r.source, r.file, input.now);
+    // A live connector's newer data is not a replay: the marker must be at least as new as the data.
+    if (!marker || marker.ts.getTime() < input.asOf.getTime() - MAX_REPLAY_SPREAD_MS) continue;
+    const p = marker.payload as ReplayMarkerPayload;
+    const scaled = p.scaled ? `; ${p.scaled}` : '';
+    played.push({
+      source: r.source,
+      file: p.file ?? r.file,
+      sample: p.real === undefined ? !/real/.test(p.sample ?? '') : !p.real,
+      words: `${p.file} (${p.sample}, recorded ${p.recorded_at}, ${p.shift} to the present${scaled})`,
+      original: originalTime(p, marker.ts),
+    });
+  }
+  return played;
+}
+
+/** What a replay marker says of its play (jobs/recorded-feeds.ts). */
+interface ReplayMarkerPayload {
+  file?: string;
+  recorded_at?: string;
+  shift?: string;
+  sample?: string;
+  real?: boolean;
+  shift_months?: number;
+  scaled?: string;
+}
+
+/**
+ * A played ts back to its recorded time: whole months back for a monthly series, else the marker's
+ * own distance from the recording's instant (whole days, or the slot it was played at).
+ */
+function originalTime(p: ReplayMarkerPayload, markerTs: Date): (ts: string) => string {
+  if (p.shift_months !== undefined) {
+    const months = p.shift_months;
+    return (ts) => new Date(addMonths(Date.parse(ts), -months)).toISOString();
+  }
+  const delta = p.recorded_at ? markerTs.getTime() - Date.parse(p.recorded_at) : 0;
+  return (ts) => new Date(Date.parse(ts) - delta).toISOString();
+}
+
+function feedReplayNote(played: PlayedRecording[], input: FeedAnswerInput): ReplayNote {
+  const bySource = new Map(played.map((p) => [p.source, p]));
+  // The newest point's own recording decides its recorded time (the basis: a perp's, not spot's).
+  const newestVenue = input.sources.find((s) => Date.parse(s.ts) === input.asOf.getTime())?.venue;
+  const newest = played.find((p) => p.source === newestVenue) ?? played[0]!;
+  const samples = played.filter((p) => p.sample).length;
+  return {
+    recorded: [...new Set(played.map((p) => p.file))].join(', '),
+    kind: samples === 0 ? 'recording' : samples === played.length ? 'sample' : 'mixed',
+    recorded_at: newest.original(iso(input.asOf)),
+    played_at: iso(input.asOf),
+    recordedTs: (s) => bySource.get(s.venue)?.original(s.ts),
+  };
 }
 
 export const noData = (what: string) =>

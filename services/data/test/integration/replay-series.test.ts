@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import type { RequestListener } from 'node:http';
+import { catalogFor, type CatalogHit } from '@meridian/contracts';
+import { callerHeaders } from '@meridian/http-kit/testing';
+import { createLogger } from '@meridian/observability';
+import { replayedSpotAt, startMarketReplay } from '../../src/jobs/market-replay.js';
+import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
+import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+import { testApp, testDeps } from '../support/app.js';
+
+const pathOf = (h: CatalogHit) => `${h.product.category}/${h.product.product}/${h.metric.metric}`;
+const LIVE = catalogFor('replay')
+  .allMetrics()
+  .filter((h) => h.metric.status === 'live');
+
+/**
+ * Under replay a metric offered as a series answers a history of it, not the one point a feed played
+ * again at each slot keeps; a metric the replay holds no history of is not offered as a series, so the
+ * gateway neither documents nor prices one (it reads the same catalogue).
+ */
+describe('series under replay', () => {
+  let db: MigratedDatabase;
+  let app: RequestListener;
+  let headers: Record<string, string>;
+
+  beforeAll(async () => {
+    db = await migratedDatabase('data_replay_series');
+    const deps = testDeps(db, { INGEST_MODE: 'replay' });
+    app = testApp(deps);
+    headers = await callerHeaders({
+      plan: 'ultra',
+      auth: 'api_key',
+      account_id: 'acct_rs',
+      key_id: 'key_rs',
+    });
+    const replay = startMarketReplay(deps.ingestor, createLogger('replay-series', { level: 'silent' }));
+    await replay.settled();
+    await replay.stop();
+    await loadRecordedFeeds(deps, new Date(), replayedSpotAt());
+    deps.firstLoad.settle();
+  });
+  afterAll(() => db.drop());
+
+  it('answers every metric offered as a series with more than one row', async () => {
+    const offered = LIVE.filter((h) => h.metric.series);
+    expect(offered.length).toBeGreaterThan(10);
+    const thin: Record<string, string> = {};
+    for (const hit of offered) {
+      const res = await request(app)
+        .get(`/v1/data/${pathOf(hit)}?series=true`)
+        .set(headers);
+      if (res.status !== 200) thin[pathOf(hit)] = `status ${res.status}: ${res.body.detail}`;
+      // Sports' series is the recent games the scoreboard holds (data-api-interface 4.2): one game is one row.
+      else if (!(res.body.meta.returned >= (hit.product.category === 'sports' ? 1 : 2)))
+        thin[pathOf(hit)] = `${res.body.meta.returned} row(s)`;
+    }
+    expect(thin).toEqual({});
+  });
+
+  it('refuses series=true where the replay holds no history, naming the catalogue', async () => {
+    const res = await request(app).get('/v1/data/weather/observations/temperature?series=true').set(headers);
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/no series answer/);
+    // The live catalogue keeps it: a live connector stores every poll.
+    expect(catalogFor('live').findMetric('weather', 'observations', 'temperature')!.metric.series).toBe(true);
+  });
+});
