@@ -161,16 +161,16 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
     const client = await httpClient(proKey);
     try {
       const first = structured(
-        await client.callTool({ name: 'browse_catalog', arguments: { max_response_tokens: 600 } }),
+        await client.callTool({ name: 'browse_catalog', arguments: { max_response_tokens: 1000 } }),
       );
       expect(first.meta).toMatchObject({ truncated: true, next_cursor: expect.any(String) });
       expect(first.meta!.hint).toMatch(/cursor/);
-      expect(JSON.stringify(first).length).toBeLessThanOrEqual(600 * 4);
+      expect(JSON.stringify(first).length).toBeLessThanOrEqual(1000 * 4);
       const firstRows = (first.data as { metrics: { path: string }[] }).metrics.map((m) => m.path);
       const second = structured(
         await client.callTool({
           name: 'browse_catalog',
-          arguments: { max_response_tokens: 600, cursor: first.meta!.next_cursor },
+          arguments: { max_response_tokens: 1000, cursor: first.meta!.next_cursor },
         }),
       );
       const secondRows = (second.data as { metrics: { path: string }[] }).metrics.map((m) => m.path);
@@ -181,7 +181,7 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
       const bars = await callUntilServed(client, 'ohlcv', {
         symbol: 'BTC-USD',
         interval: '1m',
-        max_response_tokens: 300,
+        max_response_tokens: 1000,
       });
       const page = structured(bars);
       expect(page.meta).toMatchObject({ truncated: true, next_cursor: expect.any(String) });
@@ -191,7 +191,7 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
           arguments: {
             symbol: 'BTC-USD',
             interval: '1m',
-            max_response_tokens: 300,
+            max_response_tokens: 1000,
             cursor: page.meta!.next_cursor,
           },
         }),

@@ -89,7 +89,7 @@ describe('public documents', () => {
       default: '1m',
     });
     expect(params.find((p) => p.name === 'max_response_tokens')!.schema).toMatchObject({
-      minimum: 200,
+      minimum: 1000,
       maximum: 100000,
     });
     expect(params.find((p) => p.name === 'entity')!.description).toContain('without source: BTC-USD only');

@@ -77,9 +77,9 @@ describe('the enumerations of the tool arguments', () => {
 describe('max_response_tokens and cursor', () => {
   it('default the budget to 4000 and keep it within the data API bounds, whole numbers only', () => {
     expect(maxResponseTokens.parse(undefined)).toBe(4000);
-    expect(maxResponseTokens.parse(200)).toBe(200);
+    expect(maxResponseTokens.parse(1000)).toBe(1000);
     expect(maxResponseTokens.parse(100_000)).toBe(100_000);
-    for (const bad of [199, 100_001, 1000.5, '1000'])
+    for (const bad of [200, 999, 100_001, 1000.5, '1000'])
       expect(maxResponseTokens.safeParse(bad).success).toBe(false);
   });
 
