@@ -126,6 +126,51 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
     }
   });
 
+  it('offers in its enumerations exactly what this deployment serves: every value answers', async () => {
+    const client = await httpClient(proKey);
+    try {
+      const { tools } = await client.listTools();
+      const enumOf = (tool: string, argument: string) =>
+        (tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, { enum?: string[] }>)[
+          argument
+        ]!.enum!;
+      const served = (await (await fetch(`${system.gatewayUrl}/v1/catalog`)).json()) as {
+        data: {
+          categories: Array<{ category: string; products: Array<{ product: string; entities: string[] }> }>;
+        };
+      };
+      const spot = served.data.categories
+        .find((c) => c.category === 'crypto')!
+        .products.find((p) => p.product === 'spot')!;
+      // The running catalogue's markets, not every mode's (the live-only pairs would not answer).
+      expect(enumOf('ohlcv', 'symbol')).toEqual([...spot.entities].sort());
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ...enumOf('reference_price', 'symbol').map((symbol): [string, Record<string, unknown>] => [
+          'reference_price',
+          { symbol },
+        ]),
+        ...enumOf('ohlcv', 'symbol').map((symbol): [string, Record<string, unknown>] => [
+          'ohlcv',
+          { symbol, interval: '1h', max_response_tokens: 1000 },
+        ]),
+        ...enumOf('recent_trades', 'symbol').map((symbol): [string, Record<string, unknown>] => [
+          'recent_trades',
+          { symbol, max_response_tokens: 1000 },
+        ]),
+        ...enumOf('option_chain', 'underlying').map((underlying): [string, Record<string, unknown>] => [
+          'option_chain',
+          { underlying, max_response_tokens: 1000 },
+        ]),
+      ];
+      for (const [name, args] of calls) {
+        const r = await callUntilServed(client, name, args);
+        expect({ name, args, error: r.isError ? structured(r) : null }).toEqual({ name, args, error: null });
+      }
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
+
   it('calls each tool: structured envelope, its text copy, and the paging fields', async () => {
     const client = await httpClient(proKey);
     try {
