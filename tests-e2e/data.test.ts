@@ -5,6 +5,7 @@ import { EVENTS, RPC, STREAMS, pricesSchema } from '@meridian/contracts';
 import { newEvent } from '@meridian/bus';
 import { startSmtp } from '@meridian/test-peers';
 import { createKey, signedInAccount } from './src/accounts.js';
+import { OpenApiValidator } from './src/openapi-validator.js';
 import { startSystem, type System } from './src/system.js';
 
 interface Envelope {
@@ -192,4 +193,58 @@ describe('data through the gateway, on the replay of recorded data', () => {
     expect(demo.body.meta.cache_ttl_s).toBe(60);
     expect((demo.body.data as unknown as { crypto: { spot: unknown[] } }).crypto.spot).toHaveLength(1);
   });
+
+  it('answers every live metric, series and table forms and refusals alike, as /openapi.json publishes', async () => {
+    const document = (await (await fetch(`${system.gatewayUrl}/openapi.json`)).json()) as Record<
+      string,
+      unknown
+    >;
+    const validator = new OpenApiValidator(document);
+    const catalog = (await (await fetch(`${system.gatewayUrl}/v1/catalog`)).json()) as {
+      data: {
+        categories: Array<{
+          category: string;
+          products: Array<{
+            product: string;
+            entities: string[];
+            default_entity?: string;
+            metrics: Array<{ metric: string; status: string; series: boolean; entities?: string[] }>;
+          }>;
+        }>;
+      };
+    };
+    const invalid: string[] = [];
+    const check = async (path: string, query: string, headers: Record<string, string>, expected?: number) => {
+      const res = await fetch(`${system.gatewayUrl}${path}${query}`, { headers });
+      const type = (res.headers.get('content-type') ?? '').split(';')[0]!;
+      const body: unknown = await res.json();
+      if (expected !== undefined && res.status !== expected)
+        invalid.push(`${path}${query}: ${res.status}, not ${expected}`);
+      for (const e of validator.errors(path, 'get', res.status, type, body))
+        invalid.push(`${path}${query} ${res.status}: ${e}`);
+      return res.status;
+    };
+    const keyed = { 'x-api-key': key };
+    await getJson('/v1/data/crypto/spot/ohlcv?entity=BTC-USD');
+    for (const { category, products } of catalog.data.categories)
+      for (const p of products)
+        for (const m of p.metrics) {
+          const path = `/v1/data/${category}/${p.product}/${m.metric}`;
+          if (m.status !== 'live') continue;
+          const entity = m.entities?.[0] ?? p.default_entity ?? p.entities[0];
+          const query = entity ? `?entity=${encodeURIComponent(entity)}` : '?';
+          await check(path, query, keyed);
+          if (m.series) {
+            await check(path, `${query}&series=true`, keyed);
+            await check(path, `${query}&series=true&format=table&max_response_tokens=1000`, keyed);
+          }
+        }
+    const spot = '/v1/data/crypto/spot/reference_price';
+    await check(spot, '?entity=NOT-A-PAIR', keyed, 400);
+    await check(spot, '?entity=BTC-USD', { 'x-api-key': 'mk_live_not_a_real_key' }, 401);
+    await check(spot, '?entity=BTC-USD', {}, 402);
+    const free = await createKey(system, (await signedInAccount(system, smtp, 'data-docs')).session);
+    await check('/v1/data/crypto/futures/basis', '?entity=BTC-USD', { 'x-api-key': free.key }, 403);
+    expect(invalid).toEqual([]);
+  }, 180_000);
 });

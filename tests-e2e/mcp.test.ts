@@ -126,6 +126,51 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
     }
   });
 
+  it('offers in its enumerations exactly what this deployment serves: every value answers', async () => {
+    const client = await httpClient(proKey);
+    try {
+      const { tools } = await client.listTools();
+      const enumOf = (tool: string, argument: string) =>
+        (tools.find((t) => t.name === tool)!.inputSchema.properties as Record<string, { enum?: string[] }>)[
+          argument
+        ]!.enum!;
+      const served = (await (await fetch(`${system.gatewayUrl}/v1/catalog`)).json()) as {
+        data: {
+          categories: Array<{ category: string; products: Array<{ product: string; entities: string[] }> }>;
+        };
+      };
+      const spot = served.data.categories
+        .find((c) => c.category === 'crypto')!
+        .products.find((p) => p.product === 'spot')!;
+      // The running catalogue's markets, not every mode's (the live-only pairs would not answer).
+      expect(enumOf('ohlcv', 'symbol')).toEqual([...spot.entities].sort());
+      const calls: Array<[string, Record<string, unknown>]> = [
+        ...enumOf('reference_price', 'symbol').map((symbol): [string, Record<string, unknown>] => [
+          'reference_price',
+          { symbol },
+        ]),
+        ...enumOf('ohlcv', 'symbol').map((symbol): [string, Record<string, unknown>] => [
+          'ohlcv',
+          { symbol, interval: '1h', max_response_tokens: 1000 },
+        ]),
+        ...enumOf('recent_trades', 'symbol').map((symbol): [string, Record<string, unknown>] => [
+          'recent_trades',
+          { symbol, max_response_tokens: 1000 },
+        ]),
+        ...enumOf('option_chain', 'underlying').map((underlying): [string, Record<string, unknown>] => [
+          'option_chain',
+          { underlying, max_response_tokens: 1000 },
+        ]),
+      ];
+      for (const [name, args] of calls) {
+        const r = await callUntilServed(client, name, args);
+        expect({ name, args, error: r.isError ? structured(r) : null }).toEqual({ name, args, error: null });
+      }
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
+
   it('calls each tool: structured envelope, its text copy, and the paging fields', async () => {
     const client = await httpClient(proKey);
     try {
@@ -161,16 +206,16 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
     const client = await httpClient(proKey);
     try {
       const first = structured(
-        await client.callTool({ name: 'browse_catalog', arguments: { max_response_tokens: 600 } }),
+        await client.callTool({ name: 'browse_catalog', arguments: { max_response_tokens: 1000 } }),
       );
       expect(first.meta).toMatchObject({ truncated: true, next_cursor: expect.any(String) });
       expect(first.meta!.hint).toMatch(/cursor/);
-      expect(JSON.stringify(first).length).toBeLessThanOrEqual(600 * 4);
+      expect(JSON.stringify(first).length).toBeLessThanOrEqual(1000 * 4);
       const firstRows = (first.data as { metrics: { path: string }[] }).metrics.map((m) => m.path);
       const second = structured(
         await client.callTool({
           name: 'browse_catalog',
-          arguments: { max_response_tokens: 600, cursor: first.meta!.next_cursor },
+          arguments: { max_response_tokens: 1000, cursor: first.meta!.next_cursor },
         }),
       );
       const secondRows = (second.data as { metrics: { path: string }[] }).metrics.map((m) => m.path);
@@ -181,7 +226,7 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
       const bars = await callUntilServed(client, 'ohlcv', {
         symbol: 'BTC-USD',
         interval: '1m',
-        max_response_tokens: 300,
+        max_response_tokens: 1000,
       });
       const page = structured(bars);
       expect(page.meta).toMatchObject({ truncated: true, next_cursor: expect.any(String) });
@@ -191,7 +236,7 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
           arguments: {
             symbol: 'BTC-USD',
             interval: '1m',
-            max_response_tokens: 300,
+            max_response_tokens: 1000,
             cursor: page.meta!.next_cursor,
           },
         }),

@@ -95,7 +95,7 @@ export const configSchema = baseConfigSchema
     /** '*' (any origin, no credentials) or a comma-separated list of origins that may send cookies. */
     CORS_ORIGINS: z.string().default('*'),
     /** The agent descriptor's install command of the stdio MCP server (data-api-interface 4.6). */
-    AGENT_INSTALL_COMMAND: z.string().min(1).default('npx -y @meridian/mcp mcp --key <YOUR_API_KEY>'),
+    AGENT_INSTALL_COMMAND: z.string().min(1).optional(),
     CONTACT: z.string().default('mailto:support@meridian.example'),
   })
   .superRefine((config, ctx) => {

@@ -4,6 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { createHttpApp, finishApp, signClientAddress } from '@meridian/http-kit';
 import { probeRouter } from '@meridian/runtime';
 import type { CallerCredentials } from './adapters/data-api.js';
+import type { Served } from './adapters/served-catalog.js';
 import type { Deps } from './deps.js';
 import { callerKey } from './domain/credentials.js';
 import { registerAll } from './tools/index.js';
@@ -18,14 +19,29 @@ const INSTRUCTIONS =
   'or the crypto tools. Every tool takes max_response_tokens; when meta.truncated is true, call again with cursor=meta.next_cursor. ' +
   'Errors are tool results with error_category, status, detail and what_to_do.';
 
-/** One MCP server for one caller: the tools call the data API with that caller's key. */
-export function createMcpServer(deps: Deps, caller: CallerCredentials): McpServer {
+/**
+ * One MCP server for one caller: the tools call the data API with that caller's key, their
+ * enumerations are those of `served` (deps.catalog.current()).
+ */
+export function createMcpServer(deps: Deps, caller: CallerCredentials, served: Served): McpServer {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,
   });
-  registerAll(server, { api: deps.api, caller, cursorSecret: deps.cursorSecret }, deps.loadedAt);
+  registerAll(server, { api: deps.api, caller, cursorSecret: deps.cursorSecret, served });
   return server;
+}
+
+/** The JSON-RPC error of an endpoint that cannot offer its tools: the catalogue could not be read. */
+function unavailable(res: Response): void {
+  res
+    .status(503)
+    .set('retry-after', '5')
+    .json({
+      jsonrpc: '2.0',
+      error: { code: -32603, message: 'The data API catalogue could not be read; try again shortly.' },
+      id: null,
+    });
 }
 
 /** The JSON-RPC error of a request the stateless endpoint does not take (GET stream, DELETE session). */
@@ -63,7 +79,12 @@ export function createApp(deps: Deps): Express {
         ? { clientAddress: signClientAddress(address, deps.clientAddressKey) }
         : {}),
     };
-    const server = createMcpServer(deps, caller);
+    const served = await deps.catalog.current().catch((err: unknown) => {
+      deps.logger.warn({ err }, 'catalogue unreadable');
+      return undefined;
+    });
+    if (!served) return unavailable(res);
+    const server = createMcpServer(deps, caller, served);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -1,5 +1,6 @@
 import type { Logger, Metrics } from '@meridian/observability';
 import type { DataApi } from './adapters/data-api.js';
+import type { ServedCatalog } from './adapters/served-catalog.js';
 
 export const SERVICE = 'mcp';
 
@@ -10,8 +11,8 @@ export interface Deps {
   api: DataApi;
   /** HMAC key of this server's cursors. */
   cursorSecret: string;
-  /** When the catalogue of this build was loaded: the resources' lastModified. */
-  loadedAt: Date;
+  /** The catalogue the deployment serves, read through the API: the tools' enumerations. */
+  catalog: ServedCatalog;
   /** Peers whose X-Forwarded-For is believed (the gateway's network); HTTP edge only. */
   trustProxy?: string;
   /** The internal secret's key, to vouch for each caller's address to the gateway; HTTP edge only. */

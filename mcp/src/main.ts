@@ -3,6 +3,7 @@ import { assertionKey, startServer } from '@meridian/http-kit';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { isEntrypoint, runMain } from '@meridian/runtime';
 import { DataApi } from './adapters/data-api.js';
+import { CATALOG_MAX_AGE_MS, ServedCatalog } from './adapters/served-catalog.js';
 import { createApp } from './app.js';
 import { parseConfig } from './config.js';
 import { SERVICE } from './deps.js';
@@ -15,16 +16,17 @@ export async function start(env: Record<string, string | undefined>) {
   const config = parseConfig(env);
   const logger = createLogger(SERVICE, { level: config.LOG_LEVEL });
   const metrics = createMetrics(SERVICE);
+  const api = new DataApi({
+    baseUrl: config.MERIDIAN_API_URL,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    userAgent: 'meridian-mcp/1.0 (streamable-http)',
+  });
   const app = createApp({
     logger,
     metrics,
-    api: new DataApi({
-      baseUrl: config.MERIDIAN_API_URL,
-      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      userAgent: 'meridian-mcp/1.0 (streamable-http)',
-    }),
+    api,
     cursorSecret: config.MCP_CURSOR_SECRET ?? randomBytes(32).toString('hex'),
-    loadedAt: new Date(),
+    catalog: new ServedCatalog(api, CATALOG_MAX_AGE_MS),
     trustProxy: config.TRUST_PROXY,
     clientAddressKey: assertionKey(config.INTERNAL_AUTH_SECRET),
   });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { DataApi } from './adapters/data-api.js';
+import { CATALOG_MAX_AGE_MS, ServedCatalog } from './adapters/served-catalog.js';
 import { createMcpServer } from './app.js';
 import { parseStdioConfig } from './config.js';
 import { SERVICE } from './deps.js';
@@ -16,18 +17,21 @@ export async function runStdio(
 ): Promise<void> {
   const config = parseStdioConfig(argv, env);
   const logger = createLogger(SERVICE, { level: config.LOG_LEVEL, destination: process.stderr });
+  const api = new DataApi({
+    baseUrl: config.apiUrl,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    userAgent: 'meridian-mcp/1.0 (stdio)',
+  });
   const deps = {
     logger,
     metrics: createMetrics(SERVICE, { defaultMetrics: false }),
-    api: new DataApi({
-      baseUrl: config.apiUrl,
-      timeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      userAgent: 'meridian-mcp/1.0 (stdio)',
-    }),
+    api,
     cursorSecret: config.MCP_CURSOR_SECRET ?? randomBytes(32).toString('hex'),
-    loadedAt: new Date(),
+    catalog: new ServedCatalog(api, CATALOG_MAX_AGE_MS),
   };
-  const server = createMcpServer(deps, { key: config.key });
+  // The tools offer what the API serves: without its catalogue there is nothing true to offer.
+  const served = await deps.catalog.current();
+  const server = createMcpServer(deps, { key: config.key }, served);
   const transport = new StdioServerTransport();
   const stop = async () => {
     await server.close();

@@ -12,29 +12,42 @@ import {
 } from '../domain/token-lease.js';
 import { MemoryRateLimiter, type HeldToken, type RateLimiter, type WithinDecision } from './rate-limiter.js';
 
+/**
+ * rebase of domain/token-bucket.ts: a level counted against another capacity (the plan changed)
+ * keeps what was spent. Shared head of every script.
+ */
+const REBASE = `
+local function rebased(tokens, cap, capacity)
+  if cap == nil or cap == capacity then return tokens end
+  return math.max(0, math.min(capacity, tokens + capacity - cap))
+end
+`;
+
 /** Refill on Redis's clock, so replicas with skewed clocks agree. Shared head of both scripts. */
-const REFILL = `
+const REFILL = `${REBASE}
 local capacity = tonumber(ARGV[1])
 local per_ms = tonumber(ARGV[2])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'cap')
 local tokens = tonumber(state[1])
 local ts = tonumber(state[2])
+local cap = tonumber(state[3])
 if (tokens == nil or ts == nil) and KEYS[2] and KEYS[2] ~= KEYS[1] then
-  state = redis.call('HMGET', KEYS[2], 'tokens', 'ts')
+  state = redis.call('HMGET', KEYS[2], 'tokens', 'ts', 'cap')
   tokens = tonumber(state[1])
   ts = tonumber(state[2])
+  cap = tonumber(state[3])
 end
 if tokens == nil or ts == nil then
   tokens = capacity
 else
-  tokens = math.min(capacity, tokens + math.max(0, now - ts) * per_ms)
+  tokens = math.min(capacity, rebased(tokens, cap, capacity) + math.max(0, now - ts) * per_ms)
 end
 `;
 
 const STORE = `
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now), 'cap', tostring(capacity))
 redis.call('PEXPIRE', KEYS[1], math.ceil((capacity - tokens) / per_ms) + 1000)
 `;
 
@@ -57,24 +70,24 @@ return {allowed, tostring(tokens)}
  * retire of domain/token-bucket.ts: KEYS[1] the revoked key's bucket, KEYS[2] the account's
  * retired-keys bucket, which takes the lower level of the two.
  */
-const RETIRE_SCRIPT = `
+const RETIRE_SCRIPT = `${REBASE}
 local capacity = tonumber(ARGV[1])
 local per_ms = tonumber(ARGV[2])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local function level(key)
-  local state = redis.call('HMGET', key, 'tokens', 'ts')
+  local state = redis.call('HMGET', key, 'tokens', 'ts', 'cap')
   local tokens = tonumber(state[1])
   local ts = tonumber(state[2])
   if tokens == nil or ts == nil then return nil end
-  return math.min(capacity, tokens + math.max(0, now - ts) * per_ms)
+  return math.min(capacity, rebased(tokens, tonumber(state[3]), capacity) + math.max(0, now - ts) * per_ms)
 end
 local spent = level(KEYS[1])
 if spent == nil then return 0 end
 local retired = level(KEYS[2])
 local tokens = spent
 if retired ~= nil and retired < tokens then tokens = retired end
-redis.call('HSET', KEYS[2], 'tokens', tostring(tokens), 'ts', tostring(now))
+redis.call('HSET', KEYS[2], 'tokens', tostring(tokens), 'ts', tostring(now), 'cap', tostring(capacity))
 redis.call('PEXPIRE', KEYS[2], math.ceil((capacity - tokens) / per_ms) + 1000)
 return 1
 `;
@@ -96,7 +109,7 @@ return 1
  * account's tokens left (empty when not taken); the tokens granted from each (0 when refused).
  * Tokens as text, as Redis would truncate Lua numbers.
  */
-const TAKE_BATCH_SCRIPT = `
+const TAKE_BATCH_SCRIPT = `${REBASE}
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local level = {}
@@ -104,24 +117,24 @@ local capacity_of = {}
 local per_ms_of = {}
 local touched = {}
 local function stored(key)
-  if level[key] ~= nil then return level[key], now end
-  local state = redis.call('HMGET', key, 'tokens', 'ts')
+  if level[key] ~= nil then return level[key], now, capacity_of[key] end
+  local state = redis.call('HMGET', key, 'tokens', 'ts', 'cap')
   local tokens = tonumber(state[1])
   local ts = tonumber(state[2])
-  if tokens == nil or ts == nil then return nil, nil end
-  return tokens, ts
+  if tokens == nil or ts == nil then return nil, nil, nil end
+  return tokens, ts, tonumber(state[3])
 end
 local max_lease = tonumber(ARGV[1])
 local leased = {}
 local function take(key, from, capacity, per_ms, want_lease)
-  local tokens, ts = stored(key)
+  local tokens, ts, cap = stored(key)
   if tokens == nil and from ~= key then
-    tokens, ts = stored(from)
+    tokens, ts, cap = stored(from)
   end
   if tokens == nil then
     tokens = capacity
   else
-    tokens = math.min(capacity, tokens + math.max(0, now - ts) * per_ms)
+    tokens = math.min(capacity, rebased(tokens, cap, capacity) + math.max(0, now - ts) * per_ms)
   end
   local granted = 0
   if tokens >= 1 then
@@ -172,7 +185,7 @@ for i = 0, calls - 1 do
 end
 for _, key in ipairs(touched) do
   local tokens = level[key]
-  redis.call('HSET', key, 'tokens', tostring(tokens), 'ts', tostring(now))
+  redis.call('HSET', key, 'tokens', tostring(tokens), 'ts', tostring(now), 'cap', tostring(capacity_of[key]))
   redis.call('PEXPIRE', key, math.ceil((capacity_of[key] - tokens) / per_ms_of[key]) + 1000)
 end
 return table.concat(out, ' ')

@@ -3,8 +3,8 @@ import { baseOf, liveMetrics } from './catalog-facts.js';
 
 export interface DescriptorSettings {
   contact: string;
-  /** The stdio server's install command (AGENT_INSTALL_COMMAND). */
-  installCommand: string;
+  /** The stdio server's install command (AGENT_INSTALL_COMMAND), once a package is published. */
+  installCommand?: string;
   publicBaseUrl?: string;
   /** The catalogue of the data service's mode (catalogFor(INGEST_MODE)). */
   catalog: Catalog;
@@ -39,9 +39,9 @@ export function agentDescriptor(settings: DescriptorSettings) {
     protocol_version: MCP_PROTOCOL_VERSION,
     transports: [
       { type: 'streamable-http', url: `${base}/mcp`, stateless: true },
-      { type: 'stdio', command: settings.installCommand },
+      { type: 'stdio', command: settings.installCommand ?? fromCheckout(base) },
     ],
-    install: { status: 'available', command: settings.installCommand },
+    install: installOf(settings.installCommand, base),
     authentication: {
       schemes: ['bearer', 'x-api-key'],
       detail:
@@ -66,5 +66,21 @@ export function agentDescriptor(settings: DescriptorSettings) {
       prices: `${base}/v1/billing/prices`,
     },
     contact: settings.contact,
+  };
+}
+
+/** The stdio server as a checkout of the repository runs it (the root `mcp` script). */
+const fromCheckout = (base: string) => `npx -y pnpm@10 mcp --key <YOUR_API_KEY> --api-url ${base}`;
+
+/**
+ * No package of the stdio server is published unless the deployment names one: a descriptor then
+ * offers no install command that cannot work, but says what does.
+ */
+function installOf(command: string | undefined, base: string) {
+  if (command) return { status: 'available', command };
+  return {
+    status: 'unavailable',
+    detail: `No package of the stdio server is published. Connect an MCP host to the Streamable HTTP endpoint ${base}/mcp, or run the stdio server from a checkout of the repository (after \`npx -y pnpm@10 install\`): ${fromCheckout(base)}.`,
+    from_checkout: fromCheckout(base),
   };
 }

@@ -21,7 +21,7 @@ export const envelopeSchema = z.object({
       confidence: z.number().min(0).max(1),
       cache_ttl_s: z.number().int().optional(),
       has_more: z.boolean().optional(),
-      next_cursor: z.string().optional(),
+      next_cursor: z.string().nullable().optional().describe('null on the last page'),
       truncated: z.boolean().optional(),
       returned: z.number().int().optional(),
       hint: z.string().optional(),
@@ -39,20 +39,28 @@ export const envelopeSchema = z.object({
         .describe('present when the answer is played from a recording, not a live print'),
     })
     .loose(),
-  provenance: z.object({
-    sources: z.array(
-      z.object({
-        venue: z.string(),
-        ts: z.string(),
-        symbol: z.string().optional(),
-        recorded_ts: z
-          .string()
-          .optional()
-          .describe('under replay: the original time of the row played at ts'),
-      }),
-    ),
-    method: z.string(),
-  }),
+  provenance: z
+    .object({
+      sources: z.array(
+        z
+          .object({
+            venue: z.string(),
+            ts: z.string(),
+            symbol: z.string().optional(),
+            recorded_ts: z
+              .string()
+              .optional()
+              .describe('under replay: the original time of the row played at ts'),
+          })
+          .loose(),
+      ),
+      method: z.string(),
+      excluded: z
+        .array(z.object({ venue: z.string(), reason: z.string() }).loose())
+        .optional()
+        .describe('venues left out of the value, each with why'),
+    })
+    .loose(),
 });
 
 /** An illustrative answer of a metric, for discovery documents; the values are placeholders. */

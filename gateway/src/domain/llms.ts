@@ -22,7 +22,7 @@ export function llmsTxt(catalog: Catalog, publicBaseUrl?: string): string {
     '  retry_after seconds). Rate-limit headers: RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset.',
     `- Contract: ${base}/openapi.json; catalogue: ${base}/v1/catalog; demo: ${base}/v1/demo;`,
     `  x402 manifest: ${base}/.well-known/x402; prices: ${base}/v1/billing/prices.`,
-    `- Agent tools (MCP): Streamable HTTP at ${base}/mcp with your key as Authorization: Bearer or X-API-Key; install command and tools in ${base}/.well-known/mcp.json.`,
+    `- Agent tools (MCP): Streamable HTTP at ${base}/mcp with your key as Authorization: Bearer or X-API-Key; how to run the stdio server and the tools in ${base}/.well-known/mcp.json.`,
     '',
     '## Catalogue (path: metrics [minimum plan])',
     '',

@@ -36,6 +36,18 @@ export function planPolicies(
 export interface BucketState {
   tokens: number;
   updatedAt: number;
+  /** The capacity `tokens` were counted against; absent in a state written before it was kept. */
+  capacity?: number;
+}
+
+/**
+ * The tokens of a state under `policy`: when the plan changed since the state was written, what
+ * was spent stays spent and the rest follows the new size, so a plan bought applies to a bucket
+ * at once (and one left applies at once too). The Redis scripts do the same.
+ */
+export function rebase(state: BucketState, policy: BucketPolicy): number {
+  if (state.capacity === undefined || state.capacity === policy.capacity) return state.tokens;
+  return Math.max(0, Math.min(policy.capacity, state.tokens + policy.capacity - state.capacity));
 }
 
 export interface RateDecision {
@@ -58,13 +70,13 @@ export function takeToken(
   now: number,
   policy: BucketPolicy,
 ): { state: BucketState; decision: RateDecision } {
-  const elapsed = state ? Math.max(0, now - state.updatedAt) : 0;
-  let tokens = state
-    ? Math.min(policy.capacity, state.tokens + elapsed * policy.refillPerMs)
-    : policy.capacity;
+  let tokens = levelAt(state, now, policy);
   const allowed = tokens >= 1;
   if (allowed) tokens -= 1;
-  return { state: { tokens, updatedAt: now }, decision: decide(allowed, tokens, policy) };
+  return {
+    state: { tokens, updatedAt: now, capacity: policy.capacity },
+    decision: decide(allowed, tokens, policy),
+  };
 }
 
 /**
@@ -72,16 +84,15 @@ export function takeToken(
  * for does not spend the budget of failed verifications). Never above capacity.
  */
 export function returnToken(state: BucketState | undefined, now: number, policy: BucketPolicy): BucketState {
-  if (!state) return { tokens: policy.capacity, updatedAt: now };
-  const elapsed = Math.max(0, now - state.updatedAt);
-  const tokens = Math.min(policy.capacity, state.tokens + elapsed * policy.refillPerMs + 1);
-  return { tokens, updatedAt: now };
+  const tokens = Math.min(policy.capacity, levelAt(state, now, policy) + 1);
+  return { tokens, updatedAt: now, capacity: policy.capacity };
 }
 
 /** The level of a bucket at `now`: its tokens and the refill since, at most capacity; none is full. */
 export function levelAt(state: BucketState | undefined, now: number, policy: BucketPolicy): number {
   if (!state) return policy.capacity;
-  return Math.min(policy.capacity, state.tokens + Math.max(0, now - state.updatedAt) * policy.refillPerMs);
+  const refill = Math.max(0, now - state.updatedAt) * policy.refillPerMs;
+  return Math.min(policy.capacity, rebase(state, policy) + refill);
 }
 
 /**
@@ -120,7 +131,11 @@ export function retire(
   policy: BucketPolicy,
 ): BucketState | undefined {
   if (!key) return retired;
-  return { tokens: Math.min(levelAt(key, now, policy), levelAt(retired, now, policy)), updatedAt: now };
+  return {
+    tokens: Math.min(levelAt(key, now, policy), levelAt(retired, now, policy)),
+    updatedAt: now,
+    capacity: policy.capacity,
+  };
 }
 
 export function decide(allowed: boolean, tokens: number, policy: BucketPolicy): RateDecision {

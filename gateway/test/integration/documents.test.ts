@@ -89,7 +89,7 @@ describe('public documents', () => {
       default: '1m',
     });
     expect(params.find((p) => p.name === 'max_response_tokens')!.schema).toMatchObject({
-      minimum: 200,
+      minimum: 1000,
       maximum: 100000,
     });
     expect(params.find((p) => p.name === 'entity')!.description).toContain('without source: BTC-USD only');
@@ -257,15 +257,16 @@ describe('public documents', () => {
 
   it('serves an agent descriptor naming the MCP endpoint, the install command and the tools', async () => {
     const res = await request(gateway.handler).get('/.well-known/mcp.json');
-    const install = 'npx -y @meridian/mcp mcp --key <YOUR_API_KEY>';
+    const fromCheckout = 'npx -y pnpm@10 mcp --key <YOUR_API_KEY> --api-url https://api.meridian.example';
     expect(res.body).toMatchObject({
       status: 'available',
       protocol_version: '2025-11-25',
       transports: [
         { type: 'streamable-http', url: 'https://api.meridian.example/mcp' },
-        { type: 'stdio', command: install },
+        { type: 'stdio', command: fromCheckout },
       ],
-      install: { status: 'available', command: install },
+      // No package is published: no install command that cannot work is offered.
+      install: { status: 'unavailable', from_checkout: fromCheckout },
       tools: {
         status: 'available',
         names: ['browse_catalog', 'get_metric', 'reference_price', 'ohlcv', 'recent_trades', 'option_chain'],

@@ -78,6 +78,18 @@ describe('RedisRateLimiter with Redis going away and coming back', () => {
     }
   });
 
+  it('applies a plan changed under a shared bucket at once, keeping what was spent', async () => {
+    const SMALL: BucketPolicy = { capacity: 3, refillPerMs: 1e-12 };
+    const LARGE: BucketPolicy = { capacity: 10, refillPerMs: 2e-12 };
+    const key = `plan:${randomUUID()}`;
+    const account = `account:${randomUUID()}`;
+    for (let i = 0; i < 2; i++) await limiter.takeWithin(key, SMALL, key, account, SMALL);
+    const after = await limiter.takeWithin(key, LARGE, key, account, LARGE);
+    expect(after.own).toMatchObject({ allowed: true, remaining: 7 });
+    expect(after.account).toMatchObject({ allowed: true, remaining: 7 });
+    expect((await limiter.hold(key, SMALL)).decision).toMatchObject({ allowed: false, remaining: 0 });
+  });
+
   it('starts a new key where the revoked keys of its account left the shared budget', async () => {
     const other = new RedisRateLimiter(
       REDIS_URL,

@@ -5,6 +5,7 @@ import {
   perMinute,
   planPolicy,
   rateLimitHeaders,
+  rebase,
   retiredKeysBucket,
   returnToken,
   takeToken,
@@ -67,5 +68,29 @@ describe('the account-wide ceiling', () => {
     expect(ceiling.ultra.capacity).toBe(1800);
     expect(accountBucket('acct_1')).toBe('account:acct_1');
     expect(accountBucket('acct_1')).not.toBe(retiredKeysBucket('acct_1'));
+  });
+});
+
+describe('a plan changed under a bucket', () => {
+  const free = planPolicy('free');
+  const basic = planPolicy('basic');
+
+  it('keeps what was spent and gives the rest of the larger plan at once', () => {
+    let state: BucketState | undefined;
+    for (let i = 0; i < 4; i++) state = takeToken(state, 0, free).state;
+    const next = takeToken(state, 0, basic);
+    expect(next.decision).toMatchObject({ allowed: true, limit: 60, remaining: 55 });
+  });
+
+  it('keeps what was spent on a smaller plan, never below empty', () => {
+    let state: BucketState | undefined;
+    for (let i = 0; i < 55; i++) state = takeToken(state, 0, basic).state;
+    expect(rebase(state!, free)).toBe(0);
+    expect(takeToken(state, 0, free).decision.allowed).toBe(false);
+    expect(rebase({ tokens: 58, updatedAt: 0, capacity: 60 }, free)).toBe(8);
+  });
+
+  it('leaves a state of unknown size as it is', () => {
+    expect(rebase({ tokens: 3, updatedAt: 0 }, basic)).toBe(3);
   });
 });

@@ -1,50 +1,75 @@
-import { CATALOG, DATA_INTERVALS, INGEST_MODES, catalogFor, type ProductEntry } from '@meridian/contracts';
+import { DATA_INTERVALS } from '@meridian/contracts';
+import type { ServedProduct } from './served-catalog.js';
 
 /**
  * The enumerations of the agent tools' arguments (data-api-interface 4.6), generated from the
- * metric catalogue once at start: a tool never offers a value the catalogue does not name. The entity
- * and venue enums are those of every ingest mode together (catalogFor: live serves the 19 spot markets,
- * replay the recorded BTC ones): the data service behind the gateway answers in its own mode and refuses
- * with a 400 that names what it serves, which the tool passes on.
+ * catalogue the deployment serves (GET /v1/catalog, in the data service's own mode: live lists the
+ * live markets, replay the recorded ones), so a tool offers exactly the values that answer.
  */
-const unique = (values: Iterable<string>): [string, ...string[]] => {
-  const list = [...new Set(values)].sort();
-  if (list.length === 0) throw new Error('the catalogue names no value for an enumeration');
-  return list as [string, ...string[]];
-};
+export interface ToolEnums {
+  categories: Enum;
+  products: Enum;
+  /** Live metrics only: a planned one has no data to read (browse_catalog lists them). */
+  metrics: Enum;
+  symbols: Enum;
+  venues: Enum;
+  /** crypto/spot markets (ohlcv, recent_trades) and their venues. */
+  spotSymbols: Enum;
+  spotVenues: Enum;
+  /** What crypto/spot/reference_price prices (a price in USD; source= narrows the venues). */
+  referenceSymbols: Enum;
+  underlyings: Enum;
+}
 
-const live = (p: ProductEntry) => p.metrics.filter((m) => m.status === 'live');
-/** The products of every mode's catalogue (the same products; their entities and venues differ). */
-const EVERY_MODE = INGEST_MODES.flatMap((mode) => catalogFor(mode).products);
+type Enum = [string, ...string[]];
 
-export const CATEGORIES = unique(CATALOG.map((p) => p.category));
-export const PRODUCTS = unique(CATALOG.map((p) => p.product));
-/** Live metrics only: a planned one has no data to read (browse_catalog lists them). */
-export const METRICS = unique(CATALOG.flatMap((p) => live(p).map((m) => m.metric)));
-export const SYMBOLS = unique(EVERY_MODE.flatMap((p) => p.entities));
-export const VENUES = unique(EVERY_MODE.flatMap((p) => p.sources));
-export const INTERVALS = [...DATA_INTERVALS] as [string, ...string[]];
+export const INTERVALS = [...DATA_INTERVALS] as Enum;
 export const OPTION_TYPES = ['call', 'put'] as const;
 export const STATUSES = ['live', 'planned'] as const;
 
-/** One product as every mode lists it. */
-function product(category: string, name: string): ProductEntry[] {
-  const entries = EVERY_MODE.filter((p) => p.category === category && p.product === name);
-  if (entries.length === 0) throw new Error(`the catalogue has no ${category}/${name}`);
-  return entries;
+const unique = (what: string, values: Iterable<string>): Enum => {
+  const list = [...new Set(values)].sort();
+  if (list.length === 0) throw new Error(`the served catalogue names no ${what}`);
+  return list as Enum;
+};
+
+function productOf(products: readonly ServedProduct[], category: string, name: string): ServedProduct {
+  const entry = products.find((p) => p.category === category && p.product === name);
+  if (!entry) throw new Error(`the served catalogue has no ${category}/${name}`);
+  return entry;
 }
 
-const SPOT = product('crypto', 'spot');
-const OPTIONS = product('crypto', 'options');
-
-/** crypto/spot markets (ohlcv, recent_trades) and their venues. */
-export const SPOT_SYMBOLS = unique(SPOT.flatMap((p) => p.entities));
-export const SPOT_VENUES = unique(SPOT.flatMap((p) => p.sources));
-/** What crypto/spot/reference_price prices (a price in USD; source= narrows the venues). */
-export const REFERENCE_SYMBOLS = unique(
-  SPOT.flatMap((p) => p.metrics.find((m) => m.metric === 'reference_price')?.entities ?? p.entities),
-);
-export const UNDERLYINGS = unique(OPTIONS.flatMap((p) => p.entities));
+export function toolEnums(products: readonly ServedProduct[]): ToolEnums {
+  const spot = productOf(products, 'crypto', 'spot');
+  const options = productOf(products, 'crypto', 'options');
+  const reference = spot.metrics.find((m) => m.metric === 'reference_price');
+  return {
+    categories: unique(
+      'category',
+      products.map((p) => p.category),
+    ),
+    products: unique(
+      'product',
+      products.map((p) => p.product),
+    ),
+    metrics: unique(
+      'live metric',
+      products.flatMap((p) => p.metrics.filter((m) => m.status === 'live').map((m) => m.metric)),
+    ),
+    symbols: unique(
+      'entity',
+      products.flatMap((p) => p.entities),
+    ),
+    venues: unique(
+      'venue',
+      products.flatMap((p) => p.sources),
+    ),
+    spotSymbols: unique('spot market', spot.entities),
+    spotVenues: unique('spot venue', spot.sources),
+    referenceSymbols: unique('priced pair', reference?.entities ?? spot.entities),
+    underlyings: unique('underlying', options.entities),
+  };
+}
 
 export interface MetricTarget {
   category: string;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PLANS } from '@meridian/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CATEGORIES, PRODUCTS, STATUSES } from '../domain/catalog-enums.js';
+import { STATUSES } from '../domain/catalog-enums.js';
 import { catalogRows } from '../domain/catalog-rows.js';
 import { decodeCursor, encodeCursor } from '../domain/local-cursor.js';
 import { pageOf } from '../domain/paging.js';
@@ -35,8 +35,8 @@ export function registerBrowseCatalog(server: McpServer, ctx: ToolContext): void
       description:
         'Lists the metrics of the catalogue (GET /v1/catalog, no key needed): path, status (live or planned), the plan each needs (min_tier), shape, unit, cadence, entities and sources. Filter by category, product, status or plan; then read one with get_metric.',
       inputSchema: {
-        category: z.enum(CATEGORIES).optional().describe('only this category'),
-        product: z.enum(PRODUCTS).optional().describe('only products of this name'),
+        category: z.enum(ctx.served.enums.categories).optional().describe('only this category'),
+        product: z.enum(ctx.served.enums.products).optional().describe('only products of this name'),
         status: z.enum(STATUSES).optional().describe('live (served) or planned (not collected yet)'),
         min_tier: z.enum(PLANS).optional().describe('only metrics whose gate is this plan'),
         max_response_tokens: maxResponseTokens,

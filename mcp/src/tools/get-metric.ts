@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CATEGORIES, INTERVALS, METRICS, PRODUCTS, SYMBOLS, VENUES } from '../domain/catalog-enums.js';
+import { INTERVALS } from '../domain/catalog-enums.js';
 import { cursor, maxResponseTokens } from '../domain/arguments.js';
 import { READ_ONLY, envelopeOutput } from './answer.js';
 import type { ToolContext } from './context.js';
@@ -8,6 +8,7 @@ import { readMetric } from './read-metric.js';
 import { scopeOf } from '../domain/scope.js';
 
 export function registerGetMetric(server: McpServer, ctx: ToolContext): void {
+  const { enums } = ctx.served;
   server.registerTool(
     'get_metric',
     {
@@ -15,16 +16,19 @@ export function registerGetMetric(server: McpServer, ctx: ToolContext): void {
       description:
         'Reads any live metric of the catalogue (GET /v1/data/{category}/{product}/{metric}) with your API key: the value, meta (as_of, venues, staleness_ms, confidence) and provenance. browse_catalog says which entities, sources and plan each metric takes.',
       inputSchema: {
-        category: z.enum(CATEGORIES).describe('catalogue category'),
-        product: z.enum(PRODUCTS).describe('product of the category'),
-        metric: z.enum(METRICS).describe('metric of the product'),
+        category: z.enum(enums.categories).describe('catalogue category'),
+        product: z.enum(enums.products).describe('product of the category'),
+        metric: z.enum(enums.metrics).describe('metric of the product'),
         entity: z
-          .enum(SYMBOLS)
+          .enum(enums.symbols)
           .optional()
           .describe(
             "instrument, market, league, city or topic; omit for the product's default or a product without entities",
           ),
-        source: z.enum(VENUES).optional().describe('one venue; omit for the combined cross-venue value'),
+        source: z
+          .enum(enums.venues)
+          .optional()
+          .describe('one venue; omit for the combined cross-venue value'),
         series: z.boolean().optional().describe('true reads the history (series) where the metric has one'),
         interval: z.enum(INTERVALS).optional().describe('ohlcv only: 1s and 1m native, the others rolled up'),
         max_response_tokens: maxResponseTokens,

@@ -9,12 +9,12 @@ import { registerReferencePrice } from './reference-price.js';
 import { registerResources } from './resources.js';
 
 /** The agent tools of data-api-interface 4.6 and the reference resources. */
-export function registerAll(server: McpServer, ctx: ToolContext, loadedAt: Date): void {
+export function registerAll(server: McpServer, ctx: ToolContext): void {
   registerBrowseCatalog(server, ctx);
   registerGetMetric(server, ctx);
   registerReferencePrice(server, ctx);
   registerOhlcv(server, ctx);
   registerRecentTrades(server, ctx);
   registerOptionChain(server, ctx);
-  registerResources(server, loadedAt);
+  registerResources(server, ctx.served);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { INTERVALS, OHLCV, SPOT_SYMBOLS, SPOT_VENUES } from '../domain/catalog-enums.js';
+import { INTERVALS, OHLCV } from '../domain/catalog-enums.js';
 import { cursor, maxResponseTokens } from '../domain/arguments.js';
 import { READ_ONLY, envelopeOutput } from './answer.js';
 import type { ToolContext } from './context.js';
@@ -15,12 +15,15 @@ export function registerOhlcv(server: McpServer, ctx: ToolContext): void {
       description:
         'Open, high, low, close, volume bars of a spot market, newest page first (crypto/spot/ohlcv; free plan). Without source: combined across venues in USD (BTC-USD); a venue market such as BTC-USDT needs source. Calls get_metric.',
       inputSchema: {
-        symbol: z.enum(SPOT_SYMBOLS).describe('spot market'),
+        symbol: z.enum(ctx.served.enums.spotSymbols).describe('spot market'),
         interval: z
           .enum(INTERVALS)
           .default('1m')
           .describe('bar interval: 1s and 1m native, the others rolled up'),
-        source: z.enum(SPOT_VENUES).optional().describe("one venue's own bars; omit for the combined bars"),
+        source: z
+          .enum(ctx.served.enums.spotVenues)
+          .optional()
+          .describe("one venue's own bars; omit for the combined bars"),
         max_response_tokens: maxResponseTokens,
         cursor,
       },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { dataQuerySchema } from '@meridian/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { OPTION_CHAIN, OPTION_TYPES, UNDERLYINGS } from '../domain/catalog-enums.js';
+import { OPTION_CHAIN, OPTION_TYPES } from '../domain/catalog-enums.js';
 import { cursor, maxResponseTokens } from '../domain/arguments.js';
 import { READ_ONLY, envelopeOutput } from './answer.js';
 import type { ToolContext } from './context.js';
@@ -30,7 +30,7 @@ export function registerOptionChain(server: McpServer, ctx: ToolContext): void {
       description:
         'Options chain of an underlying with marks, implied volatility (fraction), greeks and open interest (crypto/options/chain; pro plan). Calls get_metric; option_type keeps calls or puts only, expiry (YYYY-MM-DD) the options expiring on that UTC day.',
       inputSchema: {
-        underlying: z.enum(UNDERLYINGS).describe('underlying asset'),
+        underlying: z.enum(ctx.served.enums.underlyings).describe('underlying asset'),
         option_type: z.enum(OPTION_TYPES).optional().describe('call or put; omit for both'),
         // The data API's own definition: the date it takes, the same message when it is not one.
         expiry: dataQuerySchema.shape.expiry.describe(

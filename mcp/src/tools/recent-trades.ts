@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { SPOT_SYMBOLS, SPOT_VENUES, TRADES } from '../domain/catalog-enums.js';
+import { TRADES } from '../domain/catalog-enums.js';
 import { cursor, maxResponseTokens } from '../domain/arguments.js';
 import { READ_ONLY, envelopeOutput } from './answer.js';
 import type { ToolContext } from './context.js';
@@ -15,8 +15,11 @@ export function registerRecentTrades(server: McpServer, ctx: ToolContext): void 
       description:
         'Normalized taker-aggressor trade prints of a spot market per venue, newest page first (crypto/spot/trades; basic plan). Calls get_metric.',
       inputSchema: {
-        symbol: z.enum(SPOT_SYMBOLS).describe('spot market'),
-        source: z.enum(SPOT_VENUES).optional().describe('one venue; omit for every venue listing the market'),
+        symbol: z.enum(ctx.served.enums.spotSymbols).describe('spot market'),
+        source: z
+          .enum(ctx.served.enums.spotVenues)
+          .optional()
+          .describe('one venue; omit for every venue listing the market'),
         max_response_tokens: maxResponseTokens,
         cursor,
       },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { REFERENCE_PRICE, REFERENCE_SYMBOLS, SPOT_VENUES } from '../domain/catalog-enums.js';
+import { REFERENCE_PRICE } from '../domain/catalog-enums.js';
 import { cursor, maxResponseTokens } from '../domain/arguments.js';
 import { READ_ONLY, envelopeOutput } from './answer.js';
 import type { ToolContext } from './context.js';
@@ -21,8 +21,11 @@ export function registerReferencePrice(server: McpServer, ctx: ToolContext): voi
       description:
         'Outlier-trimmed cross-venue price in USD with the per-venue prints it was built from (crypto/spot/reference_price; free plan). Calls get_metric.',
       inputSchema: {
-        symbol: z.enum(REFERENCE_SYMBOLS).describe('the pair priced in USD'),
-        source: z.enum(SPOT_VENUES).optional().describe('narrow the venues whose books are priced'),
+        symbol: z.enum(ctx.served.enums.referenceSymbols).describe('the pair priced in USD'),
+        source: z
+          .enum(ctx.served.enums.spotVenues)
+          .optional()
+          .describe('narrow the venues whose books are priced'),
         max_response_tokens: maxResponseTokens,
         cursor,
       },

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Served } from '../adapters/served-catalog.js';
+import type { ServedProduct } from '../domain/served-catalog.js';
 import { catalogResource, symbolsResource, venuesResource } from '../domain/reference.js';
 
 /** How long a host may keep a resource before reading it again (the catalogue changes with a deploy). */
@@ -10,7 +12,7 @@ interface Reference {
   uri: string;
   title: string;
   description: string;
-  body: () => unknown;
+  body: (products: readonly ServedProduct[]) => unknown;
 }
 
 const REFERENCES: Reference[] = [
@@ -38,13 +40,13 @@ const REFERENCES: Reference[] = [
 ];
 
 /**
- * The reference resources, marked cacheable: `annotations.lastModified` (when this build's
- * catalogue was loaded) and `_meta` with a content hash (etag) and a max age, on the listing and
+ * The reference resources, marked cacheable: `annotations.lastModified` (when the served
+ * catalogue was read) and `_meta` with a content hash (etag) and a max age, on the listing and
  * on every read.
  */
-export function registerResources(server: McpServer, loadedAt: Date): void {
+export function registerResources(server: McpServer, served: Served): void {
   for (const ref of REFERENCES) {
-    const text = JSON.stringify(ref.body());
+    const text = JSON.stringify(ref.body(served.products));
     const cache = {
       'meridian/cacheable': true,
       'meridian/max_age_s': RESOURCE_MAX_AGE_S,
@@ -53,7 +55,7 @@ export function registerResources(server: McpServer, loadedAt: Date): void {
     const annotations = {
       audience: ['assistant' as const, 'user' as const],
       priority: 0.5,
-      lastModified: loadedAt.toISOString(),
+      lastModified: served.loadedAt.toISOString(),
     };
     server.registerResource(
       ref.name,

@@ -6,7 +6,9 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { DataApi } from '../../src/adapters/data-api.js';
+import { ServedCatalog } from '../../src/adapters/served-catalog.js';
 import { createMcpServer } from '../../src/app.js';
+import { catalogAnswer } from '../support/served.js';
 
 /** A chain as the data API answers it (its envelope, two rows of the recorded Deribit chain). */
 const CHAIN = {
@@ -34,22 +36,27 @@ describe('option_chain', () => {
 
   beforeAll(async () => {
     api = createServer((req, res) => {
-      asked.push(new URL(req.url!, 'http://127.0.0.1'));
+      const url = new URL(req.url!, 'http://127.0.0.1');
       res.setHeader('content-type', 'application/json');
+      if (url.pathname === '/v1/catalog') return res.end(JSON.stringify(catalogAnswer('replay')));
+      asked.push(url);
       res.end(JSON.stringify(CHAIN));
     });
     await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
     const { port } = api.address() as AddressInfo;
-    const server = createMcpServer(
-      {
-        logger: createLogger('mcp-test', { level: 'silent' }),
-        metrics: createMetrics('mcp', { defaultMetrics: false }),
-        api: new DataApi({ baseUrl: `http://127.0.0.1:${port}`, timeoutMs: 5000, userAgent: 'mcp-test' }),
-        cursorSecret: 's'.repeat(32),
-        loadedAt: new Date(),
-      },
-      { key: 'mk_test_option_chain' },
-    );
+    const dataApi = new DataApi({
+      baseUrl: `http://127.0.0.1:${port}`,
+      timeoutMs: 5000,
+      userAgent: 'mcp-test',
+    });
+    const deps = {
+      logger: createLogger('mcp-test', { level: 'silent' }),
+      metrics: createMetrics('mcp', { defaultMetrics: false }),
+      api: dataApi,
+      cursorSecret: 's'.repeat(32),
+      catalog: new ServedCatalog(dataApi, 60_000),
+    };
+    const server = createMcpServer(deps, { key: 'mk_test_option_chain' }, await deps.catalog.current());
     const [mine, theirs] = InMemoryTransport.createLinkedPair();
     await server.connect(theirs);
     client = new Client({ name: 'option-chain-test', version: '1.0.0' });

@@ -1,85 +1,67 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import {
-  CATALOG,
-  PLANS,
-  INGEST_MODES,
-  LIVE_OPTION_UNDERLYINGS,
-  LIVE_SPOT_MARKETS,
-  catalogFor,
-} from '@meridian/contracts';
+import { CATALOG, PLANS, LIVE_OPTION_UNDERLYINGS, LIVE_SPOT_MARKETS, catalogFor } from '@meridian/contracts';
 import { cursor, maxResponseTokens } from '../../src/domain/arguments.js';
-import {
-  CATEGORIES,
-  INTERVALS,
-  METRICS,
-  OPTION_TYPES,
-  PRODUCTS,
-  REFERENCE_SYMBOLS,
-  SPOT_SYMBOLS,
-  SPOT_VENUES,
-  SYMBOLS,
-  UNDERLYINGS,
-  VENUES,
-} from '../../src/domain/catalog-enums.js';
+import { INTERVALS, OPTION_TYPES, toolEnums } from '../../src/domain/catalog-enums.js';
+import { servedProducts } from '../../src/domain/served-catalog.js';
 import { callerKey } from '../../src/domain/credentials.js';
 import { parseStdioConfig } from '../../src/config.js';
+import { catalogAnswer } from '../support/served.js';
 
 const sortedUnique = (list: readonly string[]) => expect([...new Set(list)].sort()).toEqual(list);
+const replay = toolEnums(servedProducts(catalogAnswer('replay')));
+const live = toolEnums(servedProducts(catalogAnswer('live')));
 
 describe('the enumerations of the tool arguments', () => {
-  it('are generated from the catalogue, sorted and without duplicates', () => {
-    for (const list of [
-      CATEGORIES,
-      PRODUCTS,
-      METRICS,
-      SYMBOLS,
-      VENUES,
-      SPOT_SYMBOLS,
-      SPOT_VENUES,
-      UNDERLYINGS,
-    ])
-      sortedUnique(list);
-    expect(CATEGORIES).toEqual([...new Set(CATALOG.map((p) => p.category))].sort());
-    // Every mode's venues: the data service answers in its own mode (catalogFor(INGEST_MODE)).
-    const everyMode = INGEST_MODES.flatMap((m) => catalogFor(m).products);
-    expect(VENUES).toEqual([...new Set(everyMode.flatMap((p) => p.sources))].sort());
-    expect(VENUES).toContain('okx');
+  it('are generated from the served catalogue, sorted and without duplicates', () => {
+    for (const enums of [replay, live]) for (const list of Object.values(enums)) sortedUnique(list);
+    expect(replay.categories).toEqual([...new Set(CATALOG.map((p) => p.category))].sort());
     expect(INTERVALS).toEqual(['1s', '1m', '5m', '15m', '30m', '1h', '4h', '1d']);
     expect(OPTION_TYPES).toEqual(['call', 'put']);
   });
 
   it('offer only live metrics to read', () => {
-    const live = new Set(
+    const served = new Set(
       CATALOG.flatMap((p) => p.metrics.filter((m) => m.status === 'live').map((m) => m.metric)),
     );
-    expect(new Set(METRICS)).toEqual(live);
+    expect(new Set(replay.metrics)).toEqual(served);
   });
 
-  it('narrow the crypto tools to their products', () => {
-    const spot = CATALOG.find((p) => p.category === 'crypto' && p.product === 'spot')!;
-    const options = CATALOG.find((p) => p.category === 'crypto' && p.product === 'options')!;
-    // The recorded markets (replay) and the live ones together.
-    expect(SPOT_SYMBOLS).toEqual([...new Set([...spot.entities, ...LIVE_SPOT_MARKETS])].sort());
-    expect(REFERENCE_SYMBOLS).toContain('ETH-USD');
-    expect(UNDERLYINGS).toEqual([...new Set([...options.entities, ...LIVE_OPTION_UNDERLYINGS])].sort());
-    for (const s of REFERENCE_SYMBOLS) expect(SYMBOLS).toContain(s);
+  it("offer the markets and venues of the deployment's own mode, not every mode's", () => {
+    const spot = (mode: 'replay' | 'live') =>
+      catalogFor(mode).products.find((p) => p.category === 'crypto' && p.product === 'spot')!;
+    expect(replay.spotSymbols).toEqual([...spot('replay').entities].sort());
+    expect(replay.spotVenues).toEqual([...spot('replay').sources].sort());
+    expect(live.spotSymbols).toEqual([...LIVE_SPOT_MARKETS].sort());
+    expect(live.underlyings).toEqual([...LIVE_OPTION_UNDERLYINGS].sort());
+    // A live-only market is not offered by a replaying deployment, where it would not answer.
+    const liveOnly = live.referenceSymbols.filter((s) => !spot('replay').entities.includes(s));
+    expect(liveOnly.length).toBeGreaterThan(0);
+    for (const s of liveOnly) expect(replay.referenceSymbols).not.toContain(s);
+    for (const s of replay.referenceSymbols) expect(replay.symbols).toContain(s);
   });
 
   it('refuse a value the catalogue does not name', () => {
-    expect(z.enum(CATEGORIES).safeParse('crypto').success).toBe(true);
-    expect(z.enum(CATEGORIES).safeParse('gossip').success).toBe(false);
+    expect(z.enum(replay.categories).safeParse('crypto').success).toBe(true);
+    expect(z.enum(replay.categories).safeParse('gossip').success).toBe(false);
     expect(z.enum(INTERVALS).safeParse('2m').success).toBe(false);
     expect(z.enum(PLANS).safeParse('pro').success).toBe(true);
+  });
+
+  it('are not made from an answer that is not a catalogue', () => {
+    expect(() => servedProducts({ data: { categories: [] } })).toThrow(
+      /GET \/v1\/catalog answered no catalogue/,
+    );
+    expect(() => servedProducts({ error: 'x' })).toThrow(/no catalogue/);
   });
 });
 
 describe('max_response_tokens and cursor', () => {
   it('default the budget to 4000 and keep it within the data API bounds, whole numbers only', () => {
     expect(maxResponseTokens.parse(undefined)).toBe(4000);
-    expect(maxResponseTokens.parse(200)).toBe(200);
+    expect(maxResponseTokens.parse(1000)).toBe(1000);
     expect(maxResponseTokens.parse(100_000)).toBe(100_000);
-    for (const bad of [199, 100_001, 1000.5, '1000'])
+    for (const bad of [200, 999, 100_001, 1000.5, '1000'])
       expect(maxResponseTokens.safeParse(bad).success).toBe(false);
   });
 

@@ -6,8 +6,12 @@ export const DATA_INTERVALS = ['1s', '1m', '5m', '15m', '30m', '1h', '4h', '1d']
 export type DataInterval = (typeof DATA_INTERVALS)[number];
 /** The interval of an OHLCV query that names none; a cursor is the same whether it is written or not. */
 export const DEFAULT_INTERVAL: DataInterval = '1m';
-/** Bounds of max_response_tokens (the spec leaves them to us: data service README). */
-export const MAX_RESPONSE_TOKENS = { min: 200, max: 100_000 } as const;
+/**
+ * Bounds of max_response_tokens (the spec leaves them to us: data service README). The minimum is
+ * what every answer can honour: the envelope with one row of the widest series, or the largest
+ * answer that has no rows to drop, stays under 4 characters a token (tests hold every metric to it).
+ */
+export const MAX_RESPONSE_TOKENS = { min: 1000, max: 100_000 } as const;
 
 /** The option types of crypto/options/chain's `option_type` filter, as the chain rows spell them. */
 export const OPTION_TYPES = ['call', 'put'] as const;

@@ -1,4 +1,4 @@
-import { catalogFor } from '@meridian/contracts';
+import { catalogFor, MAX_RESPONSE_TOKENS } from '@meridian/contracts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createMemoryBus } from '@meridian/bus';
@@ -603,18 +603,39 @@ describe('feed metrics over HTTP', () => {
   }
 
   it('truncating a feed series keeps the newest rows and the cursor walks every row exactly once', async () => {
-    for (const path of [
-      '/v1/data/absurd_cosmos/space_weather/planetary_kp?series=true',
-      '/v1/data/sports/basketball/box_score?series=true',
-    ]) {
-      const whole = (await get(path)).body;
-      expect(whole.meta.truncated).toBe(false);
-      expect(whole.data.length).toBeGreaterThan(1);
-      const first = (await get(`${path}&max_response_tokens=200`)).body;
-      expect(first.meta).toMatchObject({ truncated: true, has_more: true });
-      expect(first.data).toEqual(whole.data.slice(-first.data.length));
-      const walked = await walk(path, 200);
-      expect(walked.rows).toEqual(whole.data);
+    const path = '/v1/data/absurd_cosmos/space_weather/planetary_kp?series=true';
+    // Readings older than the recording's, so the history is longer than the smallest budget.
+    const oldest = Date.parse((await get(path)).body.data[0].ts);
+    const rows = Array.from({ length: 60 }, (_, i) => ({
+      key: '',
+      metric: 'planetary_kp',
+      ts: new Date(oldest - (i + 1) * 3 * 3_600_000).toISOString(),
+      value: (i % 9) + 0.33,
+      payload: { a_running: i, station_count: 8 },
+    }));
+    await ingest(db.db, { kind: 'observations', source: 'noaa_swpc', rows }, catalogFor('replay'));
+    const wholeAnswer = await get(path);
+    expect(wholeAnswer.text.length).toBeGreaterThan(MAX_RESPONSE_TOKENS.min * 4);
+    const whole = wholeAnswer.body;
+    expect(whole.meta.truncated).toBe(false);
+    const first = (await get(`${path}&max_response_tokens=${MAX_RESPONSE_TOKENS.min}`)).body;
+    expect(first.meta).toMatchObject({ truncated: true, has_more: true });
+    expect(first.data).toEqual(whole.data.slice(-first.data.length));
+    const walked = await walk(path, MAX_RESPONSE_TOKENS.min);
+    expect(walked.rows).toEqual(whole.data);
+  });
+
+  it('honours max_response_tokens from its documented minimum on every series read, both forms', async () => {
+    const min = MAX_RESPONSE_TOKENS.min;
+    for (const { product, metric } of catalogFor('replay').allMetrics()) {
+      if (!metric.series || metric.status !== 'live') continue;
+      const entity = metric.entities?.[0] ?? product.default_entity ?? product.entities[0];
+      const path = `/v1/data/${product.category}/${product.product}/${metric.metric}?series=true${entity ? `&entity=${entity}` : ''}`;
+      for (const format of ['', '&format=table']) {
+        const res = await get(`${path}${format}&max_response_tokens=${min}`);
+        expect({ path, format, status: res.status }).toEqual({ path, format, status: 200 });
+        expect({ path, format, fits: res.text.length <= min * 4 }).toEqual({ path, format, fits: true });
+      }
     }
   });
 

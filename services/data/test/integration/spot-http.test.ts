@@ -1,4 +1,4 @@
-import { catalogFor } from '@meridian/contracts';
+import { catalogFor, MAX_RESPONSE_TOKENS } from '@meridian/contracts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { callerHeaders } from '@meridian/http-kit/testing';
@@ -237,19 +237,13 @@ describe('crypto/spot over HTTP, on the recorded USDC depeg shifted to now', () 
       `${base}&fields=ts,close`,
       '/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=5m',
     ])
-      for (const budget of [200, 250, 400, 700, 1000, 3000, 10_000]) {
+      for (const budget of [MAX_RESPONSE_TOKENS.min, 1100, 1500, 3000, 10_000]) {
         const res = await get(`${path}&max_response_tokens=${budget}`);
         expect(res.status).toBe(200);
         const { meta } = res.body;
+        // Honoured from the documented minimum: never the one row that alone exceeds it.
         const fits = res.text.length <= budget * 4;
-        expect({
-          path,
-          budget,
-          fits,
-          oneRowSaid: meta.returned === 1 && /alone/.test(meta.hint ?? ''),
-        }).toEqual(
-          fits ? expect.objectContaining({ fits: true }) : expect.objectContaining({ oneRowSaid: true }),
-        );
+        expect({ path, budget, fits }).toEqual({ path, budget, fits: true });
         expect(meta.returned).toBeGreaterThanOrEqual(1);
         if (fits && meta.truncated) {
           // Not needlessly short: the next older row would not have fitted (a few characters of slack
@@ -319,25 +313,31 @@ describe('crypto/spot over HTTP, on the recorded USDC depeg shifted to now', () 
   });
 
   it('trades: normalised taker prints, paged', async () => {
+    // More prints than fit the smallest budget, so it truncates.
+    const TRADES = 40;
     const { ingest } = await import('../../src/flows/ingest.js');
-    const rows = Array.from({ length: 3 }, (_, i) => ({
+    const rows = Array.from({ length: TRADES }, (_, i) => ({
       trade_id: `t${i}`,
-      ts: new Date(NOW_MINUTE - (3 - i) * 1000).toISOString(),
+      ts: new Date(NOW_MINUTE - (TRADES - i) * 1000).toISOString(),
       price: 20000 + i,
       size: 0.01,
       taker_side: (i % 2 ? 'sell' : 'buy') as 'buy' | 'sell',
     }));
     await ingest(db.db, { kind: 'trades', source: 'kraken', symbol: 'BTC-USDC', rows }, catalogFor('replay'));
     const res = await get(
-      '/v1/data/crypto/spot/trades?entity=BTC-USDC&source=kraken&max_response_tokens=200',
+      `/v1/data/crypto/spot/trades?entity=BTC-USDC&source=kraken&max_response_tokens=${MAX_RESPONSE_TOKENS.min}`,
     );
     expect(res.status).toBe(200);
-    expect(res.body.data).toHaveLength(1);
-    expect(res.body.data[0]).toMatchObject({ trade_id: 't2', taker_side: 'buy', venue: 'kraken' });
+    expect(res.text.length).toBeLessThanOrEqual(MAX_RESPONSE_TOKENS.min * 4);
+    const kept = res.body.data.length as number;
+    expect(kept).toBeLessThan(TRADES);
+    expect(res.body.data.at(-1)).toMatchObject({ trade_id: `t${TRADES - 1}`, venue: 'kraken' });
     const next = await get(
       `/v1/data/crypto/spot/trades?entity=BTC-USDC&source=kraken&cursor=${encodeURIComponent(res.body.meta.next_cursor)}`,
     );
-    expect(next.body.data.map((r: { trade_id: string }) => r.trade_id)).toEqual(['t0', 't1']);
+    expect(next.body.data.map((r: { trade_id: string }) => r.trade_id)).toEqual(
+      Array.from({ length: TRADES - kept }, (_, i) => `t${i}`),
+    );
     expect(next.body.meta.has_more).toBe(false);
   });
 

@@ -87,3 +87,20 @@ export function useQuota(state: ThrottleState | undefined, policy: QuotaPolicy, 
     state: { failures: uses, lastFailureAt: start, blockedUntil: uses >= policy.limit ? end : null },
   };
 }
+
+/**
+ * Key churn: a creation waits once `policy.limit` keys were revoked within the window, until the
+ * oldest of those leaves it. Creations that only fill the plan's cap of live keys never wait, so
+ * every plan can hold all the keys it allows; what is bounded is making and dropping keys.
+ * Answers 0 or the seconds to wait.
+ */
+export function keyChurnWait(revokedAt: readonly Date[], policy: QuotaPolicy, now: Date): number {
+  const windowMs = policy.windowSeconds * 1000;
+  const within = revokedAt
+    .map((at) => at.getTime())
+    .filter((at) => now.getTime() - at < windowMs)
+    .sort((a, b) => b - a);
+  if (within.length < policy.limit) return 0;
+  const leavesAt = within[policy.limit - 1]! + windowMs;
+  return Math.max(1, Math.ceil((leavesAt - now.getTime()) / 1000));
+}

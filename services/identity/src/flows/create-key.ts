@@ -1,11 +1,13 @@
+import type { Transaction } from 'kysely';
 import { EVENTS, ok, refuse, type Result } from '@meridian/contracts';
+import type { Database } from '../db/database.js';
 import { lockAccountById } from '../db/repositories/accounts.js';
-import { countLiveKeys, insertApiKey } from '../db/repositories/api-keys.js';
+import { countLiveKeys, insertApiKey, latestRevocations } from '../db/repositories/api-keys.js';
 import { newApiKey } from '../domain/api-key.js';
 import type { IdentityDeps } from '../deps.js';
 import { announce } from './events.js';
 import { mustWait, type Wait } from './outcome.js';
-import { spendQuota } from './throttle.js';
+import { keyChurnWait } from '../domain/throttle.js';
 
 export interface CreatedKey {
   id: string;
@@ -34,14 +36,10 @@ export async function createKey(
           'too_many_keys',
           `The ${account.plan} plan holds at most ${cap} live keys at once; revoke one (POST /v1/keys/{id}/revoke) or move to a larger plan.`,
         );
-      // Revoking does not give a creation back: keys made and dropped in a loop are the churn this stops.
-      const wait = await spendQuota(trx, `keys:account:${accountId}`, {
-        limit: deps.config.KEY_CREATION_LIMIT,
-        windowSeconds: deps.config.KEY_CREATION_WINDOW,
-      });
+      const wait = await churnWait(trx, deps, accountId, createdAt);
       if (wait > 0)
         return mustWait(
-          `An account creates at most ${deps.config.KEY_CREATION_LIMIT} keys per window.`,
+          `An account that revoked ${deps.config.KEY_CREATION_LIMIT} keys within the window makes no new one until the oldest of those revocations leaves it.`,
           wait,
         );
       await insertApiKey(trx, {
@@ -66,4 +64,11 @@ export async function createKey(
         shown_once: true,
       });
     });
+}
+
+/** Revoking does not give a creation back: keys made and dropped in a loop are the churn bounded. */
+async function churnWait(trx: Transaction<Database>, deps: IdentityDeps, accountId: string, now: Date) {
+  const policy = { limit: deps.config.KEY_CREATION_LIMIT, windowSeconds: deps.config.KEY_CREATION_WINDOW };
+  const since = new Date(now.getTime() - policy.windowSeconds * 1000);
+  return keyChurnWait(await latestRevocations(trx, accountId, since, policy.limit), policy, now);
 }

@@ -28,6 +28,7 @@ export function problemOf(refusal: Refusal & { retryAfter?: number }): HttpProbl
     case 'provider_unreachable':
       return httpProblem('bad_gateway', detail);
     case 'too_many_keys':
+      return httpProblem('conflict', detail, { category: code });
     case 'conflict':
       return httpProblem('conflict', detail);
     case 'not_found':

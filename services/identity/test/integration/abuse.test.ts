@@ -10,12 +10,15 @@ let h: Harness;
 
 const SIGNUP_LIMIT = 5;
 const KEY_LIMIT = 3;
+// Above the churn limit, as ultra's 20 keys are above the default 10 creations an hour.
+const KEY_CAP = 5;
 const ACCOUNT_LIMIT = 12;
 
 beforeAll(async () => {
   h = await startHarness('identity_abuse', {
     SIGNUP_ADDRESS_LIMIT: String(SIGNUP_LIMIT),
     KEY_CREATION_LIMIT: String(KEY_LIMIT),
+    KEY_CAPS: `free=${KEY_CAP}`,
     // The account's backoff locks at once here, so how many attempts pass is exact.
     LOGIN_ACCOUNT_DELAY_AFTER: String(ACCOUNT_LIMIT),
     LOGIN_ACCOUNT_LOCK_AFTER: String(ACCOUNT_LIMIT),
@@ -229,11 +232,26 @@ describe('sign-up flood', () => {
 });
 
 describe('key churn', () => {
-  it('limits key creations per account, and revoking gives none back', async () => {
+  async function newOwner() {
     const email = freshEmail();
     await signUp(email, VICTIM_PASSWORD);
     expect((await pressConfirmButton(h, linkIn(await h.mailTo(email)), VICTIM_PASSWORD)).status).toBe(200);
-    const owner = await asSession((await logIn(email, VICTIM_PASSWORD)).body.data);
+    return asSession((await logIn(email, VICTIM_PASSWORD)).body.data);
+  }
+
+  it("lets an account fill its plan's cap whatever the churn limit, then says why it refuses", async () => {
+    const owner = await newOwner();
+    const statuses: number[] = [];
+    for (let i = 0; i < KEY_CAP; i++)
+      statuses.push((await post('/v1/keys', {}, freshAddress(), owner.headers)).status);
+    expect(statuses).toEqual(Array(KEY_CAP).fill(201));
+    const over = await post('/v1/keys', {}, freshAddress(), owner.headers);
+    expect(over.status).toBe(409);
+    expect(over.body).toMatchObject({ error_category: 'too_many_keys', retryable: false });
+  });
+
+  it('limits key creations per account, and revoking gives none back', async () => {
+    const owner = await newOwner();
     for (let i = 0; i < KEY_LIMIT; i++) {
       const made = await post('/v1/keys', {}, freshAddress(), owner.headers);
       expect(made.status).toBe(201);

@@ -2,6 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import {
   afterFailure,
   checkThrottle,
+  keyChurnWait,
   useQuota,
   withoutOneFailure,
   type ThrottleState,
@@ -87,5 +88,27 @@ describe('quotas (sign-ups per client address, key creations per account)', () =
     const state = use(2);
     const third = useQuota(state, quota, at(3000));
     expect(third.allowed && third.state).toEqual({ failures: 3, lastFailureAt: t0, blockedUntil: at(3600) });
+  });
+});
+
+describe('key churn', () => {
+  const quota = { limit: 3, windowSeconds: 3600 };
+
+  it('never holds back creations when fewer keys than the limit were revoked in the window', () => {
+    expect(keyChurnWait([], quota, t0)).toBe(0);
+    expect(keyChurnWait([at(-10), at(-20)], quota, t0)).toBe(0);
+  });
+
+  it('holds back the creation after the limit of revocations until the oldest of them leaves the window', () => {
+    expect(keyChurnWait([at(-100), at(-10), at(-20)], quota, t0)).toBe(3500);
+    expect(keyChurnWait([at(-100), at(-10), at(-20)], quota, at(3500))).toBe(0);
+  });
+
+  it('counts no revocation older than the window', () => {
+    expect(keyChurnWait([at(-3600), at(-3700), at(-10), at(-20)], quota, t0)).toBe(0);
+  });
+
+  it('waits for the limit-th newest revocation when there are more', () => {
+    expect(keyChurnWait([at(-5), at(-50), at(-500), at(-1000)], quota, t0)).toBe(3100);
   });
 });

@@ -36,6 +36,24 @@ export async function countLiveKeys(db: Db, accountId: string): Promise<number> 
   return Number(row.n);
 }
 
+/** When the account's keys revoked since `since` were revoked, newest first, at most `limit`. */
+export async function latestRevocations(
+  db: Db,
+  accountId: string,
+  since: Date,
+  limit: number,
+): Promise<Date[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select('revoked_at')
+    .where('account_id', '=', accountId)
+    .where('revoked_at', '>', since)
+    .orderBy('revoked_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.flatMap((row) => (row.revoked_at ? [row.revoked_at] : []));
+}
+
 /** The key of an id with its account's plan: the one lookup behind the gateway's key check. */
 export function findKeyForVerify(db: Db, id: string) {
   return db
