@@ -35,7 +35,6 @@ const catalogAnswer = z.looseObject({
   }),
 });
 
-export type ServedMetric = z.infer<typeof servedMetric>;
 export type ServedProduct = z.infer<typeof servedProduct> & { category: string };
 
 /**
