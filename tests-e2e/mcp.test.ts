@@ -136,7 +136,15 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
         ]!.enum!;
       const served = (await (await fetch(`${system.gatewayUrl}/v1/catalog`)).json()) as {
         data: {
-          categories: Array<{ category: string; products: Array<{ product: string; entities: string[] }> }>;
+          categories: Array<{
+            category: string;
+            products: Array<{
+              product: string;
+              entities: string[];
+              venue_entities?: Record<string, string[]>;
+              metrics: Array<{ metric: string; combined_entities?: string[] }>;
+            }>;
+          }>;
         };
       };
       const spot = served.data.categories
@@ -144,6 +152,13 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
         .products.find((p) => p.product === 'spot')!;
       // The running catalogue's markets, not every mode's (the live-only pairs would not answer).
       expect(enumOf('ohlcv', 'symbol')).toEqual([...spot.entities].sort());
+      /** A market read without a source where the metric combines it, else from a venue listing it. */
+      const market = (metric: string, symbol: string): Record<string, unknown> => {
+        const combined = spot.metrics.find((m) => m.metric === metric)?.combined_entities;
+        if (!combined || combined.includes(symbol)) return { symbol };
+        const venue = Object.entries(spot.venue_entities ?? {}).find(([, listed]) => listed.includes(symbol));
+        return { symbol, source: venue?.[0] };
+      };
       const calls: Array<[string, Record<string, unknown>]> = [
         ...enumOf('reference_price', 'symbol').map((symbol): [string, Record<string, unknown>] => [
           'reference_price',
@@ -151,11 +166,11 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
         ]),
         ...enumOf('ohlcv', 'symbol').map((symbol): [string, Record<string, unknown>] => [
           'ohlcv',
-          { symbol, interval: '1h', max_response_tokens: 1000 },
+          { ...market('ohlcv', symbol), interval: '1h', max_response_tokens: 1000 },
         ]),
         ...enumOf('recent_trades', 'symbol').map((symbol): [string, Record<string, unknown>] => [
           'recent_trades',
-          { symbol, max_response_tokens: 1000 },
+          { ...market('trades', symbol), max_response_tokens: 1000 },
         ]),
         ...enumOf('option_chain', 'underlying').map((underlying): [string, Record<string, unknown>] => [
           'option_chain',

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
+import { catalogFor, higherPlan } from '@meridian/contracts';
 import { deleteNatsNamespace, waitFor } from '@meridian/bus/testing';
 import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
 import { createHttpApp, finishApp, requireCaller, startServer, type RunningServer } from '@meridian/http-kit';
@@ -39,6 +40,25 @@ async function echoUpstream(): Promise<RunningServer> {
   const logger = createLogger('upstream', { level: 'silent' });
   const app = createHttpApp({ logger, metrics: createMetrics('upstream', { defaultMetrics: false }) });
   const routes = express.Router();
+  // The catalogue as the data service serves it under replay, which the MCP edge reads its
+  // enumerations from.
+  routes.get('/v1/catalog', (_req, res) => {
+    const { products } = catalogFor('replay');
+    const categories = [...new Set(products.map((p) => p.category))].map((category) => ({
+      category,
+      products: products
+        .filter((p) => p.category === category)
+        .map((p) => ({
+          ...p,
+          metrics: p.metrics.map((m) => ({ ...m, min_tier: higherPlan(p.min_tier, m.min_tier) })),
+        })),
+    }));
+    res.json({
+      data: { categories },
+      meta: { as_of: new Date().toISOString(), venues: [], staleness_ms: 0, confidence: 1 },
+      provenance: { sources: [], method: 'catalogFor(replay)' },
+    });
+  });
   routes.get(/^\/v1\/data\/.*/, (req, res) => {
     res.json({
       data: { symbol: 'BTC-USD', price: '1', venues: [], path: req.path },

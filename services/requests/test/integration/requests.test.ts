@@ -104,7 +104,16 @@ describe('service requests and consulting bookings', () => {
         .filter((e) => (e.data as { account_id: string }).account_id === account)
         .map((e) => (e.data as { domain: string }).domain);
       expect(new Set(domains)).toEqual(new Set(['acme-shop.test', 'xn--bcher-kva.example']));
-      for (const bad of ['acme..test', 'localhost', '10.0.0.1', '*.acme.test', 'acme.test:443']) {
+      for (const bad of [
+        'acme..test',
+        'localhost',
+        '10.0.0.1',
+        '*.acme.test',
+        'acme.test:443',
+        'https://shop.example.com',
+        'shop.example.com/path',
+        '-bad.example',
+      ]) {
         const res = await ask(account, { kind: 'pentest', domain: bad });
         expect(res.status).toBe(400);
         expect(res.body.detail).toMatch(/^domain: /);
