@@ -197,6 +197,10 @@ describeWithBrowser('the operator console', () => {
     const before = (await call('GET', '/v1/credits', owner.session)).body.balance_atomic as number;
     await page.getByRole('link', { name: 'Back to the console' }).click();
     await page.getByRole('heading', { name: 'Credit and deposits' }).waitFor();
+    // Pay-per-call payments reconciliation left open, asked of x402 through billing.
+    await page.getByTestId('x402-unreconciled').getByText('No pay-per-call payment is left open.').waitFor();
+    const notOperator = await call('GET', '/v1/operator/billing/x402-unreconciled', owner.session);
+    expect([notOperator.status, notOperator.body.error_category]).toEqual([403, 'operator_role_required']);
     await page.getByLabel('Action').selectOption('grant');
     await page.getByLabel('Account id', { exact: true }).fill(ownerId);
     await page.getByLabel(/^Amount in USD/).fill('1.50');

@@ -51,6 +51,40 @@ function depositRow(d: Deposit, refresh: () => Promise<void>): HTMLElement {
   );
 }
 
+interface OpenPayment {
+  payment_id: string;
+  payer: string | null;
+  amount_atomic: number;
+  resource: string;
+  transaction: string | null;
+  reason: string | null;
+  created_at: string;
+}
+
+/** Pay-per-call payments reconciliation could not close: what an operator settles by hand. */
+async function openPayments(): Promise<HTMLElement> {
+  const rows = await get<OpenPayment[]>('/v1/operator/billing/x402-unreconciled');
+  const list = h('div', { 'data-testid': 'x402-unreconciled' });
+  replace(
+    list,
+    rows.length === 0
+      ? h('p', { class: 'muted' }, 'No pay-per-call payment is left open.')
+      : h(
+          'ul',
+          {},
+          ...rows.map((p) =>
+            h(
+              'li',
+              {},
+              `${usd(p.amount_atomic)} for ${p.resource} on ${local(p.created_at)}, from ${p.payer ?? 'an unknown payer'}: ${p.reason ?? 'no reason recorded'} `,
+              p.transaction ? h('code', {}, p.transaction) : '',
+            ),
+          ),
+        ),
+  );
+  return list;
+}
+
 export async function billingSection(): Promise<HTMLElement> {
   const list = h('div', { 'data-testid': 'deposits' });
   const refresh = async () => {
@@ -99,5 +133,7 @@ export async function billingSection(): Promise<HTMLElement> {
     done,
     h('h3', {}, 'Unmatched deposits'),
     list,
+    h('h3', {}, 'Pay-per-call payments left open'),
+    await openPayments(),
   );
 }

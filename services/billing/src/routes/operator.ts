@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
-import { envelope, idempotencyKeyOf, operatorAccountOf, parseInput } from '@meridian/http-kit';
+import { RPC, type UnreconciledListReply } from '@meridian/contracts';
+import { envelope, HttpProblem, idempotencyKeyOf, operatorAccountOf, parseInput } from '@meridian/http-kit';
 import { unmatchedDeposits } from '../db/repositories/deposits.js';
 import type { BillingDeps } from '../deps.js';
 import { postByOperator, refundByOperator, settleDeposit } from '../flows/operator-actions.js';
@@ -76,6 +77,24 @@ export function operatorRoutes(deps: BillingDeps): Router {
       await settleDeposit(deps, operator, { kind: 'return', tx_signature: signature, ...body }),
     );
     res.json(envelope(settled, {}, { method }));
+  });
+  router.get('/v1/operator/billing/x402-unreconciled', async (req, res) => {
+    operatorAccountOf(req);
+    const { limit } = parseInput(listQuery, req.query, 'query');
+    // x402 owns the payments; its reconciliation leaves here what it could not close.
+    const listed = await deps.bus.request<UnreconciledListReply>(RPC.x402PaymentsUnreconciledList, { limit });
+    if (!listed.ok) throw new HttpProblem(listed.problem);
+    const rows = listed.data.payments;
+    res.json(
+      envelope(
+        rows,
+        { returned: rows.length },
+        {
+          method:
+            'x402 payments its reconciliation job could not close, oldest first (rpc.x402.payments.unreconciled.list.v1).',
+        },
+      ),
+    );
   });
   return router;
 }
