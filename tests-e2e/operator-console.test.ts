@@ -1,7 +1,6 @@
-import { mkdir, readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
+import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { rememberSecret } from '@meridian/observability/testing';
 import {
   CHROMIUM_PATH,
@@ -13,11 +12,11 @@ import {
   type DnsPeer,
 } from '@meridian/test-peers';
 import { grantCredit, mailTo, postJson, signedInAccount, type SignedIn } from './src/accounts.js';
+import { check, SCREENSHOTS } from './src/browser-checks.js';
 import { startSite, type Site } from './src/site.js';
 import { startSystem, type System } from './src/system.js';
 import { totpCode } from './src/totp.js';
 
-const SCREENSHOTS = 'artifacts/screenshots';
 const hasBrowser = hasChromium();
 if (!hasBrowser)
   console.error(`operator console tests skipped: no browser at ${CHROMIUM_PATH} (apt-get install chromium)`);
@@ -36,7 +35,6 @@ describeWithBrowser('the operator console', () => {
   let site: Site;
   let browser: Browser;
   let base: string;
-  const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
@@ -66,23 +64,6 @@ describeWithBrowser('the operator console', () => {
     await dns?.close();
     await site?.close();
   });
-
-  async function check(page: Page, name: string): Promise<void> {
-    await page.evaluate(await axeSource);
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as {
-          axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
-        }
-      ).axe;
-      const result = await axe.run();
-      return result.violations
-        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-        .map((v) => `${v.id} (${v.nodes.length})`);
-    });
-    await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
-    expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-  }
 
   const call = async (method: string, path: string, token: string, body?: unknown) => {
     const res = await fetch(`${system.gatewayUrl}${path}`, {
