@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
+import { SESSION_COOKIE } from '@meridian/contracts';
 import { rememberSecret } from '@meridian/observability/testing';
 import {
   CHROMIUM_PATH,
@@ -207,5 +208,15 @@ describeWithBrowser('the operator console', () => {
     expect(await shared.text()).toContain(`Human review by ${nickname}`);
     const mail = await mailTo(smtp, owner.email, 2);
     expect(mail.text).toContain(`${nickname} reviewed the audit of ${DOMAIN}`);
+
+    // The owner's own report page in the portal shows the review and its author too.
+    const ownerContext = await browser.newContext();
+    await ownerContext.addCookies([{ name: SESSION_COOKIE, value: owner.session, url: base }]);
+    const ownerPage = await ownerContext.newPage();
+    await ownerPage.goto(`${base}/#/report/${encodeURIComponent(runId)}`);
+    await ownerPage.getByTestId('review').getByText(`Reviewed by ${nickname}`).waitFor();
+    await ownerPage.getByTestId('review').getByText(note).waitFor();
+    await check(ownerPage, 'operator-04-owner-report');
+    await ownerContext.close();
   }, 240_000);
 });

@@ -9,6 +9,8 @@ interface Finding {
   title: string;
   severity: 'critical' | 'high' | 'medium' | 'low' | 'info';
   passed: boolean;
+  /** Absent on reports stored before it was kept: `passed` then decides. */
+  outcome?: 'passed' | 'problem' | 'not_run';
   evidence: string;
   remediation: string;
   score_modifier: number;
@@ -24,7 +26,39 @@ interface Report {
   summary: string;
   findings: Finding[];
   changes: { previous_run_id: string; new: string[]; resolved: string[] } | null;
-  review: { status: string; note: string | null } | null;
+  review: {
+    status: string;
+    note: string | null;
+    reviewed_at: string | null;
+    author?: string | null;
+    due_at?: string | null;
+  } | null;
+}
+
+const outcomeOf = (f: Finding) => f.outcome ?? (f.passed ? 'passed' : 'problem');
+
+/** The human review of the review tier: pending with its due time, or recorded with its author. */
+function reviewBox(review: NonNullable<Report['review']>): HTMLElement {
+  if (review.status === 'done')
+    return h(
+      'section',
+      { 'aria-label': 'Human review', 'data-testid': 'review' },
+      h('h2', {}, 'Human review'),
+      h('p', {}, `Reviewed by ${review.author ?? 'an operator'} on ${local(review.reviewed_at)}.`),
+      h('p', {}, review.note ?? ''),
+    );
+  return h(
+    'section',
+    { 'aria-label': 'Human review', 'data-testid': 'review' },
+    h('h2', {}, 'Human review'),
+    h(
+      'p',
+      {},
+      review.due_at
+        ? `Pending: an operator reviews this report by ${local(review.due_at)}; if not, its part of the price is refunded.`
+        : 'Pending: an operator reviews this report.',
+    ),
+  );
 }
 
 interface TraceEvent {
@@ -120,8 +154,9 @@ function gradeBand(grade: string | null): string {
 
 /** The report body: grade, summary, findings by severity, changes; shared by the owner's page. */
 export function reportBody(report: Report): HTMLElement[] {
-  const problems = report.findings.filter((f) => !f.passed);
-  const passed = report.findings.filter((f) => f.passed);
+  const problems = report.findings.filter((f) => outcomeOf(f) === 'problem');
+  const passed = report.findings.filter((f) => outcomeOf(f) === 'passed');
+  const notRun = report.findings.filter((f) => outcomeOf(f) === 'not_run');
   const titleOf = (id: string) => report.findings.find((f) => f.id === id)?.title ?? id;
   return [
     h(
@@ -136,6 +171,7 @@ export function reportBody(report: Report): HTMLElement[] {
       ` score ${report.score ?? '—'} · ${report.tier} · ${local(report.finished_at)}`,
     ),
     h('p', { 'data-testid': 'summary' }, report.summary),
+    report.review ? reviewBox(report.review) : h('span'),
     h('h2', {}, 'Changes since the last run'),
     report.changes
       ? h(
@@ -166,6 +202,14 @@ export function reportBody(report: Report): HTMLElement[] {
         h('ul', { class: 'plain' }, ...of.map(findingItem)),
       );
     }),
+    notRun.length === 0
+      ? h('span')
+      : h(
+          'section',
+          { 'aria-label': 'Checks that did not run', 'data-testid': 'not-run' },
+          h('h3', {}, `Not run (${notRun.length})`),
+          h('ul', { class: 'plain' }, ...notRun.map(findingItem)),
+        ),
     h(
       'details',
       {},
