@@ -3,16 +3,15 @@ import request from 'supertest';
 import type { RequestListener } from 'node:http';
 import { allMetrics, replaySourceOf, type CatalogHit } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
-import { createLogger } from '@meridian/observability';
 import { RECORDINGS } from '../../src/adapters/upstream/recordings.js';
 import { feedResolvers } from '../../src/flows/resolve/index.js';
 import type { MetricAnswer } from '../../src/domain/metric-resolver.js';
-import { replayedSpotAt, startMarketReplay } from '../../src/jobs/market-replay.js';
+import { replayedSpotAt } from '../../src/jobs/market-replay.js';
 import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
 import { REFERENCE_POLICY } from '../../src/domain/spot/reference-price.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { recordedGapAt } from '../support/recorded.js';
-import { testApp, testDeps } from '../support/app.js';
+import { playRecordings, testApp, testDeps } from '../support/app.js';
 
 const toMs = (hms: string) => {
   const [h, m, sec] = hms.split(':').map(Number) as [number, number, number];
@@ -71,12 +70,7 @@ describe('replay looks live', () => {
       account_id: 'acct_rl',
       key_id: 'key_rl',
     });
-    // What main.ts starts: the market replay and every recording played once.
-    const replay = startMarketReplay(deps.ingestor, createLogger('replay-live', { level: 'silent' }));
-    await replay.settled();
-    await replay.stop();
-    await loadRecordedFeeds(deps, new Date(), replayedSpotAt());
-    deps.firstLoad.settle();
+    await playRecordings(deps);
   });
   afterAll(() => db.drop());
 
@@ -152,11 +146,7 @@ describe('replay says what it plays', () => {
       account_id: 'acct_rs',
       key_id: 'key_rs',
     });
-    const replay = startMarketReplay(deps.ingestor, createLogger('replay-said', { level: 'silent' }));
-    await replay.settled();
-    await replay.stop();
-    await loadRecordedFeeds(deps, new Date(), replayedSpotAt());
-    deps.firstLoad.settle();
+    await playRecordings(deps);
   });
   afterAll(() => db.drop());
 

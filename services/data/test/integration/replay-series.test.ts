@@ -3,11 +3,8 @@ import request from 'supertest';
 import type { RequestListener } from 'node:http';
 import { catalogFor, type CatalogHit } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
-import { createLogger } from '@meridian/observability';
-import { replayedSpotAt, startMarketReplay } from '../../src/jobs/market-replay.js';
-import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
-import { testApp, testDeps } from '../support/app.js';
+import { playRecordings, testApp, testDeps } from '../support/app.js';
 
 const pathOf = (h: CatalogHit) => `${h.product.category}/${h.product.product}/${h.metric.metric}`;
 const LIVE = catalogFor('replay')
@@ -34,11 +31,7 @@ describe('series under replay', () => {
       account_id: 'acct_rs',
       key_id: 'key_rs',
     });
-    const replay = startMarketReplay(deps.ingestor, createLogger('replay-series', { level: 'silent' }));
-    await replay.settled();
-    await replay.stop();
-    await loadRecordedFeeds(deps, new Date(), replayedSpotAt());
-    deps.firstLoad.settle();
+    await playRecordings(deps);
   });
   afterAll(() => db.drop());
 

@@ -3,6 +3,8 @@ import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/
 import { createLogger, createMetrics } from '@meridian/observability';
 import { createApp, type Deps } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
+import { replayedSpotAt, startMarketReplay } from '../../src/jobs/market-replay.js';
+import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
 import { dataDeps } from '../../src/main.js';
 import type { MigratedDatabase } from './db.js';
 
@@ -26,4 +28,13 @@ export function testDeps(db: MigratedDatabase, env: Record<string, string> = {})
 
 export function testApp(deps: Deps) {
   return createApp(deps);
+}
+
+/** What main.ts starts under replay: the market replay run through once, then every recording played. */
+export async function playRecordings(deps: Deps): Promise<void> {
+  const replay = startMarketReplay(deps.ingestor, createLogger('replay-test', { level: 'silent' }));
+  await replay.settled();
+  await replay.stop();
+  await loadRecordedFeeds(deps, new Date(), replayedSpotAt());
+  deps.firstLoad.settle();
 }
