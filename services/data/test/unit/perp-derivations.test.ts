@@ -120,6 +120,9 @@ describe("the funding estimate (Binance's formula)", () => {
     // (1 x 0 + 2 x 0 + 3 x 0.002) / 6 = 0.001: 0.0005.
     expect(estimatedFunding([0, 0, 0.002])).toBeCloseTo(0.0005, 12);
     expect(estimatedFunding([])).toBeUndefined();
+    // A minute without an index is left out: the weights run over the minutes that have one.
+    expect(estimatedFunding([0, NaN, 0.002])).toBeCloseTo(estimatedFunding([0, 0.002])!, 12);
+    expect(estimatedFunding(Float64Array.of(NaN))).toBeUndefined();
   });
 
   it('takes the premium index over the index and the 8-hour intervals of the UTC day', () => {

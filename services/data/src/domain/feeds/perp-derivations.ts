@@ -52,17 +52,22 @@ export function fundingIntervalStart(ts: number): number {
 
 /**
  * An estimate of the funding rate of an 8-hour interval from the premium indexes of its minutes so
- * far (oldest first), by Binance's formula: the time-weighted average premium P (weights 1..n, the
- * later the heavier) plus clamp(interest - P, -0.05 %, +0.05 %). Undefined without any premium.
+ * far (oldest first; a minute without an index, NaN, is left out), by Binance's formula: the
+ * time-weighted average premium P (weights 1..n, the later the heavier) plus
+ * clamp(interest - P, -0.05 %, +0.05 %). Undefined without any premium.
  */
-export function estimatedFunding(premiums: readonly number[]): number | undefined {
-  if (premiums.length === 0) return undefined;
+export function estimatedFunding(premiums: ArrayLike<number>): number | undefined {
   let weighted = 0;
   let weights = 0;
-  premiums.forEach((p, i) => {
-    weighted += (i + 1) * p;
-    weights += i + 1;
-  });
+  let n = 0;
+  for (let i = 0; i < premiums.length; i++) {
+    const p = premiums[i]!;
+    if (Number.isNaN(p)) continue;
+    n++;
+    weighted += n * p;
+    weights += n;
+  }
+  if (n === 0) return undefined;
   const average = weighted / weights;
   const clamped = Math.min(FUNDING_CLAMP, Math.max(-FUNDING_CLAMP, FUNDING_INTEREST_RATE - average));
   return round(average + clamped, 8);
