@@ -232,7 +232,7 @@ describe('public documents', () => {
   it('says in every document, before payment, that this deployment replays and which products are samples', async () => {
     const said = (text: string) => {
       expect(text).toContain('This deployment serves replay');
-      expect(text).toMatch(/Real recordings: crypto\/spot, crypto\/options\./);
+      expect(text).toMatch(/Real recordings: crypto\/spot, crypto\/options, crypto\/futures\./);
       expect(text).toMatch(/Hand-written samples in the upstreams' formats: [^.]*weather\/observations/);
     };
     said((await request(gateway.handler).get('/openapi.json')).body.info.description);

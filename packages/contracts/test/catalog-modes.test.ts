@@ -5,6 +5,7 @@ import {
   LIVE_SPOT_MARKETS,
   catalogFor,
   findMetric,
+  replayDerivationOf,
   replayDescription,
   replaySourceOf,
   resolveEntity,
@@ -26,7 +27,11 @@ describe('the catalogue of each ingest mode', () => {
       expect({ ...p, metrics: [] }).toEqual({ ...built.p, metrics: [] });
       const said =
         m.status === 'live'
-          ? replayDescription(built.m.description, replaySourceOf(p.category, p.product, m.metric))
+          ? replayDescription(
+              built.m.description,
+              replaySourceOf(p.category, p.product, m.metric),
+              replayDerivationOf(p.category, p.product, m.metric),
+            )
           : built.m.description;
       expect(m).toEqual({ ...built.m, description: said, series: m.series });
       if (m.series !== built.m.series) changed.push(`${p.category}/${p.product}/${m.metric}`);
@@ -51,16 +56,24 @@ describe('the catalogue of each ingest mode', () => {
     ]); // prettier-ignore
   });
 
-  it('changes only the entities: metrics, gates and cadences stay', () => {
+  it('changes only the entities: metrics, gates and cadences stay; what only a recording holds is planned live', () => {
     const live = catalogFor('live');
+    const recordedOnly = ['crypto/futures/last_price', 'crypto/futures/taker_flow'];
     for (const hit of catalogFor('replay').allMetrics()) {
+      const path = `${hit.product.category}/${hit.product.product}/${hit.metric.metric}`;
       const same = live.findMetric(hit.product.category, hit.product.product, hit.metric.metric)!;
-      expect([same.gate, same.metric.cadence_ms, same.metric.status]).toEqual([
+      expect([path, same.gate, same.metric.cadence_ms, same.metric.status]).toEqual([
+        path,
         hit.gate,
         hit.metric.cadence_ms,
-        hit.metric.status,
+        recordedOnly.includes(path) ? 'planned' : hit.metric.status,
       ]);
     }
+    expect(
+      recordedOnly.map(
+        (p) => catalogFor('replay').findMetric(...(p.split('/') as [string, string, string]))!.metric.status,
+      ),
+    ).toEqual(['live', 'live']);
     // Live mode lists other markets of crypto spot, futures and options only.
     const listedLive = (p: { category: string; product: string }) =>
       p.category === 'crypto' && ['spot', 'futures', 'options'].includes(p.product);

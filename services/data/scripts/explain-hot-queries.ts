@@ -48,6 +48,9 @@ import type { Bar } from '../src/domain/series/bar.js';
 import { RECORDINGS, type Recording } from '../src/adapters/upstream/recordings.js';
 import { CHAIN_SNAPSHOT_SPAN_MS } from '../src/flows/resolve/options.js';
 import { replayBatches } from '../src/jobs/recorded-feeds.js';
+import { recordedClose } from '../src/jobs/market-replay.js';
+import { ingestPerpRange } from '../src/jobs/perp-replay.js';
+import { createIngestor } from '../src/flows/ingestor.js';
 import type { ReplayClock } from '../src/domain/replay-clock.js';
 import { ingest as ingestBatch } from '../src/flows/ingest.js';
 import { PURGE_BATCH_ROWS } from '../src/jobs/retention-purge.js';
@@ -104,13 +107,14 @@ async function load(db: Kysely<Database>): Promise<void> {
       });
   }
   await loadFeeds(db);
+  await loadPerps(db);
   await sql`analyze`.execute(db);
 }
 
 /**
  * The recorded feeds at their recorded time, each replayed again and again further back, so that the
- * tables hold a history as a running service would: futures every 60 s for 2 days (2,880 polls), option
- * chains every hour for 3 days (72 snapshots), every other feed once a day for 60 days.
+ * tables hold a history as a running service would: option chains every hour for 3 days (72 snapshots),
+ * every other feed once a day for 60 days.
  */
 async function loadFeeds(db: Kysely<Database>): Promise<void> {
   for (const recording of RECORDINGS) {
@@ -128,10 +132,14 @@ async function loadFeeds(db: Kysely<Database>): Promise<void> {
   }
 }
 
+/** The recorded perps as the replay plays them, every minute of the 2 days before the futures probes. */
+async function loadPerps(db: Kysely<Database>): Promise<void> {
+  const at = afterRecording('btc_options').getTime();
+  await ingestPerpRange(createIngestor(db, catalogFor('replay')), recordedClose, at - 48 * HOUR, at);
+}
+
 function historyOf(recording: Recording): [copies: number, stepMs: number] {
   if (recording.file.startsWith('deribit/btc_options')) return [72, HOUR];
-  if (recording.file.startsWith('deribit/') || recording.file.startsWith('binance_futures/'))
-    return [2_880, MINUTE];
   return [60, 24 * HOUR];
 }
 
@@ -215,11 +223,11 @@ async function hotQueries(db: Kysely<Database>, at: Date): Promise<HotQuery[]> {
     ['trades page, one venue, next page', (d) => tradesBefore(d, venue.symbol, venue.venue, cursor, 500)],
     [
       'futures funding: newest rate per market',
-      (d) => latestFunding(d, 'BTC', afterRecording('ticker_BTC-PERPETUAL')),
+      (d) => latestFunding(d, 'BTC', afterRecording('btc_options')),
     ],
     [
       'futures marks: newest mark per market',
-      (d) => latestPerpMarks(d, 'BTC', afterRecording('ticker_BTC-PERPETUAL')),
+      (d) => latestPerpMarks(d, 'BTC', afterRecording('btc_options')),
     ],
     [
       'options chain: latest snapshot',

@@ -8,6 +8,7 @@ import type { Ingestor } from './flows/ingestor.js';
 import type { PriceCache } from './flows/resolve/reference-price.js';
 import type { FirstLoad } from './jobs/first-load.js';
 import type { LiveIngest } from './jobs/live-ingest.js';
+import type { DerivedPerp } from './jobs/perp-replay.js';
 
 /** What every part of this service gets: the chassis' deps and data's own. */
 export interface DataDeps extends ServiceDeps<Database, Config> {
@@ -21,6 +22,11 @@ export interface DataDeps extends ServiceDeps<Database, Config> {
   firstLoad: FirstLoad;
   /** Says so when an answer rests on replayed recordings (INGEST_MODE=replay). */
   replayNote(answer: MetricAnswer): ReplayNote | undefined;
+  /**
+   * The perps (`venue:symbol`) whose marks and funding rates the replay derives from recorded trade
+   * bars, which the answers must say; empty unless INGEST_MODE=replay.
+   */
+  derivedPerps: ReadonlyMap<string, DerivedPerp>;
   /** The live connectors (INGEST_MODE=live), started by main.ts; their state is in `/ready` details. */
   live: LiveIngest | undefined;
 }

@@ -17,6 +17,7 @@ import { SERVICE, type DataDeps } from './deps.js';
 import { createIngestor } from './flows/ingestor.js';
 import { startCombinedBackfill } from './jobs/combined-backfill.js';
 import { marketReplayNote, replayedSpotAt, startMarketReplay } from './jobs/market-replay.js';
+import { REPLAYED_PERPS } from './jobs/perp-replay.js';
 import { startRecordedFeeds } from './jobs/recorded-feeds.js';
 import { startRetentionPurge } from './jobs/retention-purge.js';
 import { createLiveIngest, type LiveIngest } from './jobs/live-ingest.js';
@@ -37,6 +38,7 @@ export function dataDeps(deps: ServiceDeps<Database, Config>): DataDeps {
     prices: createPriceCache(ingestor),
     firstLoad: createFirstLoad(mode !== 'off'),
     replayNote: mode === 'replay' ? marketReplayNote : () => undefined,
+    derivedPerps: mode === 'replay' ? REPLAYED_PERPS : new Map(),
     live:
       mode === 'live'
         ? createLiveIngest({ ...deps, ingestor }, CONNECTORS, deps.config.liveIngest)

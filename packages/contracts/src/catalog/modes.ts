@@ -2,7 +2,7 @@ import { higherPlan } from './lookup.js';
 import { CATALOG } from './products.js';
 import { LIVE_SPOT_MARKETS, LIVE_SPOT_VENUES } from './live-markets.js';
 import { LIVE_DERIVATIVES } from './categories/crypto.js';
-import { replayDescription, replaySourceOf } from './replay-sources.js';
+import { replayDerivationOf, replayDescription, replaySourceOf } from './replay-sources.js';
 import type { CatalogHit, MetricEntry, ProductEntry } from './types.js';
 
 /**
@@ -15,7 +15,8 @@ export type IngestMode = (typeof INGEST_MODES)[number];
 
 /**
  * What a mode changes of one product: which entities it serves, and from which venues. Its metrics,
- * gates and cadences are the same in every mode.
+ * gates and cadences are the same in every mode; a metric only the recordings hold is `planned` where
+ * no upstream of the mode gives it.
  */
 export interface EntityListing {
   sources: string[];
@@ -23,7 +24,7 @@ export interface EntityListing {
   default_entity?: string;
   venue_entities?: Record<string, string[]>;
   /** Per metric, its own entity lists in this mode; a metric not named keeps none. */
-  metrics?: Record<string, Pick<MetricEntry, 'entities' | 'combined_entities'>>;
+  metrics?: Record<string, Partial<Pick<MetricEntry, 'entities' | 'combined_entities' | 'status'>>>;
 }
 
 const USD_MARKETS = LIVE_SPOT_MARKETS.filter((m) => m.endsWith('-USD'));
@@ -60,7 +61,12 @@ const LISTINGS: Readonly<Record<IngestMode, Readonly<Record<string, EntityListin
   off: {},
   live: {
     'crypto/spot': LIVE_SPOT,
-    'crypto/futures': { ...LIVE_DERIVATIVES.futures, default_entity: 'BTC-USD' },
+    'crypto/futures': {
+      ...LIVE_DERIVATIVES.futures,
+      default_entity: 'BTC-USD',
+      // The live connectors poll marks and funding rates, not the perps' trade bars.
+      metrics: { last_price: { status: 'planned' }, taker_flow: { status: 'planned' } },
+    },
     'crypto/options': { ...LIVE_DERIVATIVES.options, default_entity: 'BTC' },
   },
 };
@@ -105,6 +111,7 @@ function listed(p: ProductEntry, listing: EntityListing | undefined): ProductEnt
       ...metric,
       ...(lists.combined_entities ? { combined_entities: lists.combined_entities } : {}),
       ...(lists.entities ? { entities: lists.entities } : {}),
+      ...(lists.status ? { status: lists.status } : {}),
     };
   });
   return {
@@ -129,7 +136,13 @@ function asServed(p: ProductEntry, mode: IngestMode): ProductEntry {
       ...m,
       ...(REPLAY_WITHOUT_HISTORY.has(`${p.category}/${p.product}/${m.metric}`) ? { series: false } : {}),
       ...(m.status === 'live'
-        ? { description: replayDescription(m.description, replaySourceOf(p.category, p.product, m.metric)) }
+        ? {
+            description: replayDescription(
+              m.description,
+              replaySourceOf(p.category, p.product, m.metric),
+              replayDerivationOf(p.category, p.product, m.metric),
+            ),
+          }
         : {}),
     })),
   };

@@ -11,9 +11,27 @@ export type ReplaySource = 'recording' | 'sample' | 'mixed';
 const RECORDED: Readonly<Record<string, ReplaySource>> = {
   'crypto/spot': 'recording',
   'crypto/options': 'recording',
-  // The perpetuals' sample priced against the recorded spot.
-  'crypto/futures/basis': 'mixed',
+  'crypto/futures': 'recording',
 };
+
+/**
+ * How replay makes a metric its recording does not hold as such (the perpetuals' recordings are trade
+ * bars: no mark price, no funding rate), said in the metric's description under replay.
+ */
+const DERIVED: Readonly<Record<string, string>> = {
+  'crypto/futures/last_price': "the recorded 1m bar's close",
+  'crypto/futures/mark_price':
+    "derived, not recorded: BTC = recorded spot BTC-USDT close of the minute + 5-minute mean premium of the perp's trade price over it (Binance's index + moving average of the premium); ETH, with no spot recorded = 5-minute mean trade price",
+  'crypto/futures/basis':
+    'from the derived mark and the recorded spot reference price; none for ETH-USD, whose spot was not recorded',
+  'crypto/futures/funding':
+    "an estimate, not a recorded rate: Binance's formula on the premium of the perp's recorded trade price over recorded spot in the current 8-hour interval; none for ETH-USD, whose spot was not recorded",
+  'crypto/futures/taker_flow': 'from the recorded taker-buy volumes',
+};
+
+export function replayDerivationOf(category: string, product: string, metric: string): string | undefined {
+  return DERIVED[`${category}/${product}/${metric}`];
+}
 
 export function replaySourceOf(category: string, product: string, metric: string): ReplaySource {
   return RECORDED[`${category}/${product}/${metric}`] ?? RECORDED[`${category}/${product}`] ?? 'sample';
@@ -25,9 +43,9 @@ const WORDS: Readonly<Record<ReplaySource, string>> = {
   mixed: 'replay of a real recording and a hand-written sample, not a live print',
 };
 
-/** A metric's description in the catalogue of a replaying deployment: what it is played from. */
-export function replayDescription(description: string, source: ReplaySource): string {
-  return `${description} (${WORDS[source]})`;
+/** A metric's description in the catalogue of a replaying deployment: what it is played from, and how. */
+export function replayDescription(description: string, source: ReplaySource, derivation?: string): string {
+  return `${description} (${WORDS[source]}${derivation ? `; ${derivation}` : ''})`;
 }
 
 /**
@@ -46,10 +64,11 @@ export function replayStatement(catalog: Catalog): string | undefined {
         ),
     ),
   ];
+  const said = (words: string, list: string[]) => (list.length > 0 ? [`${words}: ${list.join(', ')}.`] : []);
   return [
     'This deployment serves replay (INGEST_MODE=replay), not live data: every answer is played from a recording shifted to the present and says so in meta.replay (kind, recorded_at, played_at).',
-    `Real recordings: ${named('recording', 'product').join(', ')}.`,
-    `A real recording and a hand-written sample together: ${named('mixed', 'metric').join(', ')}.`,
-    `Hand-written samples in the upstreams' formats: ${named('sample', 'product').join(', ')}.`,
+    ...said('Real recordings', named('recording', 'product')),
+    ...said('A real recording and a hand-written sample together', named('mixed', 'metric')),
+    ...said("Hand-written samples in the upstreams' formats", named('sample', 'product')),
   ].join(' ');
 }

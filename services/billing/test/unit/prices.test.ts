@@ -37,6 +37,8 @@ describe('the price list', () => {
       'crypto/futures/funding',
       'crypto/futures/mark_price',
       'crypto/futures/basis',
+      'crypto/futures/last_price',
+      'crypto/futures/taker_flow',
     ]);
     expect(free!.adds).toContain('crypto/spot/reference_price');
     expect(free!.live_metrics).toBe(free!.adds.length);

@@ -51,7 +51,7 @@ export function loopedBars(rec: LoopedRecording, cols: BarColumns, wallFrom: num
  * The recorded spans [from, to) that the wall range [wallFrom, wallTo) plays, one per loop it
  * reaches into, each with the shift from recorded to wall time.
  */
-function loopedSpans(rec: LoopedRecording, wallFrom: number, wallTo: number) {
+export function loopedSpans(rec: LoopedRecording, wallFrom: number, wallTo: number) {
   const spans: { from: number; to: number; shiftMs: number }[] = [];
   for (let loop = Math.floor(wallFrom / rec.spanMs); loop * rec.spanMs < wallTo; loop++) {
     const loopStart = loop * rec.spanMs;

@@ -13,6 +13,7 @@ import type { Bar } from '../domain/series/bar.js';
 import { closeAt, type BarColumns } from '../domain/series/bar-columns.js';
 import { derivePrints, secondBars } from '../domain/spot/derived-prints.js';
 import { ingestOwn, type Ingestor } from '../flows/ingestor.js';
+import { ingestPerpRange, PERP_REPLAY_METHOD, REPLAYED_PERPS, type IndexAt } from './perp-replay.js';
 
 /** History stored at start, so that the 24 h metrics and a few daily bars answer at once. */
 export const REPLAY_HISTORY_MS = 48 * 3_600_000;
@@ -34,7 +35,8 @@ export const REPLAY_METHOD =
  * Plays the recorded bars as if they were arriving now: at start the bars of the last 48 h of the
  * looped recording, then every few seconds the bars that closed since, all through the ingestion
  * interface. A bar is ingested once its minute is over, as a venue would publish it, with the trade
- * prints and 1s bars derived from it (domain/spot/derived-prints.ts) for the last DERIVED_HISTORY_MS.
+ * prints and 1s bars derived from it (domain/spot/derived-prints.ts) for the last DERIVED_HISTORY_MS;
+ * the recorded perpetuals' minutes are played with them on the same clock (perp-replay.ts).
  */
 export function startMarketReplay(ingestor: Ingestor, logger: Logger, now: () => number = Date.now) {
   const markets = RECORDED_MARKETS.map((m) => ({ market: m, bars: recordedBars(m) }));
@@ -50,6 +52,7 @@ export function startMarketReplay(ingestor: Ingestor, logger: Logger, now: () =>
       const until = Math.min(from + PLAY_PIECE_MS, to);
       for (const { market, bars } of markets)
         await ingestRange(ingestor, market, bars, from, until, derivedFrom);
+      await ingestPerpRange(ingestor, recordedClose, from, until);
       playedTo = until;
     }
   };
@@ -70,6 +73,12 @@ function recordedBars(market: RecordedMarket): BarColumns {
   if (!bars) parsedBars.set(market.file, (bars = loadRecordedColumns(market)));
   return bars;
 }
+
+/** The close of a recorded spot market's bar of a recorded minute (or the newest before it). */
+export const recordedClose: IndexAt = ({ venue, symbol }, recordedTs) => {
+  const market = RECORDED_MARKETS.find((m) => m.venue === venue && m.symbol === symbol);
+  return market && closeAt(recordedBars(market), recordedTs);
+};
 
 async function ingestRange(
   ingestor: Ingestor,
@@ -138,21 +147,27 @@ async function ingestDerived(ingestor: Ingestor, market: RecordedMarket, bars: B
 export const REPLAYED_MARKETS = new Set(RECORDED_MARKETS.map((m) => `${m.venue}:${m.symbol}`));
 
 /**
- * The note of an answer that rests on replayed market recordings; undefined when none of its sources
- * is. A played bar's original time is the looped mapping of its wall time (the same for every
- * instant, so a source's `recorded_ts` and the answer's `recorded_at` follow from the clock alone).
+ * The note of an answer that rests on replayed market recordings (spot bars, perpetual bars); undefined
+ * when none of its sources is. A played bar's original time is the looped mapping of its wall time
+ * (the same for every instant, so a source's `recorded_ts` and the answer's `recorded_at` follow from
+ * the clock alone).
  */
 export function marketReplayNote(answer: MetricAnswer): ReplayNote | undefined {
-  const played = (s: SourceRef) => REPLAYED_MARKETS.has(`${s.venue}:${s.symbol ?? ''}`);
-  const recorded = answer.sources.filter(played).map((s) => `${s.venue}:${s.symbol}`);
+  const key = (s: SourceRef) => `${s.venue}:${s.symbol ?? ''}`;
+  const played = (s: SourceRef) => REPLAYED_MARKETS.has(key(s)) || REPLAYED_PERPS.has(key(s));
+  const recorded = answer.sources.filter(played).map(key);
   if (recorded.length === 0) return undefined;
   const original = (ts: string) => new Date(loopedRecordedTime(RECORDING, Date.parse(ts))).toISOString();
+  const methods = [
+    ...(recorded.some((k) => REPLAYED_MARKETS.has(k)) ? [REPLAY_METHOD] : []),
+    ...(recorded.some((k) => REPLAYED_PERPS.has(k)) ? [PERP_REPLAY_METHOD] : []),
+  ];
   return {
     recorded: [...new Set(recorded)].join(', '),
     kind: 'recording',
     recorded_at: original(answer.as_of),
     played_at: answer.as_of,
-    method: REPLAY_METHOD,
+    method: methods.join(' '),
     recordedTs: (s) => (played(s) ? original(s.ts) : undefined),
   };
 }

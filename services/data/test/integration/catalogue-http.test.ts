@@ -3,6 +3,8 @@ import request from 'supertest';
 import { allMetrics, findMetric, LEGACY_ROUTES } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import type { RequestListener } from 'node:http';
+import { recordedClose } from '../../src/jobs/market-replay.js';
+import { ingestPerpRange } from '../../src/jobs/perp-replay.js';
 import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
@@ -32,6 +34,8 @@ describe('the catalogue over HTTP', () => {
       nowMinute - RECORDED_NOW,
     ))
       await ingestBars(db.db, market.venue, market.symbol, bars);
+    // The perpetuals as the market replay plays them (on its own looped clock).
+    await ingestPerpRange(deps.ingestor, recordedClose, nowMinute - HOUR, nowMinute);
     await loadRecordedFeeds(deps, new Date());
     app = testApp(deps);
     headers = await callerHeaders({ plan: 'ultra', auth: 'api_key', account_id: 'acct_c', key_id: 'key_c' });
@@ -41,7 +45,7 @@ describe('the catalogue over HTTP', () => {
   it('series=true answers rows where the catalogue offers a series, and 400 naming the metric elsewhere', async () => {
     const withSeries = live.filter((h) => h.metric.series).map(pathOf);
     const without = live.filter((h) => !h.metric.series).map(pathOf);
-    expect(without).toHaveLength(22);
+    expect(without).toHaveLength(24);
     for (const path of withSeries) {
       const res = await get(`/v1/data/${path}?series=true`);
       expect([path, res.status, Array.isArray(res.body.data)]).toEqual([path, 200, true]);

@@ -16,7 +16,8 @@ import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 
 /**
  * Every feed metric through HTTP on the data service, answered from the recordings replayed by
- * loadRecordedFeeds into a fresh Postgres database.
+ * loadRecordedFeeds into a fresh Postgres database. crypto/futures is played by the market replay
+ * from the recorded perpetuals: replay-futures.test.ts.
  */
 describe('feed metrics over HTTP', () => {
   let db: MigratedDatabase;
@@ -227,97 +228,6 @@ describe('feed metrics over HTTP', () => {
       expect(res.body.detail).toMatch(/DOGE/);
       expect(res.body.detail).toMatch(/BTC/);
     });
-  });
-
-  describe('crypto/futures', () => {
-    it('funding: the 8-hour rate of each venue, median combined', async () => {
-      const body = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD');
-      const venues = Object.fromEntries(
-        body.data.venues.map((v: { venue: string; funding_rate: number }) => [v.venue, v.funding_rate]),
-      );
-      expect(venues).toEqual({ binance_futures: 0.0001, deribit: 0.00004211 });
-      expect(body.data.funding_rate).toBeCloseTo((0.0001 + 0.00004211) / 2, 10);
-      const one = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD&source=deribit');
-      expect(one.data.funding_rate).toBe(0.00004211);
-      expect(one.meta.venues).toEqual(['deribit']);
-    });
-
-    it('mark_price converts the USDT perp with the measured USDT rate; basis follows the spec formula', async () => {
-      const usdtRate = SPOT.usd / SPOT.usdt;
-      const mark = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
-      const binance = mark.data.venues.find((v: { venue: string }) => v.venue === 'binance_futures');
-      expect(binance.mark_price).toBe(28126.4);
-      expect(binance.mark_price_usd).toBeCloseTo(28126.4 * usdtRate, 3);
-      const combined = (28131.87 + 28126.4 * usdtRate) / 2;
-      expect(mark.data.mark_price).toBeCloseTo(combined, 3);
-
-      const basis = await ok200('/v1/data/crypto/futures/basis?entity=BTC-USD');
-      expect(basis.data.reference_price).toBeCloseTo(SPOT.usd, 2);
-      expect(basis.data.basis).toBeCloseTo(
-        ((combined - basis.data.reference_price) / basis.data.reference_price) * 100,
-        5,
-      );
-      expect(basis.data.unit).toBe('percent');
-    });
-  });
-
-  it('futures: a venue whose newest mark is older than 3 polls (3 min) is excluded as stale and named; a fresh one counts', async () => {
-    const before = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
-    const mark = (source: string, ageMs: number, price: number) =>
-      ingest(
-        db.db,
-        {
-          kind: 'mark_prices',
-          source,
-          symbol: 'BTC-USD',
-          rows: [{ ts: new Date(Date.now() - ageMs).toISOString(), mark_price: price, index_price: price }],
-        },
-        catalogFor('replay'),
-      );
-    await mark('okx', 4 * 60_000, 99_999);
-    const stale = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
-    expect(stale.data.mark_price).toBe(before.data.mark_price);
-    expect(stale.provenance.excluded).toContainEqual({
-      venue: 'okx',
-      reason: expect.stringMatching(/^stale: /),
-    });
-    const basis = await ok200('/v1/data/crypto/futures/basis?entity=BTC-USD');
-    expect(basis.provenance.excluded).toContainEqual({
-      venue: 'okx',
-      reason: expect.stringMatching(/^stale: /),
-    });
-    expect(basis.data.venues.map((v: { venue: string }) => v.venue)).not.toContain('okx');
-    await mark('okx', 60_000, 28_150);
-    // Live data newer than the replay: the answer no longer claims to be a replay.
-    const fresh = (await get('/v1/data/crypto/futures/mark_price?entity=BTC-USD')).body;
-    expect(fresh.data.venues.map((v: { venue: string }) => v.venue)).toContain('okx');
-    expect(fresh.provenance.excluded).toEqual([]);
-  });
-  it('futures: funding rates older than 3 polls are excluded as stale and named, like marks', async () => {
-    const before = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD');
-    const funding = (source: string, ageMs: number, rate: number) =>
-      ingest(
-        db.db,
-        {
-          kind: 'funding',
-          source,
-          symbol: 'BTC-USDT',
-          rows: [{ ts: new Date(Date.now() - ageMs).toISOString(), funding_rate: rate, interval_hours: 8 }],
-        },
-        catalogFor('replay'),
-      );
-    await funding('bybit', 4 * 60_000, 0.5);
-    const stale = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD');
-    expect(stale.data.funding_rate).toBe(before.data.funding_rate);
-    expect(stale.provenance.excluded).toContainEqual({
-      venue: 'bybit',
-      reason: expect.stringMatching(/^stale: newest BTC-USDT funding rate is 2\d\d s old, beyond 180 s/),
-    });
-    expect(stale.data.venues.map((v: { venue: string }) => v.venue)).not.toContain('bybit');
-    await funding('bybit', 30_000, 0.0002);
-    const fresh = (await get('/v1/data/crypto/futures/funding?entity=BTC-USD')).body;
-    expect(fresh.data.venues.map((v: { venue: string }) => v.venue)).toContain('bybit');
-    expect(fresh.provenance.excluded ?? []).toEqual([]);
   });
 
   it('etf flows: the newest day per fund and in total, cumulative from the Total row', async () => {
@@ -665,7 +575,7 @@ describe('feed metrics over HTTP', () => {
   });
 });
 
-/** Spot closes of Binance.US at the end of the recording (2023-03-21 23:59), one minute before now. */
+/** Spot closes of Binance.US one minute before now, so that the spot series answer beside the feeds. */
 const SPOT = { usd: 28194.93, usdt: 28110.26 };
 
 async function spotQuotes(db: MigratedDatabase, now: Date): Promise<void> {

@@ -126,7 +126,7 @@ describe('feed computations', () => {
     expect(excluded).toEqual([{ venue: 'x', reason: expect.stringMatching(/EUR/) }]);
   });
 
-  it('a perp mark older than the max age is excluded as stale, unless it is the replayed recording', () => {
+  it('a perp mark older than the max age is excluded as stale', () => {
     const now = Date.parse('2024-11-14T12:00:00Z');
     const mark = (venue: string, ageMs: number) => ({
       venue,
@@ -135,14 +135,9 @@ describe('feed computations', () => {
       index_price: null,
       ts: new Date(now - ageMs),
     });
-    const marks = [
-      mark('fresh', 60_000),
-      mark('edge', 180_000),
-      mark('old', 181_000),
-      mark('replayed', 3_600_000),
-    ];
-    const { kept, excluded } = freshMarks(marks, now, 180_000, (m) => m.venue === 'replayed');
-    expect(kept.map((m) => m.venue)).toEqual(['fresh', 'edge', 'replayed']);
+    const marks = [mark('fresh', 60_000), mark('edge', 180_000), mark('old', 181_000)];
+    const { kept, excluded } = freshMarks(marks, now, 180_000);
+    expect(kept.map((m) => m.venue)).toEqual(['fresh', 'edge']);
     expect(excluded).toEqual([
       { venue: 'old', reason: expect.stringMatching(/^stale: newest BTC-USD mark is 181 s old/) },
     ]);

@@ -17,7 +17,7 @@ const SPOT_BOOKS = { binanceus: SPOT_PAIRS, kraken: ['BTC-USDC'] };
 
 /**
  * What crypto/futures and crypto/options list in live mode (INGEST_MODE=live), in place of the
- * recorded BTC entries below: the venues of the live connectors and the markets they serve. The
+ * recorded entries below: the venues of the live connectors and the markets they serve. The
  * default entity stays BTC's.
  */
 export const LIVE_DERIVATIVES: Record<'futures' | 'options', Pick<ProductEntry, 'sources' | 'entities'>> = {
@@ -124,12 +124,25 @@ export const CRYPTO: readonly ProductEntry[] = [
     'futures',
     'ultra',
     polled(60),
-    ['binance_futures', 'deribit'],
-    ['BTC-USD'],
+    // The recorded Binance USD-M perpetuals (data service README, "Markets of the catalogue").
+    ['binance_futures'],
+    ['BTC-USD', 'ETH-USD'],
     [
       ['funding', 'object', 'rate', 'Perpetual funding rate'],
       ['mark_price', 'object', 'USD', 'Futures mark price'],
       ['basis', 'object', 'percent', '(perp mark_price - spot reference_price) / reference_price x 100'],
+      [
+        'last_price',
+        'object',
+        'USD',
+        'Last traded price of the perpetual: the close of its newest 1m bar, in USD',
+      ],
+      [
+        'taker_flow',
+        'object',
+        'base asset',
+        'Taker buy and taker sell volume of the newest 1m bar of the perpetual, and their ratio',
+      ],
     ],
     [],
     { default_entity: 'BTC-USD' },

@@ -11,10 +11,6 @@ interface BinancePremiumIndex {
 }
 
 /** Binance quotes its USD-M perpetuals in USDT: BTCUSDT is BTC-USDT, funded every 8 h. */
-export function parseBinancePremiumIndex(text: string, clock: ReplayClock): IngestBatchInput[] {
-  return premiumIndexBatches(JSON.parse(text) as BinancePremiumIndex, clock);
-}
-
 function premiumIndexBatches(p: BinancePremiumIndex, clock: ReplayClock): IngestBatchInput[] {
   const base = p.symbol.replace(/USDT$/, '');
   const symbol = `${base}-USDT`;

@@ -72,12 +72,10 @@ export function parseDeribitOptions(
   return { kind: 'option_marks', source: 'deribit', rows };
 }
 
-/** Deribit's BTC-PERPETUAL is inverse, quoted in USD; funding_8h is the 8-hour rate. */
-export function parseDeribitTicker(text: string, clock: ReplayClock): IngestBatchInput[] {
-  return deribitPerpBatches((JSON.parse(text) as DeribitTicker).result, clock);
-}
-
-/** A perpetual's ticker (the `result` of public/ticker) as its funding and mark batches, symbol BASE-USD. */
+/**
+ * A perpetual's ticker (the `result` of public/ticker) as its funding and mark batches, symbol BASE-USD:
+ * Deribit's perpetuals are inverse, quoted in USD; funding_8h is the 8-hour rate.
+ */
 export function deribitPerpBatches(t: DeribitTicker['result'], clock: ReplayClock): IngestBatchInput[] {
   const base = t.instrument_name.split('-')[0]!;
   const symbol = `${base}-USD`;

@@ -7,8 +7,7 @@ import {
   WEATHER_CITIES,
 } from '../../domain/feeds/observation-keys.js';
 import type { ReplayClock, ShiftUnit } from '../../domain/replay-clock.js';
-import { parseBinancePremiumIndex } from './binance-futures.js';
-import { parseDeribitOptions, parseDeribitTicker } from './deribit.js';
+import { parseDeribitOptions } from './deribit.js';
 import { parseEspnScoreboard } from './espn.js';
 import { parseFederalRegisterFacets, parseAvgInterestRates, parseDebtToPenny, parseNyc311 } from './civic.js';
 import { parseEiaSpot, parseLbma } from './commodities.js';
@@ -114,30 +113,6 @@ export const RECORDINGS: Recording[] = [
       btcLevel: optionsIndexPrice,
     },
     'crypto/options/chain',
-  ),
-  fresh(
-    {
-      ...day(
-        'deribit/ticker_BTC-PERPETUAL_2023-03-21.json',
-        'deribit',
-        '2023-03-21T23:59:31.220Z',
-        parseDeribitTicker,
-      ),
-      btcLevel: (t) => (JSON.parse(t) as { result: { index_price: number } }).result.index_price,
-    },
-    'crypto/futures/mark_price',
-  ),
-  fresh(
-    {
-      ...day(
-        'binance_futures/premium_index_BTCUSDT_2023-03-21.json',
-        'binance_futures',
-        '2023-03-21T23:59:30Z',
-        parseBinancePremiumIndex,
-      ),
-      btcLevel: (t) => Number((JSON.parse(t) as { indexPrice: string }).indexPrice),
-    },
-    'crypto/futures/mark_price',
   ),
   day(`farside/btc_etf_flows_${SAMPLE_DAY}.csv`, 'farside', '2024-11-14T23:30:00Z', parseFarsideFlows),
   fresh(

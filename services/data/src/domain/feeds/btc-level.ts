@@ -2,11 +2,11 @@ import type { IngestBatchInput, OptionMarkRow } from '@meridian/contracts';
 
 /**
  * One BTC price level across replayed recordings made years apart (data service README, "Replay"):
- * the options chain (2020, underlying near 9k), the perpetuals (2023-03-21, near 28k) and the
- * network statistics (2024-11, near 90k) are scaled to the replayed spot price at the instant they
- * are played at, so that underlying = spot, index = spot and market cap = price x supply hold in one
- * answer and one demo. A scaling by f keeps every ratio of the recording: moneyness, implied
- * volatility, delta, the basis and the funding rate.
+ * the options chain (2020, underlying near 9k) and the network statistics (2024-11, near 90k) are
+ * scaled to the replayed spot price at the instant they are played at, so that underlying = spot and
+ * market cap = price x supply hold in one answer and one demo (the perpetuals are recorded in the spot
+ * recording's week and need none). A scaling by f keeps every ratio of the recording: moneyness,
+ * implied volatility, delta, and for a perp's marks the basis and the funding rate.
  */
 
 /** A strike scaled to whole dollars, as a venue lists them; the instrument name follows it. */

@@ -19,22 +19,20 @@ export interface FuturesPrint {
 
 /**
  * Prints young enough to use: a venue's newest mark (or funding rate) older than `maxAgeMs` is dropped
- * and named (a venue that stopped publishing must not hold the median at an old value). A replayed
- * recorded sample is one point shifted to the present, with no polling behind it: it is kept, its age
- * shows in staleness_ms and confidence, and the method says it is a replay.
+ * and named (a venue that stopped publishing must not hold the median at an old value). The replay
+ * plays the recorded perps minute by minute, so it needs no exemption.
  */
 export function freshMarks<M extends FuturesPrint>(
   marks: M[],
   nowMs: number,
   maxAgeMs: number,
-  isReplayed: (m: M) => boolean,
   what = 'mark',
 ): { kept: M[]; excluded: { venue: string; reason: string }[] } {
   const kept: M[] = [];
   const excluded: { venue: string; reason: string }[] = [];
   for (const m of marks) {
     const age = nowMs - m.ts.getTime();
-    if (age <= maxAgeMs || isReplayed(m)) kept.push(m);
+    if (age <= maxAgeMs) kept.push(m);
     else
       excluded.push({
         venue: m.venue,
@@ -45,28 +43,37 @@ export function freshMarks<M extends FuturesPrint>(
 }
 
 /**
- * Marks in USD: a USD-quoted perp as is, another quote through the spot side's measured rate of
- * that quote currency (never assumed 1.0); a mark whose quote has no rate is left out, named.
+ * Prices in USD: a USD-quoted perp's as is, another quote's through the spot side's measured rate of
+ * that quote currency (never assumed 1.0); a price whose quote has no rate is left out, named.
  */
+export function pricesInUsd<P extends { venue: string; symbol: string }>(
+  prints: P[],
+  price: (p: P) => number,
+  quoteRates: Map<string, number>,
+  what: string,
+): { kept: (P & { quote: string; usd: number })[]; excluded: { venue: string; reason: string }[] } {
+  const kept: (P & { quote: string; usd: number })[] = [];
+  const excluded: { venue: string; reason: string }[] = [];
+  for (const p of prints) {
+    const quote = p.symbol.split('-')[1] ?? 'USD';
+    const rate = quote === 'USD' ? 1 : quoteRates.get(quote);
+    if (rate === undefined)
+      excluded.push({
+        venue: p.venue,
+        reason: `no measured USD rate for ${quote}; its ${p.symbol} ${what} is not converted`,
+      });
+    else kept.push({ ...p, quote, usd: round(price(p) * rate, 4) });
+  }
+  return { kept, excluded };
+}
+
+/** Marks in USD (pricesInUsd). */
 export function marksInUsd(
   marks: PerpMark[],
   quoteRates: Map<string, number>,
 ): { kept: UsdMark[]; excluded: { venue: string; reason: string }[] } {
-  const kept: UsdMark[] = [];
-  const excluded: { venue: string; reason: string }[] = [];
-  for (const m of marks) {
-    const quote = m.symbol.split('-')[1] ?? 'USD';
-    const rate = quote === 'USD' ? 1 : quoteRates.get(quote);
-    if (rate === undefined) {
-      excluded.push({
-        venue: m.venue,
-        reason: `no measured USD rate for ${quote}; its ${m.symbol} mark is not converted`,
-      });
-      continue;
-    }
-    kept.push({ ...m, quote, mark_price_usd: round(m.mark_price * rate, 4) });
-  }
-  return { kept, excluded };
+  const { kept, excluded } = pricesInUsd(marks, (m) => m.mark_price, quoteRates, 'mark');
+  return { kept: kept.map(({ usd, ...m }) => ({ ...m, mark_price_usd: usd })), excluded };
 }
 
 /** Basis in percent: (perp mark_price - spot reference_price) / reference_price x 100 (data 4.2). */

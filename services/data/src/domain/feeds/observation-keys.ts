@@ -16,3 +16,5 @@ export const PUBMED_TYPES = [
   'meta_analysis',
   'case_reports',
 ];
+/** A perpetual's 1m trade bar (key: its symbol, BASE-QUOTE), read by crypto/futures last_price and taker_flow. */
+export const PERP_BAR_METRIC = 'perp_bar';

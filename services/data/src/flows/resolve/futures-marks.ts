@@ -1,49 +1,31 @@
 import { findMetric, ok, refuse } from '@meridian/contracts';
 import { loadReferencePrice } from '../../db/repositories/candles.js';
 import { latestPerpMarks } from '../../db/repositories/feeds-derivatives.js';
-import { replayMarker } from '../../db/repositories/feeds-observations.js';
 import type { DataDeps } from '../../deps.js';
 import { freshMarks, marksInUsd, type FuturesPrint } from '../../domain/feeds/futures.js';
 import type { MetricResolver } from '../../domain/metric-resolver.js';
-import { entityOf, maxAgeOf, MINUTE, noData, sourceOf } from './feed-answer.js';
+import { entityOf, maxAgeOf, noData, sourceOf } from './feed-answer.js';
 
 /**
  * The catalogue's max age of crypto/futures (three polls): a venue whose newest mark (or funding rate)
  * is older stopped publishing for us. One number for the limit and the confidence.
  */
 export const MARK_MAX_AGE_MS = maxAgeOf(findMetric('crypto', 'futures', 'mark_price')!);
-const FUTURES_FILES: Record<string, string> = { deribit: 'BTC-PERPETUAL', binance_futures: 'premium_index' };
-/** A replayed sample lands at its recording's replay marker (the same shifted clock). */
-const REPLAY_MARK_SPREAD_MS = 5 * MINUTE;
 
-/**
- * The prints (marks or funding rates) young enough to use; the stale ones named. A print older than
- * MARK_MAX_AGE_MS is kept only when it is the replayed recording.
- */
-export async function usablePrints<P extends FuturesPrint>(
-  deps: DataDeps,
+/** The prints (marks, funding rates, trade bars) of `source` (every venue when none) young enough to use; the stale ones named. */
+export function usablePrints<P extends FuturesPrint>(
   prints: P[],
   source: string | undefined,
   now: Date,
   what: string,
 ) {
   const all = prints.filter((m) => !source || m.venue === source);
-  const replayed = new Set<string>();
-  for (const m of all) {
-    if (now.getTime() - m.ts.getTime() <= MARK_MAX_AGE_MS || !FUTURES_FILES[m.venue]) continue;
-    const marker = await replayMarker(deps.db, m.venue, FUTURES_FILES[m.venue]!, now);
-    if (marker && Math.abs(marker.ts.getTime() - m.ts.getTime()) <= REPLAY_MARK_SPREAD_MS)
-      replayed.add(`${m.venue}:${m.symbol}`);
-  }
-  return {
-    all,
-    ...freshMarks(all, now.getTime(), MARK_MAX_AGE_MS, (m) => replayed.has(`${m.venue}:${m.symbol}`), what),
-  };
+  return { all, ...freshMarks(all, now.getTime(), MARK_MAX_AGE_MS, what) };
 }
 
 /** The newest mark of every perp of `base` (of `source` when given) young enough to price with. */
 async function usableMarks(deps: DataDeps, base: string, source: string | undefined, now: Date) {
-  return usablePrints(deps, await latestPerpMarks(deps.db, base, now), source, now, 'mark');
+  return usablePrints(await latestPerpMarks(deps.db, base, now), source, now, 'mark');
 }
 
 export function futuresEntity(
@@ -57,14 +39,26 @@ export function futuresEntity(
   return ok({ entity: entity.value!, base: entity.value!.split('-')[0]!, source: source.value });
 }
 
-export const replayOf = (venues: string[]) =>
-  [...new Set(venues)].map((venue) => ({ source: venue, file: FUTURES_FILES[venue] ?? '' }));
+/** The base whose spot books measure a quote currency's USD rate where a base has no spot reference. */
+const RATE_BASE = 'BTC-USD';
+export const QUOTE_RATE_WORDS = `the quote currency's USD rate measured by the spot side on the base's own books, or on ${RATE_BASE}'s where the base has no spot reference (USDT or USDC never assumed 1.0)`;
 
-/** Quote rates measured by the spot side (USD per unit of USDT, USDC...): the basis never assumes 1.0. */
-async function spotReference(deps: DataDeps, entity: string, now: Date) {
+/**
+ * The spot reference of an entity (undefined when spot has none) and the quote rates measured by the
+ * spot side (USD per unit of USDT, USDC...): a quote's rate is the same whatever base it is measured
+ * on, so a base without spot books is converted with BTC-USD's.
+ */
+export async function spotReference(deps: DataDeps, entity: string, now: Date) {
   const ref = await loadReferencePrice(deps.db, entity, now);
-  const rates = new Map<string, number>((ref?.quote_rates ?? []).map((r) => [r.quote, r.rate]));
+  const rated = ref ?? (entity === RATE_BASE ? undefined : await loadReferencePrice(deps.db, RATE_BASE, now));
+  const rates = new Map<string, number>((rated?.quote_rates ?? []).map((r) => [r.quote, r.rate]));
   return { ref, rates };
+}
+
+/** Under replay: the perps of `base` are played without a recorded spot market of their base. */
+export function unrecordedSpot(deps: DataDeps, base: string): boolean {
+  const perps = [...deps.derivedPerps].filter(([key]) => key.split(':')[1]!.startsWith(`${base}-`));
+  return perps.length > 0 && perps.every(([, p]) => !p.indexed);
 }
 
 /**
@@ -82,7 +76,10 @@ export async function usdMarks(
   if (marks.all.length === 0) return noData(`${entity} mark price`);
   const { ref, rates } = await spotReference(deps, entity, now);
   if (needsReference && !ref)
-    return refuse('not_found', `no spot reference_price for ${entity} to compute the basis against`);
+    return refuse(
+      'not_found',
+      `no spot reference_price for ${entity} to compute the basis against${unrecordedSpot(deps, base) ? `: the replay holds no ${base} spot recording` : ''}`,
+    );
   const converted = marksInUsd(marks.kept, rates);
   const excluded = [...marks.excluded, ...converted.excluded];
   if (converted.kept.length === 0)
