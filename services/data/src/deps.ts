@@ -23,6 +23,8 @@ export interface DataDeps extends ServiceDeps<Database, Config> {
   replayNote(answer: MetricAnswer): ReplayNote | undefined;
   /** The live connectors (INGEST_MODE=live), started by main.ts; their state is in `/ready` details. */
   live: LiveIngest | undefined;
+  /** The wall clock the routes answer at (ms since the epoch); tests set the instant they read at. */
+  now: () => number;
 }
 
 export const SERVICE = 'data';
