@@ -2,22 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
 import { callerHeaders } from '@meridian/http-kit/testing';
+import type { gameRow } from '../../src/domain/feeds/sports.js';
 import { replayedSpotAt } from '../../src/jobs/market-replay.js';
 import { refreshFreshFeeds, type Plays } from '../../src/jobs/recorded-feeds.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 
-interface Game {
-  event: string;
-  league: string;
-  home: string;
-  away: string;
-  home_score: number;
-  away_score: number;
-  status: string;
-  start_time: string;
-  detail: string;
-}
+/** A game as the sports metrics answer it. */
+type Game = ReturnType<typeof gameRow>;
 
 const SPORTS_READS = [
   'basketball/live_score',
