@@ -29,6 +29,8 @@ export interface DataDeps extends ServiceDeps<Database, Config> {
   derivedPerps: ReadonlyMap<string, DerivedPerp>;
   /** The live connectors (INGEST_MODE=live), started by main.ts; their state is in `/ready` details. */
   live: LiveIngest | undefined;
+  /** The wall clock the routes answer at (ms since the epoch); tests set the instant they read at. */
+  now: () => number;
 }
 
 export const SERVICE = 'data';

@@ -27,7 +27,7 @@ import { createPriceCache } from './flows/resolve/reference-price.js';
 import { ingestRpc } from './rpc/ingest.js';
 
 /** Data's own parts over the chassis' deps: the ingestor, the price cache it clears, the replay note. */
-export function dataDeps(deps: ServiceDeps<Database, Config>): DataDeps {
+export function dataDeps(deps: ServiceDeps<Database, Config>, now: () => number = Date.now): DataDeps {
   const mode = deps.config.INGEST_MODE;
   const catalog = catalogFor(mode);
   const ingestor = createIngestor(deps.db, catalog);
@@ -43,6 +43,7 @@ export function dataDeps(deps: ServiceDeps<Database, Config>): DataDeps {
       mode === 'live'
         ? createLiveIngest({ ...deps, ingestor }, CONNECTORS, deps.config.liveIngest)
         : undefined,
+    now,
   };
 }
 

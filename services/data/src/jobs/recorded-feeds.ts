@@ -112,7 +112,7 @@ function playBatches(
           file: `services/data/recordings/${recording.file}`,
           recorded_at: recording.recordedAt,
           shift: calendar
-            ? `${shift}; expiries, strikes and names mapped once per replay day (${calendar.shift})`
+            ? `${shift}; ${recording.calendarMaps ?? 'its calendar'} mapped once per replay day (${calendar.shift})`
             : shift,
           sample: recording.real ? 'real recorded data' : 'hand-written sample in the upstream format',
           real: recording.real,

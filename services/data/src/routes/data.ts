@@ -96,7 +96,7 @@ async function answerMetric(
   checkCaller(caller, hit, key);
   // A row filter on a metric that takes none is refused below, saying which metric takes it.
   const query = parseQuery(dataQuerySchema, rawQuery, 'query', queryParametersOf(hit));
-  const now = new Date();
+  const now = new Date(deps.now());
   const stored =
     query.source !== undefined && !hit.product.sources.includes(query.source)
       ? await storedVenues(deps, hit, now)

@@ -17,7 +17,7 @@ export function demoRoutes(deps: DataDeps): Router {
   let pending: Promise<unknown> | undefined;
   router.get('/v1/demo', async (req, res) => {
     parseQuery(NO_PARAMETERS, req.query);
-    const now = Date.now();
+    const now = deps.now();
     if (!cached || cached.until <= now) {
       pending ??= buildDemo(deps, new Date(now)).finally(() => (pending = undefined));
       cached = { body: await pending, until: now + DEMO_TTL_S * 1000 };

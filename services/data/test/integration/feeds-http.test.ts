@@ -23,7 +23,11 @@ describe('feed metrics over HTTP', () => {
   let db: MigratedDatabase;
   let app: ReturnType<typeof createApp>;
   let headers: Record<string, string>;
-  let loadedAt: Date;
+  /**
+   * The one instant of the test, the service's clock too: the replayed scoreboards then hold games of
+   * every state (NBA in progress since 01:00, a usa.1 game scheduled for 23:00: README, "Games").
+   */
+  const loadedAt = new Date('2026-12-14T18:00:30Z');
 
   beforeAll(async () => {
     db = await migratedDatabase('data_feeds_http');
@@ -32,15 +36,17 @@ describe('feed metrics over HTTP', () => {
       DATABASE_URL: db.url,
       INGEST_MODE: 'off',
     });
-    const deps: Deps = dataDeps({
-      config,
-      db: db.db,
-      bus: createMemoryBus(),
-      logger: createLogger('data-test', { level: 'silent' }),
-      metrics: createMetrics('data_test', { defaultMetrics: false }),
-      assertionKey: testAssertionKey,
-    });
-    loadedAt = new Date();
+    const deps: Deps = dataDeps(
+      {
+        config,
+        db: db.db,
+        bus: createMemoryBus(),
+        logger: createLogger('data-test', { level: 'silent' }),
+        metrics: createMetrics('data_test', { defaultMetrics: false }),
+        assertionKey: testAssertionKey,
+      },
+      () => loadedAt.getTime(),
+    );
     await loadRecordedFeeds(deps, loadedAt);
     await spotQuotes(db, loadedAt);
     app = createApp(deps);
@@ -89,7 +95,7 @@ describe('feed metrics over HTTP', () => {
       { expiry: 1608883200000, calls: 2434.5, puts: 1699.1, count: 38 },
     ];
     const liveExpiries = (clock: ReturnType<typeof optionsClock>) =>
-      CSV_EXPIRIES.filter((e) => Date.parse(clock(e.expiry)) > Date.now());
+      CSV_EXPIRIES.filter((e) => Date.parse(clock(e.expiry)) > loadedAt.getTime());
 
     it('chain: marks in USD (mark in BTC x forward), IV as a fraction, greeks and OI as recorded', async () => {
       const body = await ok200('/v1/data/crypto/options/chain?entity=BTC');

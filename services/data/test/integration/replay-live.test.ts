@@ -8,9 +8,8 @@ import { feedResolvers } from '../../src/flows/resolve/index.js';
 import type { MetricAnswer } from '../../src/domain/metric-resolver.js';
 import { replayedSpotAt } from '../../src/jobs/market-replay.js';
 import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
-import { REFERENCE_POLICY } from '../../src/domain/spot/reference-price.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/upstream/recorded-market.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
-import { recordedGapAt } from '../support/recorded.js';
 import { playRecordings, testApp, testDeps } from '../support/app.js';
 
 const toMs = (hms: string) => {
@@ -38,31 +37,60 @@ interface Seen {
   excluded: { reason: string; venue?: string; symbol?: string }[];
 }
 
-/** What is wrong with an answer for a replay that must look live; [] when nothing. */
+/** What is wrong with an answer for a replay that must look live, its exclusions apart; [] when nothing. */
 function notLive(hit: CatalogHit, a: Seen): string[] {
   const wrong: string[] = [];
   if (a.confidence < floorOf(a.venues.length))
     wrong.push(`confidence ${a.confidence} below ${floorOf(a.venues.length)} (${a.venues.length} venues)`);
   const maxAge = hit.metric.max_age_ms;
   if (maxAge !== undefined && a.staleness_ms > maxAge) wrong.push(`${a.staleness_ms} ms old, max ${maxAge}`);
-  // Only a market whose recording has no trade for that long at this instant may be dropped as stale.
-  for (const e of a.excluded.filter((x) => /stale/i.test(x.reason))) {
-    const symbol = /^spot (\S+): /.exec(e.reason)?.[1] ?? e.symbol;
-    if (!e.venue || !symbol || !recordedGapAt(e.venue, symbol, Date.now(), REFERENCE_POLICY.maxAgeMs))
-      wrong.push(`excluded: ${e.reason}`);
-  }
   return wrong;
 }
 
+/** The markets an answer excluded as stale, as "venue symbol". */
+const staleOf = (excluded: Seen['excluded']) =>
+  excluded
+    .filter((e) => /stale/i.test(e.reason))
+    .map((e) => `${e.venue} ${/^spot (\S+): /.exec(e.reason)?.[1] ?? e.symbol}`);
+
+/**
+ * The replay clock's edges, each read at a fixed instant. The market replay plays wall time w at
+ * recorded time 2023-03-08 + (w mod 7 days), the loop aligned to the epoch; `bar` is the recorded
+ * minute of the newest 1m bar that has closed at the instant (written out here, not computed: the
+ * instant is 90 s after it opened), and `stale` the recorded markets with no trade in the quarter hour
+ * (the catalogue's max age of crypto/spot) before the instant, checked on the rows below: only those may
+ * be dropped as stale, as a live venue without trades would be.
+ */
+const EDGES = [
+  // Midnight UTC: every fresh feed's slot turns, the UTC day of the 24 h metrics and quakes too.
+  { name: 'midnight', at: '2026-12-14T00:00:30Z', bar: '2023-03-11T23:59:00Z', stale: [] as string[] },
+  // The loop's seam: the recording wraps from 2023-03-14 23:59 to 2023-03-08 00:00 at 2026-12-17 00:00;
+  // Binance.US's BTC-USDC last traded at 23:45 before it.
+  {
+    name: 'the seam',
+    at: '2026-12-17T00:00:30Z',
+    bar: '2023-03-14T23:59:00Z',
+    stale: ['binanceus BTC-USDC'],
+  },
+  // A gap of the recording: Kraken's BTC-USDC has no trade from 2023-03-09 11:49 to 12:12.
+  { name: 'a gap', at: '2026-12-11T12:10:30Z', bar: '2023-03-09T12:09:00Z', stale: ['kraken BTC-USDC'] },
+];
+
+/** The quarter hour of the recording before an edge's instant (the instant is 90 s after its `bar`). */
+const quarterHourBefore = (bar: string) => ({
+  from: Date.parse(bar) + 90_000 - 15 * 60_000,
+  to: Date.parse(bar),
+});
+
 /** The all-in-one replay (recorded time shifted onto the present) answers like a live service. */
-describe('replay looks live', () => {
+describe.each(EDGES)('replay looks live at $name ($at)', ({ at, bar, stale }) => {
   let db: MigratedDatabase;
   let app: RequestListener;
   let headers: Record<string, string>;
 
   beforeAll(async () => {
-    db = await migratedDatabase('data_replay_live');
-    const deps = testDeps(db, { INGEST_MODE: 'replay' });
+    db = await migratedDatabase(`data_replay_live_${Date.parse(at) / 1000}_http`);
+    const deps = testDeps(db, { INGEST_MODE: 'replay' }, () => Date.parse(at));
     app = testApp(deps);
     headers = await callerHeaders({
       plan: 'ultra',
@@ -74,9 +102,10 @@ describe('replay looks live', () => {
   });
   afterAll(() => db.drop());
 
-  it('answers every live metric of the catalogue fresh, with confidence, nothing stale, saying it is a replay', async () => {
+  it('answers every live metric of the catalogue fresh, with confidence, dropping only the markets the recording leaves without trades, saying it is a replay', async () => {
     expect(LIVE.length).toBeGreaterThanOrEqual(60);
     const problems: Record<string, string[]> = {};
+    const dropped = new Set<string>();
     for (const hit of LIVE) {
       const path = pathOf(hit);
       const res = await request(app).get(`/v1/data/${path}`).set(headers);
@@ -84,11 +113,9 @@ describe('replay looks live', () => {
         problems[path] = [`status ${res.status}: ${res.body.detail}`];
         continue;
       }
-      const wrong = notLive(hit, {
-        path,
-        ...res.body.meta,
-        excluded: res.body.provenance.excluded,
-      } as Seen);
+      const excluded = res.body.provenance.excluded ?? [];
+      staleOf(excluded).forEach((m) => dropped.add(m));
+      const wrong = notLive(hit, { path, ...res.body.meta, excluded } as Seen);
       // Said so: the market replay's note, or the feed's method naming the recording's real date.
       const method = res.body.provenance.method as string;
       if (!res.body.meta.replay && !/replay/i.test(method)) wrong.push('not said to be a replay');
@@ -96,7 +123,40 @@ describe('replay looks live', () => {
       if (wrong.length > 0) problems[path] = wrong;
     }
     expect(problems).toEqual({});
+    expect([...dropped].sort()).toEqual(stale);
   });
+
+  it('serves as the newest 1m bar of every recorded market the recorded row of its minute', async () => {
+    for (const market of RECORDED_MARKETS) {
+      const res = await request(app)
+        .get(`/v1/data/crypto/spot/ohlcv?entity=${market.symbol}&source=${market.venue}&interval=1m`)
+        .set(headers);
+      expect([market.venue, market.symbol, res.status]).toEqual([market.venue, market.symbol, 200]);
+      const newest = res.body.data.at(-1) as { ts: string; open: number; close: number; volume: number };
+      const recorded = loadRecordedBars(market).findLast((b) => b.ts <= Date.parse(bar))!;
+      // Kraken leaves out the minutes without trades: its newest bar is then an earlier minute's.
+      expect(Date.parse(at) - Date.parse(newest.ts)).toBe(Date.parse(bar) + 90_000 - recorded.ts);
+      expect([newest.open, newest.close, newest.volume]).toEqual([
+        recorded.open,
+        recorded.close,
+        recorded.volume,
+      ]);
+    }
+  });
+});
+
+describe('the recording at the edges read above', () => {
+  it.each(EDGES)(
+    'at $name has trades in the quarter hour before in every market but $stale',
+    ({ bar, stale }) => {
+      const { from, to } = quarterHourBefore(bar);
+      for (const market of RECORDED_MARKETS) {
+        const traded = loadRecordedBars(market).filter((b) => b.ts >= from && b.ts <= to && b.volume > 0);
+        const name = `${market.venue} ${market.symbol}`;
+        expect([name, traded.length > 0]).toEqual([name, !stale.includes(name)]);
+      }
+    },
+  );
 });
 
 /** What is wrong with an answer's statement of its replay (meta.replay and the sources' recorded times). */
@@ -138,7 +198,7 @@ describe('replay says what it plays', () => {
 
   beforeAll(async () => {
     db = await migratedDatabase('data_replay_said');
-    const deps = testDeps(db, { INGEST_MODE: 'replay' });
+    const deps = testDeps(db, { INGEST_MODE: 'replay' }, () => Date.parse(EDGES[0]!.at));
     app = testApp(deps);
     headers = await callerHeaders({
       plan: 'ultra',
@@ -242,6 +302,7 @@ describe('replay looks live at any time of day and month', () => {
         else {
           const a: MetricAnswer = result.value;
           const wrong = notLive(hit, { path, ...a, excluded: a.excluded ?? [] });
+          wrong.push(...staleOf(a.excluded ?? []).map((m) => `excluded as stale: ${m}`));
           if (wrong.length > 0) problems[path] = wrong;
         }
       }

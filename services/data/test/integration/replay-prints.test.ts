@@ -5,12 +5,19 @@ import type { RequestListener } from 'node:http';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger } from '@meridian/observability';
 import { DERIVED_HISTORY_MS, startMarketReplay } from '../../src/jobs/market-replay.js';
-import { REFERENCE_POLICY } from '../../src/domain/spot/reference-price.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/upstream/recorded-market.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
-import { recordedGapAt } from '../support/recorded.js';
 import { testApp, testDeps } from '../support/app.js';
 
 const MINUTE = 60_000;
+
+/**
+ * The service's clock: 2026-12-11 12:10:30 UTC plays 2023-03-09 12:09 as its newest closed minute, 90 s
+ * before (the market replay plays wall time w at 2023-03-08 + (w mod 7 days)), inside a gap of the
+ * recording: Kraken's BTC-USDC has no trade from 11:49 to 12:12 that day.
+ */
+const AT = Date.parse('2026-12-11T12:10:30Z');
+const PLAYED_BAR = Date.parse('2023-03-09T12:09:00Z');
 
 /** Offline, trades and 1s bars answer: derived from the replayed 1m bars, and said so. */
 describe('trades and 1s bars under replay', () => {
@@ -21,7 +28,7 @@ describe('trades and 1s bars under replay', () => {
 
   beforeAll(async () => {
     db = await migratedDatabase('data_replay_prints');
-    const deps = testDeps(db, { INGEST_MODE: 'replay' });
+    const deps = testDeps(db, { INGEST_MODE: 'replay' }, () => AT);
     app = testApp(deps);
     headers = await callerHeaders({
       plan: 'ultra',
@@ -29,7 +36,11 @@ describe('trades and 1s bars under replay', () => {
       account_id: 'acct_rp',
       key_id: 'key_rp',
     });
-    const replay = startMarketReplay(deps.ingestor, createLogger('replay-prints', { level: 'silent' }));
+    const replay = startMarketReplay(
+      deps.ingestor,
+      createLogger('replay-prints', { level: 'silent' }),
+      () => AT,
+    );
     await replay.settled();
     await replay.stop();
     deps.firstLoad.settle();
@@ -64,7 +75,7 @@ describe('trades and 1s bars under replay', () => {
       rows = [...next.body.data, ...rows];
       cursor = next.body.meta.next_cursor;
     }
-    expect(Date.now() - Date.parse(rows[0]!.ts)).toBeLessThanOrEqual(DERIVED_HISTORY_MS + MINUTE);
+    expect(AT - Date.parse(rows[0]!.ts)).toBeLessThanOrEqual(DERIVED_HISTORY_MS + MINUTE);
     const last = rows[rows.length - 1]!;
     const minute = Math.floor(Date.parse(last.ts) / MINUTE) * MINUTE;
     const inMinute = rows.filter((r) => Math.floor(Date.parse(r.ts) / MINUTE) * MINUTE === minute);
@@ -81,17 +92,20 @@ describe('trades and 1s bars under replay', () => {
     // A minute's derived 1s bars open after its 1m bar but close no later (at its last print): the quote
     // of every market is its 1m bar, named by its minute.
     const sources = res.body.provenance.sources as { venue: string; symbol: string; ts: string }[];
-    // The recording's dense markets always price it; its thin BTC-USDC markets (no trade for up to 55
-    // and 23 minutes) drop out at some instants, as stale or with no USDC rate of close enough bars.
+    // The recording's dense markets price it; Kraken's BTC-USDC, in its gap, drops out as stale, its
+    // newest bar the one of its last trade, read from the recorded rows (played 90 s before AT).
     expect(sources.map((x) => `${x.venue} ${x.symbol}`)).toEqual(
       expect.arrayContaining(['binanceus BTC-USD', 'binanceus BTC-USDT']),
     );
+    const kraken = RECORDED_MARKETS.find((m) => m.venue === 'kraken' && m.symbol === 'BTC-USDC')!;
+    const lastTrade = loadRecordedBars(kraken).findLast((b) => b.ts <= PLAYED_BAR && b.volume > 0)!;
+    expect(new Date(lastTrade.ts).toISOString()).toBe('2023-03-09T11:49:00.000Z');
+    const age = (90_000 + PLAYED_BAR - lastTrade.ts) / 1000;
     const excluded = res.body.provenance.excluded as { venue: string; symbol: string; reason: string }[];
+    expect(excluded.filter((e) => /stale/.test(e.reason))).toEqual([
+      { venue: 'kraken', symbol: 'BTC-USDC', reason: `stale: newest bar is ${age} s old` },
+    ]);
     expect(excluded.filter((e) => e.symbol !== 'BTC-USDC')).toEqual([]);
-    const stale = excluded.filter((e) => /stale/.test(e.reason));
-    expect(
-      stale.filter((e) => recordedGapAt(e.venue, e.symbol, Date.now(), REFERENCE_POLICY.maxAgeMs)),
-    ).toEqual(stale);
     for (const s of sources) expect([s.ts, Date.parse(s.ts) % MINUTE]).toEqual([s.ts, 0]);
   });
 
@@ -99,8 +113,9 @@ describe('trades and 1s bars under replay', () => {
     const rolling = await migratedDatabase('data_replay_prints_rolling');
     try {
       const deps = testDeps(rolling, { INGEST_MODE: 'replay' });
-      const minute = Math.floor(Date.now() / MINUTE) * MINUTE;
-      let clock = minute - 30 * MINUTE;
+      // From five minutes before the loop's seam (2026-12-17 00:00, where the recording wraps from
+      // 2023-03-14 23:59 to 2023-03-08 00:00) to five minutes after it.
+      let clock = Date.parse('2026-12-16T23:55:00Z');
       const newestPrint = async () => {
         const { rows } = await sql<{ ts: Date | null; n: string }>`
           select max(ts) as ts, count(*) as n from data.trades where source = 'binanceus' and symbol = 'BTC-USD'`.execute(

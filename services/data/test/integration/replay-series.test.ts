@@ -12,6 +12,13 @@ const LIVE = catalogFor('replay')
   .filter((h) => h.metric.status === 'live');
 
 /**
+ * The service's clock in this test: a replayed day's instant when every sport has a game in progress
+ * (a replayed game leaves the board a day after its start: README, "Games"), so live_score's series too
+ * holds a game whatever the time of day the test runs at.
+ */
+const AT = Date.parse('2026-12-14T18:00:30Z');
+
+/**
  * Under replay a metric offered as a series answers a history of it, not the one point a feed played
  * again at each slot keeps; a metric the replay holds no history of is not offered as a series, so the
  * gateway neither documents nor prices one (it reads the same catalogue).
@@ -23,7 +30,7 @@ describe('series under replay', () => {
 
   beforeAll(async () => {
     db = await migratedDatabase('data_replay_series');
-    const deps = testDeps(db, { INGEST_MODE: 'replay' });
+    const deps = testDeps(db, { INGEST_MODE: 'replay' }, () => AT);
     app = testApp(deps);
     headers = await callerHeaders({
       plan: 'ultra',

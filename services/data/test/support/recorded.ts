@@ -1,12 +1,7 @@
 import { catalogFor } from '@meridian/contracts';
 import type { Bar } from '../../src/domain/series/bar.js';
 import { ingest } from '../../src/flows/ingest.js';
-import {
-  loadRecordedBars,
-  RECORDED_MARKETS,
-  RECORDING,
-} from '../../src/adapters/upstream/recorded-market.js';
-import { loopedRecordedTime } from '../../src/domain/replay-clock.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/upstream/recorded-market.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
 
@@ -58,20 +53,4 @@ export function bruteForce(bars: Bar[], intervalMs: number) {
         trade_count: counts.length ? counts.reduce((s, b) => s + b.trade_count!, 0) : null,
       };
     });
-}
-
-/**
- * Whether the looped recording of `venue`'s `symbol` has had no trade for longer than `maxAgeMs` at
- * wall time `wall`: a thin market of the recording (Kraken's and Binance.US's BTC-USDC have minutes
- * with no trade, a quarter of an hour and more in a row) is then rightly dropped as stale by the
- * replay, as it would be live.
- */
-export function recordedGapAt(venue: string, symbol: string, wall: number, maxAgeMs: number): boolean {
-  const market = RECORDED_MARKETS.find((m) => m.venue === venue && m.symbol === symbol);
-  if (!market) return false;
-  const played = loopedRecordedTime(RECORDING, wall);
-  // The newest bar with a trade: a venue's empty minute (volume 0, flat) repeats an old price.
-  const newest = loadRecordedBars(market).findLast((b) => b.ts <= played && b.volume > 0);
-  // Within a minute: the service dates a quote by its bar's end and plays a bar once its minute is over.
-  return newest === undefined || played - newest.ts > maxAgeMs - MINUTE;
 }

@@ -1,6 +1,6 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import type { SportEvent, SportStatus } from '../../domain/feeds/sports.js';
-import type { ReplayClock } from '../../domain/replay-clock.js';
+import { replayedGame, type SportEvent, type SportStatus } from '../../domain/feeds/sports.js';
+import { recordedTime, type ReplayClock } from '../../domain/replay-clock.js';
 
 interface EspnStatus {
   type: { state: 'pre' | 'in' | 'post'; completed: boolean; detail: string };
@@ -47,7 +47,9 @@ export function setsWon(mine: { value: number }[] = [], theirs: { value: number 
 /**
  * ESPN site API scoreboard (site.api.espn.com/apis/site/v2/sports/<sport>/<league>/scoreboard):
  * team sports carry competitions with a `score`; tennis nests matches under groupings, scored
- * here in sets won. Each game becomes one observation per snapshot, keyed league:id.
+ * here in sets won. Each game becomes one observation per snapshot, keyed league:id. With a
+ * `calendar` (a replay: the whole-day shift of the play), each game is the one its replay day plays
+ * at the play's instant (`replayedGame`), so its start holds all day; without, games are as recorded.
  */
 export function parseEspnScoreboard(
   text: string,
@@ -55,6 +57,7 @@ export function parseEspnScoreboard(
   league: string,
   recordedAt: string,
   clock: ReplayClock,
+  calendar?: ReplayClock,
 ): IngestBatchInput {
   const doc = JSON.parse(text) as EspnScoreboard;
   const competitions = doc.events.flatMap((e) => [
@@ -62,10 +65,24 @@ export function parseEspnScoreboard(
     ...(e.groupings ?? []).flatMap((g) => g.competitions),
   ]);
   const ts = clock(recordedAt);
-  const rows = competitions.map((c) => {
-    const event = toEvent(c, sport, league, clock);
-    return { key: `${league}:${c.id}`, metric: `${sport}_event`, ts, value: null, payload: { ...event } };
+  const play = calendar && {
+    snapshotAt: new Date(calendar(recordedAt)),
+    dayShiftMs: Date.parse(calendar(recordedAt)) - Date.parse(recordedAt),
+    at: new Date(ts),
+  };
+  const events = competitions.flatMap((c) => {
+    const event = play
+      ? replayedGame(toEvent(c, sport, league, recordedTime), play)
+      : toEvent(c, sport, league, clock);
+    return event ? [event] : [];
   });
+  const rows = events.map((event) => ({
+    key: `${league}:${event.event_id}`,
+    metric: `${sport}_event`,
+    ts,
+    value: null,
+    payload: { ...event },
+  }));
   return { kind: 'observations', source: 'espn', rows };
 }
 

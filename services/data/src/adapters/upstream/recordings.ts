@@ -44,11 +44,13 @@ export interface Recording {
   /** `calendar`: the whole-day shift of the play, for a recording with `calendar: 'day'`. */
   parse(text: string, clock: ReplayClock, calendar?: ReplayClock): IngestBatchInput | IngestBatchInput[];
   /**
-   * 'day': its calendar (an option's expiry, and so its name and scaled strike) follows the whole-day
-   * shift of each play, not the play's slot, so an instrument keeps its name, strike and expiry for
-   * a replay day however often its marks are played again.
+   * 'day': its calendar (an option's expiry, and so its name and scaled strike; a game's start) follows
+   * the whole-day shift of each play, not the play's slot, so an instrument keeps its name, strike and
+   * expiry, and a game its start, for a replay day however often the recording is played again.
    */
   calendar?: 'day';
+  /** What the calendar maps, in the replay marker's words ("expiries, strikes and names"). */
+  calendarMaps?: string;
   /**
    * The BTC price in USD the recording was made at, for recordings whose BTC prices are scaled to
    * the replayed spot level (domain/feeds/btc-level.ts); absent for every other recording.
@@ -93,9 +95,13 @@ const day = (file: string, source: string, recordedAt: string, parse: Recording[
 const SAMPLE_DAY = '2024-11-14';
 const espn = (sport: string, league: string, file: string, at: string): Recording =>
   fresh(
-    day(`espn/${file}_scoreboard_${SAMPLE_DAY}.json`, 'espn', at, (t, c) =>
-      parseEspnScoreboard(t, sport, league, at, c),
-    ),
+    {
+      ...day(`espn/${file}_scoreboard_${SAMPLE_DAY}.json`, 'espn', at, (t, c, calendar) =>
+        parseEspnScoreboard(t, sport, league, at, c, calendar),
+      ),
+      calendar: 'day',
+      calendarMaps: 'game starts',
+    },
     `sports/${sport}/live_score`,
   );
 
@@ -110,6 +116,7 @@ export const RECORDINGS: Recording[] = [
       ),
       real: true,
       calendar: 'day',
+      calendarMaps: 'expiries, strikes and names',
       btcLevel: optionsIndexPrice,
     },
     'crypto/options/chain',

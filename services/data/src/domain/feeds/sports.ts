@@ -80,3 +80,45 @@ export function gameRow(e: SportEvent) {
 export function statusHolds(event: Pick<SportEvent, 'status' | 'start_time'>, now: Date): boolean {
   return event.status !== 'scheduled' || Date.parse(event.start_time) > now.getTime();
 }
+
+const DAY_MS = 86_400_000;
+
+/** Where one play of a recorded scoreboard lands on the replay calendar. */
+export interface ScoreboardPlay {
+  /** The snapshot's instant on the replay calendar: the recorded instant moved by whole days. */
+  snapshotAt: Date;
+  /** The whole days the recording moved (its replay day's shift). */
+  dayShiftMs: number;
+  /** The instant of the play: the state of each game is the one it holds then. */
+  at: Date;
+}
+
+/**
+ * A recorded game as a replay day plays it. Its start moves by the replay day's whole days only, so it
+ * holds all day, and its id names that day (a game of the next replay day is another game). A game the
+ * snapshot shows scheduled is scheduled until its start, then leaves the board (no result was
+ * recorded); a final one is final with its recorded score (it ended before the snapshot, and a replay
+ * day starts at the snapshot); one in progress has a single recorded snapshot, so it is served in
+ * progress with that snapshot's score and clock, its detail naming the snapshot, until a day after its
+ * start, when it leaves the board: no game plays a day, and since it started before the snapshot it has
+ * left before the seam, so the next replay day's copy never follows it with the same score and a start
+ * a day later. Undefined when the game is not on the board at `at`.
+ */
+export function replayedGame(recorded: SportEvent, play: ScoreboardPlay): SportEvent | undefined {
+  const start = Date.parse(recorded.start_time) + play.dayShiftMs;
+  const at = play.at.getTime();
+  const day = play.snapshotAt.toISOString().slice(0, 10).replaceAll('-', '');
+  const game = {
+    ...recorded,
+    event_id: `${recorded.event_id}-${day}`,
+    start_time: new Date(start).toISOString(),
+  };
+  if (recorded.status === 'scheduled')
+    return start > at ? { ...game, home_score: 0, away_score: 0, detail: 'Scheduled' } : undefined;
+  if (recorded.status === 'final') return game;
+  if (at >= start + DAY_MS) return undefined;
+  return {
+    ...game,
+    detail: `${recorded.detail} (the recording's only snapshot, played at ${play.snapshotAt.toISOString()}: score and clock do not advance)`,
+  };
+}
