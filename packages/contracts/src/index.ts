@@ -19,3 +19,4 @@ export * from './analysis-platform.js';
 export * from './order.js';
 export * from './hostname.js';
 export * from './html.js';
+export * from './dns.js';

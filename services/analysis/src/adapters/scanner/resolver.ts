@@ -2,6 +2,7 @@ import { createSocket } from 'node:dgram';
 import { Resolver } from 'node:dns/promises';
 import { randomInt } from 'node:crypto';
 import { isIP } from 'node:net';
+import { isDnsNameAbsent } from '@meridian/contracts';
 
 /** DNSSEC as the configured resolver reports it. */
 export type DnssecState = 'validated' | 'signed' | 'unsigned' | 'unknown';
@@ -15,14 +16,12 @@ export interface ScannerResolver {
   dnssec(name: string): Promise<DnssecState>;
 }
 
-const NO_DATA = new Set(['ENODATA', 'ENOTFOUND', 'ENONAME', 'NXDOMAIN']);
-
 /** The answer, or [] when the name or record type does not exist; other failures throw. */
 async function orEmpty<T>(query: Promise<T[]>): Promise<T[]> {
   try {
     return await query;
   } catch (err) {
-    if (NO_DATA.has((err as { code?: string }).code ?? '')) return [];
+    if (isDnsNameAbsent(err)) return [];
     throw err;
   }
 }
