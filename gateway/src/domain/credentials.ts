@@ -29,20 +29,3 @@ export function bearerToken(headers: RequestHeaders): string | undefined {
   const authorization = headers.authorization;
   return authorization ? BEARER.exec(authorization)?.[1] : undefined;
 }
-
-/** One cookie's value from a Cookie header, without a parser for the cookies we never read. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
-    const raw = part.slice(eq + 1).trim();
-    const value = raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
-    try {
-      return decodeURIComponent(value) || undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
