@@ -1,5 +1,3 @@
-import { isIPv4 } from 'node:net';
-
 const MAPPED_V4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
 
 /**
@@ -10,7 +8,7 @@ const MAPPED_V4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
 export function addressBucket(address: string): string {
   const mapped = MAPPED_V4.exec(address)?.[1];
   if (mapped) return mapped;
-  if (isIPv4(address) || !address.includes(':')) return address;
+  if (!address.includes(':')) return address;
   const groups = ipv6Groups(address.split('%')[0]!);
   return groups ? `${groups.slice(0, 4).join(':')}::/64` : address;
 }

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestHeaders } from './request-headers.js';
 
 /** What a data call presented as its key. */
 export type PresentedKey = { kind: 'none' } | { kind: 'key'; key: string } | { kind: 'malformed' };
@@ -6,7 +6,7 @@ export type PresentedKey = { kind: 'none' } | { kind: 'key'; key: string } | { k
 const BEARER = /^bearer\s+(\S+)\s*$/i;
 
 /** `X-API-Key: <key>` or `Authorization: Bearer <key>` (data-api-interface 5); any other Authorization is no key. */
-export function presentedKey(headers: IncomingHttpHeaders): PresentedKey {
+export function presentedKey(headers: RequestHeaders): PresentedKey {
   const apiKey = headers['x-api-key'];
   if (typeof apiKey === 'string')
     return apiKey.trim() ? { kind: 'key', key: apiKey.trim() } : { kind: 'malformed' };
@@ -25,24 +25,7 @@ export function bearerChallenge(presented: boolean): string {
 }
 
 /** The bearer token of a portal call, if any. */
-export function bearerToken(headers: IncomingHttpHeaders): string | undefined {
+export function bearerToken(headers: RequestHeaders): string | undefined {
   const authorization = headers.authorization;
   return authorization ? BEARER.exec(authorization)?.[1] : undefined;
-}
-
-/** One cookie's value from a Cookie header, without a parser for the cookies we never read. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
-    const raw = part.slice(eq + 1).trim();
-    const value = raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
-    try {
-      return decodeURIComponent(value) || undefined;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
 }

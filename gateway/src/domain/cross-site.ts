@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestHeaders } from './request-headers.js';
 
 /** The origins a cookie-authenticated change may come from, besides the gateway's own. */
 export interface SiteOrigins {
@@ -22,7 +22,7 @@ function hostOf(origin: string): string | undefined {
 }
 
 /** Whether the browser says the request comes from a page of an origin we serve or allow. */
-function fromOurSite(headers: IncomingHttpHeaders, origins: SiteOrigins): boolean {
+function fromOurSite(headers: RequestHeaders, origins: SiteOrigins): boolean {
   const origin = headers.origin;
   if (origin !== undefined) {
     if (origin === origins.own || origins.allowed.has(origin)) return true;
@@ -34,7 +34,7 @@ function fromOurSite(headers: IncomingHttpHeaders, origins: SiteOrigins): boolea
   return site === undefined || site === 'same-origin' || site === 'none';
 }
 
-function hasBody(headers: IncomingHttpHeaders): boolean {
+function hasBody(headers: RequestHeaders): boolean {
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
@@ -48,7 +48,7 @@ function hasBody(headers: IncomingHttpHeaders): boolean {
  */
 export function crossSiteRefusal(
   method: string,
-  headers: IncomingHttpHeaders,
+  headers: RequestHeaders,
   origins: SiteOrigins,
 ): CrossSiteRefusal | undefined {
   if (SAFE_METHODS.has(method)) return undefined;

@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import type { RequestHeaders } from './request-headers.js';
 import {
   SOLANA_MAINNET,
   USDC_MINT,
@@ -27,7 +27,7 @@ export function paymentRefusal(reason: string, detail: string): string {
 }
 
 /** The payment header: PAYMENT-SIGNATURE (x402 v2), else X-PAYMENT (the v1 name, still accepted). */
-export function paymentHeaderOf(headers: IncomingHttpHeaders): string | undefined {
+export function paymentHeaderOf(headers: RequestHeaders): string | undefined {
   const value = headers['payment-signature'] ?? headers['x-payment'];
   return Array.isArray(value) ? value[0] : value;
 }

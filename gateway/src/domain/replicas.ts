@@ -1,3 +1,5 @@
+import { DNS_NAME_ABSENT } from '@meridian/contracts';
+
 /**
  * The replicas of one service behind one `*_URL` setting (several URLs, comma-separated): each
  * request goes to the next replica in turn. A replica that refused a connection rests for
@@ -41,7 +43,7 @@ export class Replicas {
 }
 
 /** Failures where the request never reached the replica: any method may go to another one. */
-const UNREACHED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNREACHED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', ...DNS_NAME_ABSENT]);
 /** The connection broke before an answer: the replica may have acted, so only a read goes on. */
 const BROKEN = new Set(['ECONNRESET', 'EPIPE']);
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -13,6 +13,7 @@ import {
   type Catalog,
 } from '@meridian/contracts';
 import {
+  cookieValue,
   methodNotAllowed,
   problem,
   requestTrace,
@@ -26,7 +27,7 @@ import type { X402Client } from '../adapters/x402.js';
 import type { VerifiedCache, Verification } from '../adapters/verified-cache.js';
 import { trustedProxies } from '../domain/client-address.js';
 import { corsHeaders, isPreflight, type CorsPolicy } from '../domain/cors.js';
-import { bearerChallenge, cookieValue, presentedKey } from '../domain/credentials.js';
+import { bearerChallenge, presentedKey } from '../domain/credentials.js';
 import {
   challengedUrl,
   dataTargets,

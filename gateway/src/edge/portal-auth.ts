@@ -6,10 +6,10 @@ import {
   type SessionVerifyReply,
 } from '@meridian/contracts';
 import type { Problem } from '@meridian/contracts';
-import { HttpProblem, httpProblem } from '@meridian/http-kit';
+import { HttpProblem, cookieValue, httpProblem } from '@meridian/http-kit';
 import type { IdentityCaches } from '../adapters/identity.js';
 import type { Verification } from '../adapters/verified-cache.js';
-import { bearerChallenge, bearerToken, cookieValue } from '../domain/credentials.js';
+import { bearerChallenge, bearerToken } from '../domain/credentials.js';
 import { keyFormatValid, looksLikeApiKey } from '../domain/key-format.js';
 import { accessOf, LOGOUT_PATH, routeOwner } from '../domain/route-table.js';
 

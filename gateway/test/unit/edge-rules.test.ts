@@ -4,7 +4,7 @@ import { paymentRequiredSchema, USDC_MINT, catalogFor } from '@meridian/contract
 import { corsHeaders, corsPolicy } from '../../src/domain/cors.js';
 import { addressBucket, trustedProxies } from '../../src/domain/client-address.js';
 import { crossSiteRefusal } from '../../src/domain/cross-site.js';
-import { bearerChallenge, cookieValue, presentedKey } from '../../src/domain/credentials.js';
+import { bearerChallenge, presentedKey } from '../../src/domain/credentials.js';
 import { dataTarget, dataTargets, gateRefusal, isDataPath, isPriced } from '../../src/domain/data-route.js';
 import { keyFormatValid } from '../../src/domain/key-format.js';
 import { paymentRefusal, paymentRequired } from '../../src/domain/payment-required.js';
@@ -21,11 +21,6 @@ describe('presented credentials', () => {
     expect(presentedKey({ authorization: 'bearer  k3 ' })).toEqual({ kind: 'key', key: 'k3' });
     expect(presentedKey({ authorization: 'Basic abc' })).toEqual({ kind: 'malformed' });
     expect(presentedKey({})).toEqual({ kind: 'none' });
-  });
-
-  it('reads one cookie out of a Cookie header', () => {
-    expect(cookieValue('a=1; meridian_session=tok%3D; b=2', 'meridian_session')).toBe('tok=');
-    expect(cookieValue('a=1', 'meridian_session')).toBeUndefined();
   });
 });
 

@@ -45,6 +45,8 @@ describe('replicas of one service', () => {
     expect(mayTryElsewhere('ECONNRESET', 'GET')).toBe(true);
     expect(mayTryElsewhere('ECONNRESET', 'POST')).toBe(false);
     expect(mayTryElsewhere('ETIMEDOUT', 'GET')).toBe(false);
+    expect(mayTryElsewhere('ENOTFOUND', 'POST')).toBe(true);
+    expect(mayTryElsewhere('ENODATA', 'POST')).toBe(true);
     expect(mayTryElsewhere(undefined, 'GET')).toBe(false);
   });
 });

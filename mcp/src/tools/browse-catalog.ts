@@ -3,7 +3,7 @@ import { PLANS } from '@meridian/contracts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { STATUSES } from '../domain/catalog-enums.js';
 import { catalogRows } from '../domain/catalog-rows.js';
-import { decodeCursor, encodeCursor } from '../domain/local-cursor.js';
+import { decodeCursor, encodeCursor } from './local-cursor.js';
 import { pageOf } from '../domain/paging.js';
 import { invalidArgument, invalidCursor, toolError } from '../domain/tool-error.js';
 import { cursor, maxResponseTokens } from '../domain/arguments.js';

@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { findMetric } from '@meridian/contracts';
 import { pathOf, type MetricTarget } from '../domain/catalog-enums.js';
-import { decodeCursor, encodeCursor, isLocalCursor } from '../domain/local-cursor.js';
+import { decodeCursor, encodeCursor, isLocalCursor } from './local-cursor.js';
 import { pageOf, seriesPaging } from '../domain/paging.js';
 import { invalidArgument, invalidCursor, toolError } from '../domain/tool-error.js';
 import { unknownMetric } from '../domain/unknown-metric.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { decodeCursor, encodeCursor, isLocalCursor } from '../../src/domain/local-cursor.js';
+import { verifyCursor } from '@meridian/http-kit';
+import { decodeCursor, encodeCursor, isLocalCursor } from '../../src/tools/local-cursor.js';
 import { scopeOf } from '../../src/domain/scope.js';
 
 const SECRET = 's'.repeat(32);
@@ -30,11 +31,18 @@ describe('cursors of the pages this server cuts', () => {
     expect(decodeCursor(SECRET, `mcp1.${payload}.`, scope)).toBeUndefined();
     expect(decodeCursor(SECRET, `mcp1.${payload}`, scope)).toBeUndefined();
     expect(decodeCursor(SECRET, `mcp1.${payload}.${mac}x`, scope)).toBeUndefined();
+    expect(decodeCursor(SECRET, `mcp1.${payload}.${mac}.${mac}`, scope)).toBeUndefined();
   });
 
   it('refuse a signed body whose offset is not a whole number from 0', () => {
     for (const offset of [-1, 1.5])
       expect(decodeCursor(SECRET, encodeCursor(SECRET, { scope, offset }), scope)).toBeUndefined();
+  });
+
+  it('are the one HMAC cursor of http-kit behind their prefix', () => {
+    const cursor = encodeCursor(SECRET, { scope, offset: 12 });
+    expect(verifyCursor(cursor.slice('mcp1.'.length), SECRET)).toEqual({ s: scope, o: 12 });
+    expect(verifyCursor(cursor.slice('mcp1.'.length), 't'.repeat(32))).toBeUndefined();
   });
 
   it('are told apart from the data service cursors, which pass through', () => {

@@ -18,3 +18,5 @@ export * from './data-query.js';
 export * from './analysis-platform.js';
 export * from './order.js';
 export * from './hostname.js';
+export * from './html.js';
+export * from './dns.js';

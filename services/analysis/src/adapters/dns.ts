@@ -1,4 +1,5 @@
 import { Resolver } from 'node:dns/promises';
+import { isDnsNameAbsent } from '@meridian/contracts';
 
 /** The lookups the platform makes, through the configured resolvers only (DNS_SERVERS). */
 export interface DnsClient {
@@ -8,9 +9,6 @@ export interface DnsClient {
   zoneNameServers(hostname: string): Promise<{ zone: string; nameServers: string[] } | undefined>;
 }
 
-const ABSENT = new Set(['ENODATA', 'ENOTFOUND', 'ENONAME', 'NXDOMAIN']);
-const absent = (err: unknown) => ABSENT.has((err as { code?: string }).code ?? '');
-
 export function dnsClient(servers: string[], timeoutMs = 5000): DnsClient {
   const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
   resolver.setServers(servers);
@@ -19,7 +17,7 @@ export function dnsClient(servers: string[], timeoutMs = 5000): DnsClient {
       try {
         return await resolver.resolveTxt(name);
       } catch (err) {
-        if (absent(err)) return [];
+        if (isDnsNameAbsent(err)) return [];
         throw err;
       }
     },
@@ -31,7 +29,7 @@ export function dnsClient(servers: string[], timeoutMs = 5000): DnsClient {
           const ns = await resolver.resolveNs(zone);
           if (ns.length > 0) return { zone, nameServers: ns };
         } catch (err) {
-          if (!absent(err)) throw err;
+          if (!isDnsNameAbsent(err)) throw err;
         }
       }
       return undefined;

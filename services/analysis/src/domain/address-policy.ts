@@ -1,4 +1,3 @@
-import { isIPv4, isIPv6 } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -82,10 +81,22 @@ function carriedV4(address: V6): V4 | null {
   }
 }
 
+/**
+ * Only the strict forms count as addresses, as node:net's isIPv4 and isIPv6 take them: ipaddr.js
+ * alone also reads "127.1" or hex and octal parts, which are no DNS answers.
+ */
+const isStrictIpv4 = (address: string) => ipaddr.IPv4.isValidFourPartDecimal(address);
+
+function isStrictIpv6(address: string): boolean {
+  if (address.includes('%') || !ipaddr.IPv6.isValid(address)) return false;
+  const last = address.slice(address.lastIndexOf(':') + 1);
+  return !last.includes('.') || isStrictIpv4(last);
+}
+
 /** The IPv4 address an IPv6 literal carries (see carriedV4), as text; null when it carries none. */
 export function embeddedIpv4(input: string): string | null {
   const address = input.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (!isIPv6(address)) return null;
+  if (!isStrictIpv6(address)) return null;
   return carriedV4(ipaddr.IPv6.parse(address))?.toString() ?? null;
 }
 
@@ -110,9 +121,8 @@ function classifyV6(address: V6): AddressClass {
 /** The class of one literal address (brackets and a zone allowed); only strict forms are addresses. */
 export function classifyAddress(input: string): AddressClass {
   const address = input.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  // node:net's checks first: ipaddr.js also reads "127.1" or octal parts, which are no DNS answers.
-  if (isIPv4(address)) return classifyV4(ipaddr.IPv4.parse(address));
-  if (isIPv6(address)) return classifyV6(ipaddr.IPv6.parse(address));
+  if (isStrictIpv4(address)) return classifyV4(ipaddr.IPv4.parse(address));
+  if (isStrictIpv6(address)) return classifyV6(ipaddr.IPv6.parse(address));
   return 'invalid';
 }
 

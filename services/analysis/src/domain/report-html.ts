@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SEVERITIES, type Finding, type Report } from '@meridian/contracts';
+import { SEVERITIES, escapeHtml, type Finding, type Report } from '@meridian/contracts';
 import { reviewLine } from './review.js';
 
 /**
@@ -22,15 +22,6 @@ const STYLE_HASH = createHash('sha256').update(STYLE).digest('base64');
 
 /** The page's own policy: nothing but its style sheet (and the PDF link, a plain navigation). */
 export const REPORT_PAGE_CSP = `default-src 'none'; style-src 'sha256-${STYLE_HASH}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 function page(title: string, body: string): string {
   return [

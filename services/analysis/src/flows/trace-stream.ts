@@ -47,15 +47,7 @@ export function openTraceStream(
   sink: TraceSink,
 ): Result<TraceStream> {
   const over = deps.streams.take(accountId, runId);
-  if (over !== null) {
-    const { perRun, perAccount } = deps.streams.caps;
-    return refuse(
-      'too_many_streams',
-      over === 'run'
-        ? `${perRun} trace streams of this run are open already; close one first.`
-        : `${perAccount} trace streams of this account are open already; close one first.`,
-    );
-  }
+  if (over !== null) return tooManyStreams(deps, over);
   let seq = afterSeq;
   let closed = false;
   let reading = false;
@@ -75,13 +67,11 @@ export function openTraceStream(
     const events = await traceAfter(deps, runId, seq);
     if (closed) return;
     for (const event of events) {
-      sink.write(`id: ${event.seq}\nevent: trace\ndata: ${JSON.stringify(event)}\n\n`);
+      sink.write(`id: ${event.seq}\n${serverSentEvent('trace', event)}`);
       seq = event.seq;
     }
     if (!run || TERMINAL.has(run.status)) {
-      sink.write(
-        `event: end\ndata: ${JSON.stringify({ run_id: runId, status: run?.status ?? 'failed' })}\n\n`,
-      );
+      sink.write(serverSentEvent('end', { run_id: runId, status: run?.status ?? 'failed' }));
       close();
       sink.end();
     }
@@ -121,3 +111,16 @@ export function openTraceStream(
     close,
   });
 }
+
+function tooManyStreams(deps: AnalysisDeps, over: 'run' | 'account'): Result<never> {
+  const { perRun, perAccount } = deps.streams.caps;
+  return refuse(
+    'too_many_streams',
+    over === 'run'
+      ? `${perRun} trace streams of this run are open already; close one first.`
+      : `${perAccount} trace streams of this account are open already; close one first.`,
+  );
+}
+
+const serverSentEvent = (event: string, data: unknown) =>
+  `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;

@@ -61,6 +61,22 @@ describe('the scanner address policy', () => {
   it('refuses what is not an address', () => {
     expect(refusalOf('example.com', closed)).toContain('invalid');
   });
+
+  it('reads only strict address forms: short, hex, octal or padded parts are no addresses', () => {
+    for (const a of [
+      '127.1',
+      '0x7f.0.0.1',
+      '0177.0.0.1',
+      '01.2.3.4',
+      '::ffff:127.1',
+      '::ffff:0x7f.0.0.1',
+      '1::2::3',
+    ])
+      expect(classifyAddress(a)).toBe('invalid');
+    expect(classifyAddress('[fe80::1%eth0]')).toBe('link-local');
+    expect(classifyAddress('::ffff:10.0.0.1')).toBe('private');
+    expect(embeddedIpv4('::ffff:127.1')).toBeNull();
+  });
 });
 
 describe('the authorization scope and window', () => {

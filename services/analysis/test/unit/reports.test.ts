@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { renderReportPdf } from '../../src/adapters/report-pdf.js';
-import { REPORT_PAGE_CSP, escapeHtml, noticePage, reportPage } from '../../src/domain/report-html.js';
+import { escapeHtml } from '@meridian/contracts';
+import { REPORT_PAGE_CSP, noticePage, reportPage } from '../../src/domain/report-html.js';
 import {
   SHARE_TOKEN,
   hashShareToken,

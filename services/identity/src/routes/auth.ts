@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import { z } from 'zod';
 import { SESSIONS_EPOCH_HEADER } from '@meridian/contracts';
-import { envelope, httpProblem, parseInput, parseQuery } from '@meridian/http-kit';
+import { cookieValue, envelope, httpProblem, parseInput, parseQuery } from '@meridian/http-kit';
 import { emailSchema } from '../domain/account.js';
 import { PASSWORD_MAX } from '../domain/password.js';
 import type { IdentityDeps } from '../deps.js';
@@ -20,7 +20,6 @@ import {
   CHALLENGE_COOKIE,
   clearChallengeCookie,
   clearSessionCookie,
-  readCookie,
   sessionTokenOf,
   setDeviceCookie,
   setSessionCookie,
@@ -139,7 +138,7 @@ export function authRoutes(deps: IdentityDeps): Router {
     res.json(envelope({ two_factor_required: false, account_id: outcome.account_id, ...outcome.session }));
   });
   router.post('/auth/2fa/verify', async (req, res) => {
-    const fromCookie = readCookie(req.header('cookie'), CHALLENGE_COOKIE);
+    const fromCookie = cookieValue(req.header('cookie'), CHALLENGE_COOKIE);
     const { challenge, ...factor } = parseInput(challengeInput, req.body);
     const token = challenge ?? fromCookie;
     if (!token)

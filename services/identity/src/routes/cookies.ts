@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import { SESSION_COOKIE } from '@meridian/contracts';
+import { cookieValue } from '@meridian/http-kit';
 import { KNOWN_FOR_MS, type SignInPlace } from '../flows/known-sign-ins.js';
 import type { NewSession } from '../flows/sessions.js';
 import { clientAddress } from './answer.js';
@@ -62,32 +63,15 @@ export function setDeviceCookie(res: Response, token: string): void {
 
 /** Where a sign-in comes from: the browser's device token, if any, and the client address. */
 export function signInPlaceOf(req: Request): SignInPlace {
-  const parsed = deviceToken.safeParse(readCookie(req.header('cookie'), DEVICE_COOKIE));
+  const parsed = deviceToken.safeParse(cookieValue(req.header('cookie'), DEVICE_COOKIE));
   return { device: parsed.success ? parsed.data : undefined, address: clientAddress(req) };
 }
 
 /** The raw session token of a request: the cookie, else `Authorization: Bearer`. */
 export function sessionTokenOf(req: Request): string | undefined {
-  const cookie = readCookie(req.header('cookie'), SESSION_COOKIE);
+  const cookie = cookieValue(req.header('cookie'), SESSION_COOKIE);
   if (cookie) return cookie;
   const auth = req.header('authorization');
   const match = auth?.match(/^Bearer\s+(\S+)$/i);
   return match?.[1];
-}
-
-/** A cookie's value; a malformed one (bad percent-encoding) counts as no cookie. */
-export function readCookie(header: string | undefined, name: string): string | undefined {
-  for (const part of header?.split(';') ?? []) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decoded(part.slice(eq + 1).trim());
-  }
-  return undefined;
-}
-
-function decoded(value: string): string | undefined {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return undefined;
-  }
 }

@@ -1,19 +1,13 @@
 import express, { Router, type Request } from 'express';
 import { z } from 'zod';
-import { envelope, httpProblem, parseInput, parseQuery } from '@meridian/http-kit';
+import { cookieValue, envelope, httpProblem, parseInput, parseQuery } from '@meridian/http-kit';
 import type { OidcProvider } from '../adapters/oidc.js';
 import type { IdentityDeps } from '../deps.js';
 import { beginProviderSignIn, FLOW_TTL_MS } from '../flows/begin-provider-sign-in.js';
 import { confirmProviderLink } from '../flows/confirm-provider-link.js';
 import { finishProviderSignIn } from '../flows/finish-provider-sign-in.js';
 import { valueOf } from './answer.js';
-import {
-  readCookie,
-  setChallengeCookie,
-  setDeviceCookie,
-  setSessionCookie,
-  signInPlaceOf,
-} from './cookies.js';
+import { setChallengeCookie, setDeviceCookie, setSessionCookie, signInPlaceOf } from './cookies.js';
 import { confirmLinkPage, invalidLinkPage, providerLinkedPage } from './pages.js';
 
 /** Binds a sign-in flow to the browser that began it; short-lived and only sent to /auth/oauth. */
@@ -41,7 +35,7 @@ export function oauthRoutes(deps: IdentityDeps): Router {
   });
   router.get('/auth/oauth/:provider/callback', async (req, res) => {
     const provider = providerOf(deps, req);
-    const browser = readCookie(req.header('cookie'), FLOW_COOKIE);
+    const browser = cookieValue(req.header('cookie'), FLOW_COOKIE);
     res.clearCookie(FLOW_COOKIE, FLOW_COOKIE_OPTIONS);
     const caller = req.caller;
     const outcome = valueOf(

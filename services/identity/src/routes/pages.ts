@@ -1,11 +1,10 @@
+import { escapeHtml } from '@meridian/contracts';
 import { CONFIRM_PAGE } from '../domain/mail.js';
 
 /**
  * The few HTML pages identity answers to a browser following a mailed link (confirmation, reset). No script (the CSP
  * allows none): a plain form that POSTs back, so that only a person's click changes anything.
  */
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
 function page(title: string, body: string): string {
   return [
     '<!doctype html>',

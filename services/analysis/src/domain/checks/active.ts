@@ -36,139 +36,11 @@ export function redirectsToEvil(location: string | null, base: string): boolean 
 
 export function activeChecks(obs: ActiveObservation): Finding[] {
   const out: Finding[] = [];
-  if (obs.cors) {
-    const reflected = obs.cors.allow_origin === EVIL_ORIGIN;
-    if (reflected && obs.cors.allow_credentials)
-      out.push(
-        fail(
-          'active.cors.reflected-credentials',
-          'active',
-          'CORS reflects any origin with credentials',
-          'critical',
-          `Access-Control-Allow-Origin: ${obs.cors.allow_origin}; Access-Control-Allow-Credentials: true`,
-          'Allow only a fixed list of trusted origins; never echo the Origin header when credentials are allowed.',
-          -50,
-        ),
-      );
-    else if (reflected)
-      out.push(
-        fail(
-          'active.cors.reflected',
-          'active',
-          'CORS reflects any origin',
-          'medium',
-          `Access-Control-Allow-Origin: ${obs.cors.allow_origin}`,
-          'Answer only trusted origins in Access-Control-Allow-Origin.',
-          -10,
-        ),
-      );
-    else
-      out.push(
-        pass(
-          'active.cors.ok',
-          'active',
-          'CORS does not trust an arbitrary origin',
-          `Access-Control-Allow-Origin: ${obs.cors.allow_origin || 'absent'}`,
-        ),
-      );
-  }
-  if (obs.redirects.length) {
-    const open = obs.redirects.filter((r) => redirectsToEvil(r.location, r.url));
-    out.push(
-      open.length
-        ? fail(
-            'active.open-redirect',
-            'active',
-            'Open redirect to an external host',
-            'medium',
-            open.map((r) => `${r.url} → ${r.status} ${r.location}`).join('; '),
-            'Redirect only to relative paths or to an allow-list of hosts.',
-            -20,
-          )
-        : pass(
-            'active.open-redirect.none',
-            'active',
-            'No open redirect in the parameters tried',
-            `${obs.redirects.length} URLs tried`,
-          ),
-    );
-  }
-  if (obs.listings.length) {
-    const open = obs.listings.filter((l) => l.listing);
-    out.push(
-      open.length
-        ? fail(
-            'active.directory-listing',
-            'active',
-            'Directory listing is enabled',
-            'medium',
-            open.map((l) => l.url).join(', '),
-            'Turn off automatic indexes (nginx `autoindex off`, Apache `Options -Indexes`).',
-            -10,
-          )
-        : pass(
-            'active.directory-listing.none',
-            'active',
-            'No directory listing found',
-            `${obs.listings.length} paths tried`,
-          ),
-    );
-  }
-  if (obs.methods) {
-    const allowed = (obs.methods.allow ?? '')
-      .toUpperCase()
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const dangerous = allowed.filter((m) => ['PUT', 'DELETE', 'TRACE', 'CONNECT', 'PATCH'].includes(m));
-    const problems: string[] = [];
-    if (dangerous.length) problems.push(`OPTIONS answers Allow: ${allowed.join(', ')}`);
-    if (obs.methods.trace_echo) problems.push('TRACE echoes the request');
-    if (obs.methods.put_status !== null && obs.methods.put_status >= 200 && obs.methods.put_status < 300)
-      problems.push(`PUT of a test file answered ${obs.methods.put_status}`);
-    out.push(
-      problems.length
-        ? fail(
-            'active.methods.dangerous',
-            'active',
-            'Dangerous HTTP methods are enabled',
-            obs.methods.trace_echo ||
-              ((obs.methods.put_status ?? 0) >= 200 && (obs.methods.put_status ?? 0) < 300)
-              ? 'medium'
-              : 'low',
-            problems.join('; '),
-            'Allow only GET, HEAD, POST (and OPTIONS for CORS); disable TRACE, and PUT/DELETE outside an authenticated API.',
-            -10,
-          )
-        : pass(
-            'active.methods.ok',
-            'active',
-            'No dangerous HTTP method is enabled',
-            `Allow: ${obs.methods.allow ?? 'absent'}`,
-          ),
-    );
-  }
-  if (obs.reflections.length) {
-    const hits = obs.reflections.filter((r) => r.reflected);
-    out.push(
-      hits.length
-        ? fail(
-            'active.reflected-input',
-            'active',
-            'Input is reflected into the page unescaped (XSS risk)',
-            'high',
-            hits.map((r) => quote(r.url, 200)).join(', '),
-            'HTML-escape every value written into a page; add a strict Content-Security-Policy.',
-            -30,
-          )
-        : pass(
-            'active.reflected-input.none',
-            'active',
-            'No unescaped reflection of input found',
-            `${obs.reflections.length} URLs tried`,
-          ),
-    );
-  }
+  if (obs.cors) out.push(corsCheck(obs.cors));
+  if (obs.redirects.length) out.push(openRedirectCheck(obs.redirects));
+  if (obs.listings.length) out.push(listingCheck(obs.listings));
+  if (obs.methods) out.push(methodsCheck(obs.methods));
+  if (obs.reflections.length) out.push(reflectionCheck(obs.reflections));
   if (obs.skipped.length)
     out.push(
       notRun(
@@ -180,4 +52,131 @@ export function activeChecks(obs: ActiveObservation): Finding[] {
       ),
     );
   return out;
+}
+
+/** Whether CORS trusts the attacker's origin, and with credentials. */
+function corsCheck(cors: NonNullable<ActiveObservation['cors']>): Finding {
+  const reflected = cors.allow_origin === EVIL_ORIGIN;
+  if (reflected && cors.allow_credentials)
+    return fail(
+      'active.cors.reflected-credentials',
+      'active',
+      'CORS reflects any origin with credentials',
+      'critical',
+      `Access-Control-Allow-Origin: ${cors.allow_origin}; Access-Control-Allow-Credentials: true`,
+      'Allow only a fixed list of trusted origins; never echo the Origin header when credentials are allowed.',
+      -50,
+    );
+  if (reflected)
+    return fail(
+      'active.cors.reflected',
+      'active',
+      'CORS reflects any origin',
+      'medium',
+      `Access-Control-Allow-Origin: ${cors.allow_origin}`,
+      'Answer only trusted origins in Access-Control-Allow-Origin.',
+      -10,
+    );
+  return pass(
+    'active.cors.ok',
+    'active',
+    'CORS does not trust an arbitrary origin',
+    `Access-Control-Allow-Origin: ${cors.allow_origin || 'absent'}`,
+  );
+}
+
+/** Whether a redirect parameter sends the visitor to the attacker's host. */
+function openRedirectCheck(redirects: ActiveObservation['redirects']): Finding {
+  const open = redirects.filter((r) => redirectsToEvil(r.location, r.url));
+  return open.length
+    ? fail(
+        'active.open-redirect',
+        'active',
+        'Open redirect to an external host',
+        'medium',
+        open.map((r) => `${r.url} → ${r.status} ${r.location}`).join('; '),
+        'Redirect only to relative paths or to an allow-list of hosts.',
+        -20,
+      )
+    : pass(
+        'active.open-redirect.none',
+        'active',
+        'No open redirect in the parameters tried',
+        `${redirects.length} URLs tried`,
+      );
+}
+
+/** Whether the server lists a directory's files. */
+function listingCheck(listings: ActiveObservation['listings']): Finding {
+  const open = listings.filter((l) => l.listing);
+  return open.length
+    ? fail(
+        'active.directory-listing',
+        'active',
+        'Directory listing is enabled',
+        'medium',
+        open.map((l) => l.url).join(', '),
+        'Turn off automatic indexes (nginx `autoindex off`, Apache `Options -Indexes`).',
+        -10,
+      )
+    : pass(
+        'active.directory-listing.none',
+        'active',
+        'No directory listing found',
+        `${listings.length} paths tried`,
+      );
+}
+
+/** Whether OPTIONS, TRACE or PUT show methods a website should not take. */
+function methodsCheck(methods: NonNullable<ActiveObservation['methods']>): Finding {
+  const allowed = (methods.allow ?? '')
+    .toUpperCase()
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const dangerous = allowed.filter((m) => ['PUT', 'DELETE', 'TRACE', 'CONNECT', 'PATCH'].includes(m));
+  const problems: string[] = [];
+  if (dangerous.length) problems.push(`OPTIONS answers Allow: ${allowed.join(', ')}`);
+  if (methods.trace_echo) problems.push('TRACE echoes the request');
+  if (methods.put_status !== null && methods.put_status >= 200 && methods.put_status < 300)
+    problems.push(`PUT of a test file answered ${methods.put_status}`);
+  return problems.length
+    ? fail(
+        'active.methods.dangerous',
+        'active',
+        'Dangerous HTTP methods are enabled',
+        methods.trace_echo || ((methods.put_status ?? 0) >= 200 && (methods.put_status ?? 0) < 300)
+          ? 'medium'
+          : 'low',
+        problems.join('; '),
+        'Allow only GET, HEAD, POST (and OPTIONS for CORS); disable TRACE, and PUT/DELETE outside an authenticated API.',
+        -10,
+      )
+    : pass(
+        'active.methods.ok',
+        'active',
+        'No dangerous HTTP method is enabled',
+        `Allow: ${methods.allow ?? 'absent'}`,
+      );
+}
+
+/** Whether a marker sent in a parameter comes back unescaped. */
+function reflectionCheck(reflections: ActiveObservation['reflections']): Finding {
+  const hits = reflections.filter((r) => r.reflected);
+  return hits.length
+    ? fail(
+        'active.reflected-input',
+        'active',
+        'Input is reflected into the page unescaped (XSS risk)',
+        'high',
+        hits.map((r) => quote(r.url, 200)).join(', '),
+        'HTML-escape every value written into a page; add a strict Content-Security-Policy.',
+        -30,
+      )
+    : pass(
+        'active.reflected-input.none',
+        'active',
+        'No unescaped reflection of input found',
+        `${reflections.length} URLs tried`,
+      );
 }

@@ -80,7 +80,11 @@ export function sriChecks(page: Response): Finding[] {
 
 /** Title, language, description, viewport, page weight and time to first byte. */
 export function pageChecks(page: Response): Finding[] {
-  const html = page.body;
+  return [...languageChecks(page.body), ...metaChecks(page.body), ...weightChecks(page)];
+}
+
+/** A title and the language of the page. */
+function languageChecks(html: string): Finding[] {
   const out: Finding[] = [];
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1]?.trim() ?? '';
   out.push(
@@ -109,6 +113,12 @@ export function pageChecks(page: Response): Finding[] {
           'Add `lang` to the <html> element, e.g. `<html lang="en">`.',
         ),
   );
+  return out;
+}
+
+/** The meta description, and a viewport for phones. */
+function metaChecks(html: string): Finding[] {
+  const out: Finding[] = [];
   const metas = [...html.matchAll(/<meta\b[^>]*>/gi)].map((m) => m[0]);
   const meta = (name: string) => metas.find((t) => attr(t, 'name')?.toLowerCase() === name);
   const description = meta('description');
@@ -147,6 +157,12 @@ export function pageChecks(page: Response): Finding[] {
           'Add `<meta name="viewport" content="width=device-width, initial-scale=1">`.',
         ),
   );
+  return out;
+}
+
+/** The weight of the document and the time to its first byte. */
+function weightChecks(page: Response): Finding[] {
+  const out: Finding[] = [];
   const kb = Math.round(page.bytes / 1024);
   out.push(
     page.bytes > 2 * 1024 * 1024 || page.truncated

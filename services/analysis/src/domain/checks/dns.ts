@@ -67,6 +67,11 @@ export function dnsChecks(obs: DnsObservation): Finding[] {
 
 /** SPF (with its lookup limit), DMARC and MX. */
 export function mailChecks(obs: MailObservation): Finding[] {
+  return [...spfChecks(obs), dmarcCheck(obs), mxCheck(obs)];
+}
+
+/** One SPF record within its 10 lookups that rejects unlisted senders, and no void includes. */
+function spfChecks(obs: MailObservation): Finding[] {
   const out: Finding[] = [];
   const { spf } = obs;
   if (spf.record === null) {
@@ -128,65 +133,60 @@ export function mailChecks(obs: MailObservation): Finding[] {
         'Remove includes of names that publish no SPF record.',
       ),
     );
-
-  const dmarc = obs.dmarc[0];
-  if (!dmarc) {
-    out.push(
-      fail(
-        'mail.dmarc.missing',
-        'mail',
-        'No DMARC policy',
-        'medium',
-        'no TXT record at _dmarc starting with v=DMARC1',
-        'Publish `_dmarc` TXT `v=DMARC1; p=quarantine; rua=mailto:dmarc@<your domain>`, then move to p=reject.',
-        -5,
-      ),
-    );
-  } else {
-    const policy = /(?:^|;)\s*p\s*=\s*([a-z]+)/i.exec(dmarc)?.[1]?.toLowerCase() ?? '';
-    if (obs.dmarc.length > 1)
-      out.push(
-        fail(
-          'mail.dmarc.multiple',
-          'mail',
-          'More than one DMARC record',
-          'medium',
-          obs.dmarc.join(' | '),
-          'Keep a single v=DMARC1 record; receivers ignore DMARC when there are several.',
-          -5,
-        ),
-      );
-    else if (policy === 'reject' || policy === 'quarantine')
-      out.push(pass('mail.dmarc.enforced', 'mail', `DMARC policy is ${policy}`, quote(dmarc)));
-    else
-      out.push(
-        fail(
-          'mail.dmarc.not-enforced',
-          'mail',
-          policy === 'none' ? 'DMARC policy is none (monitoring only)' : 'DMARC record has no valid policy',
-          'low',
-          quote(dmarc),
-          'Once reports show your senders pass, set p=quarantine and then p=reject.',
-        ),
-      );
-  }
-
-  out.push(
-    obs.mx.length > 0
-      ? pass(
-          'mail.mx.present',
-          'mail',
-          'MX records are published',
-          obs.mx
-            .slice()
-            .sort((a, b) => a.priority - b.priority)
-            .map((m) => `${m.priority} ${m.exchange}`)
-            .join(', '),
-        )
-      : {
-          ...pass('mail.mx.none', 'mail', 'No MX record: the domain receives no mail', 'no MX record'),
-          severity: 'info',
-        },
-  );
   return out;
+}
+
+/** One DMARC record whose policy is enforced (quarantine or reject). */
+function dmarcCheck(obs: MailObservation): Finding {
+  const dmarc = obs.dmarc[0];
+  if (!dmarc)
+    return fail(
+      'mail.dmarc.missing',
+      'mail',
+      'No DMARC policy',
+      'medium',
+      'no TXT record at _dmarc starting with v=DMARC1',
+      'Publish `_dmarc` TXT `v=DMARC1; p=quarantine; rua=mailto:dmarc@<your domain>`, then move to p=reject.',
+      -5,
+    );
+  const policy = /(?:^|;)\s*p\s*=\s*([a-z]+)/i.exec(dmarc)?.[1]?.toLowerCase() ?? '';
+  if (obs.dmarc.length > 1)
+    return fail(
+      'mail.dmarc.multiple',
+      'mail',
+      'More than one DMARC record',
+      'medium',
+      obs.dmarc.join(' | '),
+      'Keep a single v=DMARC1 record; receivers ignore DMARC when there are several.',
+      -5,
+    );
+  if (policy === 'reject' || policy === 'quarantine')
+    return pass('mail.dmarc.enforced', 'mail', `DMARC policy is ${policy}`, quote(dmarc));
+  return fail(
+    'mail.dmarc.not-enforced',
+    'mail',
+    policy === 'none' ? 'DMARC policy is none (monitoring only)' : 'DMARC record has no valid policy',
+    'low',
+    quote(dmarc),
+    'Once reports show your senders pass, set p=quarantine and then p=reject.',
+  );
+}
+
+/** MX records, or none: a domain that receives no mail is told so, for information. */
+function mxCheck(obs: MailObservation): Finding {
+  return obs.mx.length > 0
+    ? pass(
+        'mail.mx.present',
+        'mail',
+        'MX records are published',
+        obs.mx
+          .slice()
+          .sort((a, b) => a.priority - b.priority)
+          .map((m) => `${m.priority} ${m.exchange}`)
+          .join(', '),
+      )
+    : {
+        ...pass('mail.mx.none', 'mail', 'No MX record: the domain receives no mail', 'no MX record'),
+        severity: 'info',
+      };
 }

@@ -6,6 +6,29 @@ const DAY = 86_400_000;
 
 /** Protocol versions and the certificate. `now` is the time of the run. */
 export function tlsChecks(obs: TlsObservation, now: Date): Finding[] {
+  const out = protocolChecks(obs);
+  const cert = obs.certificate;
+  if (!cert) {
+    out.push(
+      fail(
+        'tls.certificate.missing',
+        'tls',
+        'The server presented no certificate',
+        'critical',
+        obs.chain_error ?? 'no certificate',
+        'Install a certificate for this host name from a public certificate authority.',
+        -40,
+      ),
+    );
+    return out;
+  }
+  return [...out, validityCheck(cert, now), ...trustChecks(obs, cert)];
+}
+
+type Certificate = NonNullable<TlsObservation['certificate']>;
+
+/** TLS 1.0 and 1.1 off (RFC 8996), TLS 1.2 or 1.3 on, and TLS 1.3 itself. */
+function protocolChecks(obs: TlsObservation): Finding[] {
   const out: Finding[] = [];
   const offered = (Object.keys(obs.versions) as (keyof TlsObservation['versions'])[]).filter(
     (v) => obs.versions[v],
@@ -59,78 +82,61 @@ export function tlsChecks(obs: TlsObservation, now: Date): Finding[] {
             'Enable TLS 1.3 on the server.',
           ),
     );
+  return out;
+}
 
-  const cert = obs.certificate;
-  if (!cert) {
-    out.push(
-      fail(
-        'tls.certificate.missing',
-        'tls',
-        'The server presented no certificate',
-        'critical',
-        obs.chain_error ?? 'no certificate',
-        'Install a certificate for this host name from a public certificate authority.',
-        -40,
-      ),
-    );
-    return out;
-  }
+/** The certificate's validity period at `now`, and how soon it ends. */
+function validityCheck(cert: Certificate, now: Date): Finding {
   const from = new Date(cert.valid_from);
   const to = new Date(cert.valid_to);
   const days = Math.floor((to.getTime() - now.getTime()) / DAY);
   const dates = `valid ${cert.valid_from} to ${cert.valid_to}`;
   if (now < from)
-    out.push(
-      fail(
-        'tls.certificate.not-yet-valid',
-        'tls',
-        'The certificate is not valid yet',
-        'critical',
-        dates,
-        'Check the server clock and install a certificate that is valid now.',
-        -40,
-      ),
+    return fail(
+      'tls.certificate.not-yet-valid',
+      'tls',
+      'The certificate is not valid yet',
+      'critical',
+      dates,
+      'Check the server clock and install a certificate that is valid now.',
+      -40,
     );
-  else if (days < 0)
-    out.push(
-      fail(
-        'tls.certificate.expired',
-        'tls',
-        'The certificate has expired',
-        'critical',
-        `${dates}; expired ${-days} days ago`,
-        'Renew the certificate now and automate renewal (ACME).',
-        -40,
-      ),
+  if (days < 0)
+    return fail(
+      'tls.certificate.expired',
+      'tls',
+      'The certificate has expired',
+      'critical',
+      `${dates}; expired ${-days} days ago`,
+      'Renew the certificate now and automate renewal (ACME).',
+      -40,
     );
-  else if (days < 14)
-    out.push(
-      fail(
-        'tls.certificate.expires-soon',
-        'tls',
-        `The certificate expires in ${days} days`,
-        'high',
-        dates,
-        'Renew the certificate; automate renewal (ACME) so it never gets this close.',
-        -20,
-      ),
+  if (days < 14)
+    return fail(
+      'tls.certificate.expires-soon',
+      'tls',
+      `The certificate expires in ${days} days`,
+      'high',
+      dates,
+      'Renew the certificate; automate renewal (ACME) so it never gets this close.',
+      -20,
     );
-  else if (days < 30)
-    out.push(
-      fail(
-        'tls.certificate.expiring',
-        'tls',
-        `The certificate expires in ${days} days`,
-        'medium',
-        dates,
-        'Renew the certificate soon and check that automatic renewal works.',
-        -5,
-      ),
+  if (days < 30)
+    return fail(
+      'tls.certificate.expiring',
+      'tls',
+      `The certificate expires in ${days} days`,
+      'medium',
+      dates,
+      'Renew the certificate soon and check that automatic renewal works.',
+      -5,
     );
-  else
-    out.push(pass('tls.certificate.valid', 'tls', `The certificate is valid for ${days} more days`, dates));
+  return pass('tls.certificate.valid', 'tls', `The certificate is valid for ${days} more days`, dates);
+}
 
-  out.push(
+/** The chain up to a trusted root, and the host name among the certificate's names. */
+function trustChecks(obs: TlsObservation, cert: Certificate): Finding[] {
+  return [
     obs.chain_valid
       ? pass('tls.chain.trusted', 'tls', 'The certificate chain is trusted', `issuer: ${cert.issuer}`)
       : fail(
@@ -142,8 +148,6 @@ export function tlsChecks(obs: TlsObservation, now: Date): Finding[] {
           'Serve a certificate from a public CA together with its intermediate certificates.',
           -30,
         ),
-  );
-  out.push(
     obs.hostname_match
       ? pass(
           'tls.hostname.match',
@@ -160,6 +164,5 @@ export function tlsChecks(obs: TlsObservation, now: Date): Finding[] {
           `Issue a certificate whose names include ${obs.host}.`,
           -30,
         ),
-  );
-  return out;
+  ];
 }
