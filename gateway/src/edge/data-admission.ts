@@ -7,7 +7,7 @@ import {
   type SessionVerifyReply,
 } from '@meridian/contracts';
 import { problem } from '@meridian/http-kit';
-import type { RateLimiter } from '../adapters/rate-limiter.js';
+import type { RateLimiter, WithinDecision } from '../adapters/rate-limiter.js';
 import type { VerifiedCache } from '../adapters/verified-cache.js';
 import {
   bearerChallenge,
@@ -96,7 +96,13 @@ export class DataAdmission {
     return this.limited(call, bucket, session.account_id, session.plan, sessionCaller(session));
   }
 
-  /** Rate-limit fields on every answer to a vouched-for caller; a spent budget is 429, a gate above the plan 403. */
+  /**
+   * The key's (or session's) own bucket `bucket` (a new one starts from the account's retired
+   * keys), then the account-wide ceiling: a call its own bucket allows also takes a token of the
+   * account's, so many keys of one account draw at most ACCOUNT_RATE_MULTIPLE times one key's
+   * budget; one round trip on Redis (takeWithin). Rate-limit fields on every answer to a
+   * vouched-for caller; a spent budget is 429, a gate above the plan 403.
+   */
   private async limited(
     call: DataCall,
     bucket: string,
@@ -104,28 +110,25 @@ export class DataAdmission {
     plan: Plan,
     caller: Caller,
   ): Promise<Admission> {
-    const decision = await this.withinAccount(bucket, accountId, plan);
+    const { limiter, plans, accountPlans } = this.options;
+    const decision = tighter(
+      await limiter.takeWithin(
+        bucket,
+        plans[plan],
+        retiredKeysBucket(accountId),
+        accountBucket(accountId),
+        accountPlans[plan],
+      ),
+    );
     addFields(call.fields, rateLimitHeaders(decision));
     if (!decision.allowed) return { refused: rateRefusal(decision) };
     const gate = gateRefusal(plan, call.target);
     if (gate) return { refused: problem('tier_forbidden', gate) };
     return { caller };
   }
+}
 
-  /**
-   * The key's (or session's) own bucket `bucket` (a new one starts from the account's retired
-   * keys), then the account-wide ceiling: a call its own bucket allows also takes a token of the
-   * account's, so many keys of one account draw at most ACCOUNT_RATE_MULTIPLE times one key's
-   * budget. The tighter decision is the one answered. One round trip on Redis (takeWithin).
-   */
-  private async withinAccount(bucket: string, accountId: string, plan: Plan): Promise<RateDecision> {
-    const { own, account } = await this.options.limiter.takeWithin(
-      bucket,
-      this.options.plans[plan],
-      retiredKeysBucket(accountId),
-      accountBucket(accountId),
-      this.options.accountPlans[plan],
-    );
-    return account === undefined || account.allowed ? own : { ...account, accountWide: true };
-  }
+/** The tighter of the two decisions is the one answered. */
+function tighter({ own, account }: WithinDecision): RateDecision {
+  return account === undefined || account.allowed ? own : { ...account, accountWide: true };
 }

@@ -117,9 +117,9 @@ class DataEdge {
     const method = call.req.method;
     if (method !== 'GET' && method !== 'HEAD' && call.target) return this.wrongMethod(call);
     const admission = await this.admission.admit(call);
-    if ('refused' in admission) return refuse(call, admission.refused);
-    if ('caller' in admission) return this.forwarder.forward(call, admission.caller);
-    return this.x402Calls.serve(call);
+    if ('refused' in admission) refuse(call, admission.refused);
+    else if ('caller' in admission) await this.forwarder.forward(call, admission.caller);
+    else await this.x402Calls.serve(call);
   }
 
   private dataCall(call: EdgeCall): DataCall {
