@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import { createHttpApp, finishApp } from '@meridian/http-kit';
 import { probeRouter } from '@meridian/runtime';
 import type { Closable } from '@meridian/bus';
@@ -21,9 +21,10 @@ import type { ServiceName } from './domain/route-table.js';
 import { accountPolicies, planPolicies, retiredKeysBucket } from './domain/token-bucket.js';
 import { AssertionSigner, callerAssertion } from './edge/assertion.js';
 import { boundedBodies, checkContinue, closeUnboundedBodies } from './edge/bodies.js';
-import { cors } from './edge/cors.js';
+import { EdgeFront } from './edge/call.js';
 import { sameSiteChanges } from './edge/cross-site.js';
-import { InFlightGate, inFlightPerClient } from './edge/in-flight.js';
+import { inFlightPerClient, openedCalls } from './edge/front.js';
+import { InFlightGate } from './edge/in-flight.js';
 import { retireRevokedKeys } from './edge/key-revocation.js';
 import { dataEdge } from './edge/data-calls.js';
 import { documentsRouter } from './edge/documents.js';
@@ -75,8 +76,11 @@ function x402Settings(config: Config): X402Settings {
   };
 }
 
-/** Everything but data calls: probes, documents, portal sessions, then the proxy to the owner. */
-export function createApp(deps: EdgeDeps): Express {
+/**
+ * The express path: the front of edge/call.ts, probes, documents, data calls (the steps of the lean
+ * path, which the handler sends them to first), portal sessions, then the proxy to the owner.
+ */
+export function createApp(deps: EdgeDeps, dataCalls: RequestHandler): Express {
   const { config } = deps;
   const app = createHttpApp({
     logger: deps.logger,
@@ -84,10 +88,9 @@ export function createApp(deps: EdgeDeps): Express {
     parseJson: false,
   });
   app.set('trust proxy', trustedProxies(config.TRUST_PROXY));
-  const corsRules = corsPolicy(config.CORS_ORIGINS);
-  app.use(cors(corsRules));
+  app.use(openedCalls(deps.front));
   app.use(probeRouter('gateway', deps.metrics, deps.ready, { serveMetrics: false }));
-  app.use(inFlightPerClient(deps.inFlight));
+  app.use(inFlightPerClient(deps.front));
   app.use(closeUnboundedBodies(deps.bodies));
   app.use(
     documentsRouter({
@@ -98,9 +101,10 @@ export function createApp(deps: EdgeDeps): Express {
       installCommand: config.AGENT_INSTALL_COMMAND,
     }),
   );
+  app.use(dataCalls);
   app.use(
     portalAuth(deps.caches),
-    sameSiteChanges(siteOrigins(config, corsRules)),
+    sameSiteChanges(siteOrigins(config, corsPolicy(config.CORS_ORIGINS))),
     boundedBodies(deps.bodies),
     retireRevokedKeys(deps.limiter, deps.plans),
     callerAssertion(deps.signer),
@@ -115,7 +119,7 @@ export function createApp(deps: EdgeDeps): Express {
   return finishApp(app);
 }
 
-/** The lean listener of data calls (data-api-interface 4.1). */
+/** The data calls' steps (data-api-interface 4.1): the lean listener, and the express app's route. */
 function createDataEdge(deps: EdgeDeps) {
   const { config } = deps;
   return dataEdge({
@@ -134,12 +138,9 @@ function createDataEdge(deps: EdgeDeps) {
       timeoutMs: config.X402_TIMEOUT_MS,
       ...(config.X402_FEE_PAYER ? { feePayer: config.X402_FEE_PAYER } : {}),
     }),
-    publicBaseUrl: config.PUBLIC_BASE_URL,
-    cors: corsPolicy(config.CORS_ORIGINS),
-    trustProxy: config.TRUST_PROXY,
-    clientAddressKey: deps.assertionKey,
+    ...(config.PUBLIC_BASE_URL !== undefined ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+    front: deps.front,
     keyFormatValid,
-    inFlight: deps.inFlight,
     bodies: deps.bodies,
     logger: deps.logger,
     metrics: deps.metrics,
@@ -190,20 +191,27 @@ export async function createGateway(deps: Deps): Promise<Gateway> {
     await epochs.close();
     throw err;
   });
+  const inFlight = new InFlightGate(config.MAX_IN_FLIGHT_PER_CLIENT);
   const edgeDeps: EdgeDeps = {
     ...deps,
+    front: new EdgeFront({
+      cors: corsPolicy(config.CORS_ORIGINS),
+      trustProxy: config.TRUST_PROXY,
+      clientAddressKey: deps.assertionKey,
+      inFlight,
+    }),
     signer: new AssertionSigner(deps.assertionKey),
     caches,
     limiter,
     epochs,
     plans,
     accountPlans: accountPolicies(config.RATE_LIMITS, config.ACCOUNT_RATE_MULTIPLE),
-    inFlight: new InFlightGate(config.MAX_IN_FLIGHT_PER_CLIENT),
+    inFlight,
     bodies: { maxBytes: config.BODY_LIMIT_BYTES, timeoutMs: config.BODY_TIMEOUT_MS },
     ready: () => deps.bus.ping(),
   };
-  const app = createApp(edgeDeps);
   const data = createDataEdge(edgeDeps);
+  const app = createApp(edgeDeps, data.route);
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');

@@ -7,6 +7,7 @@ import type { Config } from './config.js';
 import type { BucketPolicy } from './domain/token-bucket.js';
 import type { AssertionSigner } from './edge/assertion.js';
 import type { BodyLimits } from './edge/bodies.js';
+import type { EdgeFront } from './edge/call.js';
 import type { InFlightGate } from './edge/in-flight.js';
 import type { SessionEpochs } from './adapters/session-epochs.js';
 
@@ -33,6 +34,8 @@ export interface EdgeDeps extends Deps {
   /** The account-wide bucket of each plan: ACCOUNT_RATE_MULTIPLE times the key's. */
   accountPlans: Record<Plan, BucketPolicy>;
   inFlight: InFlightGate;
+  /** The first steps of every request, on both paths: trace, CORS, client address, place in flight. */
+  front: EdgeFront;
   bodies: BodyLimits;
   /** Ready when the bus answers: without it no key or session can be verified. */
   ready: () => Promise<void>;

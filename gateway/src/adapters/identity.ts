@@ -81,10 +81,12 @@ export function identityCaches(
 }
 
 /** Whether the account's sessions all ended after identity vouched for this one (undefined: unknown). */
-function staleSession(epochs: SessionEpochs, session: SessionVerifyReply) {
-  const current = epochs.current(session.account_id);
-  const compare = (n: number | undefined) => (n === undefined ? undefined : n > session.sessions_epoch);
-  return current instanceof Promise ? current.then(compare) : compare(current);
+async function staleSession(
+  epochs: SessionEpochs,
+  session: SessionVerifyReply,
+): Promise<boolean | undefined> {
+  const current = await epochs.current(session.account_id);
+  return current === undefined ? undefined : current > session.sessions_epoch;
 }
 
 /**

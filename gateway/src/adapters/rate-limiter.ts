@@ -47,7 +47,7 @@ export interface RateLimiter {
   /** take() for a token that may come back; the data path's take() allocates no give-back. */
   hold(bucket: string, policy: BucketPolicy): HeldToken | Promise<HeldToken>;
   /** Moves what `bucket` spent into `into` (the lower level of the two wins); best effort. */
-  retire(bucket: string, into: string, policy: BucketPolicy): void | Promise<void>;
+  retire(bucket: string, into: string, policy: BucketPolicy): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -100,7 +100,7 @@ export class MemoryRateLimiter implements RateLimiter {
     return { decision: this.take(bucket, policy), giveBack: () => this.giveBack(bucket, policy) };
   }
 
-  retire(bucket: string, into: string, policy: BucketPolicy): void {
+  async retire(bucket: string, into: string, policy: BucketPolicy): Promise<void> {
     const now = this.now();
     const state = retire(this.stateOf(bucket), this.stateOf(into), now, policy);
     if (state) this.keep(into, state, now);

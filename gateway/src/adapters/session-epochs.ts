@@ -8,7 +8,7 @@ import { TtlLru } from '../domain/ttl-lru.js';
  */
 export interface SessionEpochs {
   /** The account's count, 0 when none is known; undefined when the store cannot say (ask identity). */
-  current(accountId: string): number | undefined | Promise<number | undefined>;
+  current(accountId: string): Promise<number | undefined>;
   /** Raises the account's count to `epoch` (never lowers it); resolves once every replica reads it. */
   raise(accountId: string, epoch: number): Promise<void>;
   close(): Promise<void>;
@@ -22,12 +22,12 @@ export class MemorySessionEpochs implements SessionEpochs {
     this.epochs = new TtlLru(maxAccounts, keepMs);
   }
 
-  current(accountId: string): number {
+  async current(accountId: string): Promise<number> {
     return this.epochs.get(accountId) ?? 0;
   }
 
   async raise(accountId: string, epoch: number): Promise<void> {
-    if (epoch > this.current(accountId)) this.epochs.set(accountId, epoch);
+    if (epoch > (this.epochs.get(accountId) ?? 0)) this.epochs.set(accountId, epoch);
   }
 
   async close(): Promise<void> {}

@@ -35,7 +35,7 @@ export interface VerifiedCacheOptions<T extends Verified> {
    * Whether a value from memory may no longer be vouched for (true, or undefined when it cannot be
    * told): it is then asked about again, as a miss.
    */
-  stale?: (value: T) => boolean | undefined | Promise<boolean | undefined>;
+  stale?: (value: T) => Promise<boolean | undefined>;
   rpcTimeoutMs?: number;
   now?: () => number;
 }
@@ -93,10 +93,7 @@ export class VerifiedCache<T extends Verified> {
     const known = this.known(hash);
     const stale = this.options.stale;
     if (stale && known && !(known instanceof Promise) && known.ok) {
-      const verdict = stale(known.value);
-      if (verdict === false) return known;
-      if (!(verdict instanceof Promise)) return this.again(credential, hash, client);
-      return verdict.then(
+      return stale(known.value).then(
         (v) => (v === false ? known : this.again(credential, hash, client)),
         () => this.again(credential, hash, client),
       );

@@ -16,7 +16,7 @@ import type { z } from 'zod';
 /** The x402 service as the edge asks it: the challenge's fee payer, verification, settlement. */
 export interface X402Client {
   /** The facilitator's fee payer: from memory when known, else asked (a problem when it cannot be). */
-  feePayer(): string | Promise<string | Problem>;
+  feePayer(): Promise<string | Problem>;
   verify(request: PaymentCallRequest): Promise<RpcReply<PaymentVerifyReply>>;
   settle(request: PaymentCallRequest): Promise<RpcReply<PaymentSettleReply>>;
 }
@@ -82,7 +82,7 @@ export function x402Client(bus: Bus, settings: X402ClientSettings): X402Client {
       : { ok: true, data };
   };
   return {
-    feePayer: () => {
+    feePayer: async () => {
       if (settings.feePayer) return settings.feePayer;
       if (known) {
         if (Date.now() - known.at > ttl) void ask();

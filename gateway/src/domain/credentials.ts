@@ -1,3 +1,4 @@
+import type { Caller, Plan, SessionVerifyReply } from '@meridian/contracts';
 import type { RequestHeaders } from './request-headers.js';
 
 /** What a data call presented as its key. */
@@ -28,4 +29,23 @@ export function bearerChallenge(presented: boolean): string {
 export function bearerToken(headers: RequestHeaders): string | undefined {
   const authorization = headers.authorization;
   return authorization ? BEARER.exec(authorization)?.[1] : undefined;
+}
+
+/** Who a key is, as the services are told (the caller assertion). */
+export function keyCaller(v: { account_id: string; plan: Plan; key_id: string }): Caller {
+  return { account_id: v.account_id, plan: v.plan, auth: 'api_key', key_id: v.key_id, session_id: null };
+}
+
+/** Who a signed-in session is; operator routes check its role and TOTP in the service that owns them. */
+export function sessionCaller(v: SessionVerifyReply): Caller {
+  const caller: Caller = {
+    account_id: v.account_id,
+    plan: v.plan,
+    auth: 'session',
+    key_id: null,
+    session_id: v.session_id,
+  };
+  if (v.role) caller.role = v.role;
+  if (v.totp_active !== undefined) caller.totp_active = v.totp_active;
+  return caller;
 }

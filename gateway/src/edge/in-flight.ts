@@ -1,6 +1,5 @@
-import type { NextFunction, Request, Response } from 'express';
 import type { Problem } from '@meridian/contracts';
-import { HttpProblem, problem } from '@meridian/http-kit';
+import { problem } from '@meridian/http-kit';
 import { addressBucket } from '../domain/client-address.js';
 
 /**
@@ -35,15 +34,4 @@ export class InFlightGate {
       },
     };
   }
-}
-
-/** Express step: a place per request until its answer is done or its connection closes. */
-export function inFlightPerClient(gate: InFlightGate) {
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const place = gate.enter(req.ip ?? req.socket.remoteAddress ?? 'unknown');
-    // Closed after the answer: a body this request may still be sending is never read.
-    if ('refused' in place) return next(new HttpProblem(place.refused, { connection: 'close' }));
-    res.once('close', place.leave);
-    next();
-  };
 }

@@ -3,7 +3,7 @@ import { X402_HEADERS, type PaymentCallRequest, type Problem } from '@meridian/c
 import type { Metrics } from '@meridian/observability';
 import type { X402Client } from '../adapters/x402.js';
 import { headerValue, paymentRefusal } from '../domain/payment-required.js';
-import type { DataCall } from './data-calls.js';
+import type { DataCall } from './data-forward.js';
 import type { AnswerSink } from './upstream.js';
 
 /** A paid call between its verification and its settlement. */
@@ -14,9 +14,9 @@ export interface PaidCall {
 /** What the data edge does for the paid path: its challenge, its proxy, its problem answers. */
 export interface PaidCallSteps {
   /** The 402 challenge again, `error` naming the refusal, with the receipt of an unsettled payment. */
-  challenge(call: DataCall, error: string, receipt?: string): void;
+  challenge(call: DataCall, error: string, receipt?: string): Promise<void>;
   /** On to the data service with the x402 caller's assertion. */
-  serve(call: DataCall): void;
+  serve(call: DataCall): Promise<void>;
   /** The data service's answer as received, with the edge's fields. */
   write(call: DataCall, status: number, rawHeaders: string[], body: Buffer): void;
   refuse(call: DataCall, body: Problem): void;
@@ -59,15 +59,11 @@ export class PaidCalls {
     this.challenges.inc({ reason });
   }
 
-  verify(call: DataCall, request: PaymentCallRequest): void {
-    this.payments.verify(request).then(
-      (reply) => {
-        if (!reply.ok) return this.refused(call, reply.problem);
-        call.paid = { request };
-        this.steps.serve(call);
-      },
-      (err) => this.steps.fail(call, err),
-    );
+  async verify(call: DataCall, request: PaymentCallRequest): Promise<void> {
+    const reply = await this.payments.verify(request);
+    if (!reply.ok) return this.refused(call, reply.problem);
+    call.paid = { request };
+    await this.steps.serve(call);
   }
 
   /** Where the data answer of a verified call goes: read whole, then settled (below 400) or passed on. */
@@ -99,37 +95,33 @@ export class PaidCalls {
       this.calls.inc({ outcome: 'not_charged' });
       return this.steps.write(call, status, rawHeaders, body);
     }
-    this.settle(call, status, rawHeaders, body);
+    this.settle(call, status, rawHeaders, body).catch((err: unknown) => this.steps.fail(call, err));
   }
 
-  private settle(call: DataCall, status: number, rawHeaders: string[], body: Buffer): void {
-    this.payments.settle(call.paid!.request).then(
-      (reply) => {
-        if (!reply.ok) {
-          this.calls.inc({ outcome: reply.problem.status === 402 ? 'unsettled' : 'unavailable' });
-          return this.refused(call, reply.problem);
-        }
-        const { receipt } = reply.data;
-        const encoded = headerValue(receipt);
-        if (!receipt.success) {
-          this.calls.inc({ outcome: 'unsettled' });
-          const reason = receipt.errorReason ?? 'settlement_failed';
-          return this.steps.challenge(
-            call,
-            paymentRefusal(reason, 'The payment did not settle, so the data was not served.'),
-            encoded,
-          );
-        }
-        this.calls.inc({ outcome: 'settled' });
-        call.fields.push(X402_HEADERS.paymentResponse, encoded, 'cache-control', 'no-store');
-        this.steps.write(call, status, rawHeaders, body);
-      },
-      (err) => this.steps.fail(call, err),
-    );
+  private async settle(call: DataCall, status: number, rawHeaders: string[], body: Buffer): Promise<void> {
+    const reply = await this.payments.settle(call.paid!.request);
+    if (!reply.ok) {
+      this.calls.inc({ outcome: reply.problem.status === 402 ? 'unsettled' : 'unavailable' });
+      return this.refused(call, reply.problem);
+    }
+    const { receipt } = reply.data;
+    const encoded = headerValue(receipt);
+    if (!receipt.success) {
+      this.calls.inc({ outcome: 'unsettled' });
+      const reason = receipt.errorReason ?? 'settlement_failed';
+      return this.steps.challenge(
+        call,
+        paymentRefusal(reason, 'The payment did not settle, so the data was not served.'),
+        encoded,
+      );
+    }
+    this.calls.inc({ outcome: 'settled' });
+    call.fields.push(X402_HEADERS.paymentResponse, encoded, 'cache-control', 'no-store');
+    this.steps.write(call, status, rawHeaders, body);
   }
 
   /** A payment refused (402: the challenge again, naming the reason) or not checkable (503). */
-  private refused(call: DataCall, problem: Problem): void {
+  private async refused(call: DataCall, problem: Problem): Promise<void> {
     if (problem.status === 402)
       return this.steps.challenge(call, paymentRefusal(problem.error_category, problem.detail));
     this.steps.refuse(call, problem);

@@ -1,35 +1,12 @@
 import type { NextFunction, Request, Response } from 'express';
-import {
-  SESSION_COOKIE,
-  type Caller,
-  type KeyVerifyReply,
-  type SessionVerifyReply,
-} from '@meridian/contracts';
+import { SESSION_COOKIE } from '@meridian/contracts';
 import type { Problem } from '@meridian/contracts';
 import { HttpProblem, cookieValue, httpProblem } from '@meridian/http-kit';
 import type { IdentityCaches } from '../adapters/identity.js';
-import type { Verification } from '../adapters/verified-cache.js';
-import { bearerChallenge, bearerToken } from '../domain/credentials.js';
+import { bearerChallenge, bearerToken, keyCaller, sessionCaller } from '../domain/credentials.js';
 import { keyFormatValid, looksLikeApiKey } from '../domain/key-format.js';
 import { accessOf, LOGOUT_PATH, routeOwner } from '../domain/route-table.js';
-
-function sessionCaller(v: SessionVerifyReply): Caller {
-  const caller: Caller = {
-    account_id: v.account_id,
-    plan: v.plan,
-    auth: 'session',
-    key_id: null,
-    session_id: v.session_id,
-  };
-  // Operator routes check both in the service that owns them.
-  if (v.role) caller.role = v.role;
-  if (v.totp_active !== undefined) caller.totp_active = v.totp_active;
-  return caller;
-}
-
-function keyCaller(v: KeyVerifyReply): Caller {
-  return { account_id: v.account_id, plan: v.plan, auth: 'api_key', key_id: v.key_id, session_id: null };
-}
+import { callOf } from './front.js';
 
 /** Where a portal call's session came from; only a cookie is sent by a browser on its own. */
 export type SessionSource = 'bearer' | 'cookie';
@@ -42,13 +19,12 @@ function sessionToken(req: Request): { token: string; source: SessionSource } | 
   return cookie !== undefined ? { token: cookie, source: 'cookie' } : undefined;
 }
 
-async function settle<T>(v: Verification<T> | Promise<Verification<T>>): Promise<Verification<T>> {
-  return v;
-}
-
-/** The address whose budget of failed verifications a miss spends (TRUST_PROXY applied). */
-function clientOf(req: Request): () => string {
-  return () => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+/**
+ * The address whose budget of failed verifications a miss spends: the one the front worked out
+ * for the call (edge/call.ts), as on the data path; TRUST_PROXY's when no front ran.
+ */
+function clientOf(req: Request, res: Response): () => string {
+  return () => callOf(res)?.client ?? req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
 function answer(problem: Problem): HttpProblem {
@@ -84,7 +60,7 @@ export function portalAuth(caches: IdentityCaches) {
     if (access === 'public') return next();
     const presentedSession = sessionToken(req);
     const token = presentedSession?.token;
-    const session = token ? await settle(caches.sessions.verify(token, clientOf(req))) : undefined;
+    const session = token ? await caches.sessions.verify(token, clientOf(req, res)) : undefined;
     if (session?.ok) {
       res.locals.caller = sessionCaller(session.value);
       res.locals.sessionSource = presentedSession!.source;
@@ -101,7 +77,7 @@ export function portalAuth(caches: IdentityCaches) {
     if (access === 'session_or_key') {
       const key = req.header('x-api-key') ?? bearerToken(req.headers);
       const verified =
-        key && keyFormatValid(key) ? await settle(caches.keys.verify(key, clientOf(req))) : undefined;
+        key && keyFormatValid(key) ? await caches.keys.verify(key, clientOf(req, res)) : undefined;
       if (verified?.ok) {
         res.locals.caller = keyCaller(verified.value);
         return next();

@@ -7,6 +7,7 @@ import { httpProblem, nodeHttp, sendProblem } from '@meridian/http-kit';
 import type { Logger } from '@meridian/observability';
 import { mayTryElsewhere, Replicas, unreachable } from '../domain/replicas.js';
 import { routeOwner, type RouteOwner, type ServiceName } from '../domain/route-table.js';
+import { callOf } from './front.js';
 
 export interface ProxyOptions {
   /** Each service's replicas (one or more URLs), taken in turn. */
@@ -107,7 +108,7 @@ function proxyTo(
     logger: undefined,
     on: {
       proxyReq: (proxyReq, req, res) => {
-        forwardedFor(proxyReq, req as Request, service);
+        forwardedFor(proxyReq, req as Request, res as unknown as Response, service);
         sendBody(proxyReq, (res as unknown as Response).locals.body as Buffer | undefined);
       },
       error: (err, _req, res) => onError(err, res),
@@ -116,12 +117,12 @@ function proxyTo(
 }
 
 /**
- * One client address per request, worked out here (express `trust proxy` = TRUST_PROXY): a
- * client's own X-Forwarded-For is replaced, never appended to, so it cannot pose as another
- * address to the services' per-address limits.
+ * One client address per request, the one the front worked out (edge/call.ts, as on the data
+ * path): a client's own X-Forwarded-For is replaced, never appended to, so it cannot pose as
+ * another address to the services' per-address limits.
  */
-function forwardedFor(proxyReq: ClientRequest, req: Request, service: ServiceName): void {
-  proxyReq.setHeader('x-forwarded-for', req.ip ?? req.socket.remoteAddress ?? '');
+function forwardedFor(proxyReq: ClientRequest, req: Request, res: Response, service: ServiceName): void {
+  proxyReq.setHeader('x-forwarded-for', callOf(res)?.client ?? req.ip ?? req.socket.remoteAddress ?? '');
   proxyReq.setHeader('x-forwarded-proto', req.protocol);
   proxyReq.setHeader('x-forwarded-host', req.host ?? '');
   const kept = KEEPS_CREDENTIALS[service] ?? [];

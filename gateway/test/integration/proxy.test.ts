@@ -1,109 +1,18 @@
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import express from 'express';
 import { INTERNAL_ASSERTION_HEADER } from '@meridian/contracts';
-import { createHttpApp, finishApp, requireCaller, startServer, type RunningServer } from '@meridian/http-kit';
+import { startServer, type RunningServer } from '@meridian/http-kit';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { createMemoryBus, type Bus } from '@meridian/bus';
 import { createGateway, type Gateway } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
+import { fakeOwner, rawExchange, type OwnerSeen } from './proxy-peers.js';
 
 const logger = createLogger('test', { level: 'silent' });
-/** POSTs the service behind the gateway received. */
-let posted = 0;
-/** Requests to /v1/data/held the service saw closed before it answered them. */
-let heldClosed = 0;
-
-/**
- * Writes `head` on a raw connection, then `body` once `when` is seen in the answer (or at once
- * without `when`), and gives everything the gateway answered when it closes or after `waitMs`.
- */
-function rawExchange(
-  url: string,
-  head: string,
-  body = '',
-  options: { when?: string; waitMs?: number } = {},
-): Promise<string> {
-  const { port } = new URL(url);
-  return new Promise((resolve) => {
-    let answer = '';
-    let sent = options.when === undefined;
-    const socket = connect(Number(port), '127.0.0.1', () => {
-      socket.write(head);
-      if (sent) socket.write(body);
-    });
-    const timer = setTimeout(() => socket.destroy(), options.waitMs ?? 3000);
-    socket.on('data', (chunk: Buffer) => {
-      answer += chunk.toString();
-      if (!sent && answer.includes(options.when!)) {
-        sent = true;
-        socket.write(body);
-      }
-    });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(answer);
-    });
-    socket.on('error', () => undefined);
-  });
-}
-
-/** A service behind the gateway: answers who the gateway says the caller is. */
-async function fakeOwner(): Promise<RunningServer> {
-  const app = createHttpApp({ logger, metrics: createMetrics('svc', { defaultMetrics: false }) });
-  const routes = express.Router();
-  routes.get('/v1/catalog', (req, res) => {
-    res.json({
-      caller: req.caller,
-      forwarded: req.header('x-forwarded-for') ?? null,
-      ip: req.ip,
-      cookie: req.header('cookie') ?? null,
-      authorization: req.header('authorization') ?? null,
-      requestId: req.header('x-request-id') ?? null,
-      traceparent: req.header('traceparent') ?? null,
-    });
-  });
-  routes.post('/v1/catalog', (req, res) => {
-    posted++;
-    res.json({
-      body: req.body as unknown,
-      contentLength: req.header('content-length') ?? null,
-      expect: req.header('expect') ?? null,
-      cookie: req.header('cookie') ?? null,
-      authorization: req.header('authorization') ?? null,
-      forwarded: req.header('x-forwarded-for') ?? null,
-    });
-  });
-  routes.get('/v1/demo', async () => {
-    await new Promise((r) => setTimeout(r, 2000));
-  });
-  // Data paths no catalogue knows: the lean edge sends them on anonymously.
-  routes.get('/v1/data/pieces', async (req, res) => {
-    res.setHeader('content-type', 'text/plain');
-    res.setHeader('x-request-id', 'the-service-cannot-set-this');
-    res.setHeader('x-seen-assertion', req.header(INTERNAL_ASSERTION_HEADER) ? 'yes' : 'no');
-    for (const piece of ['one,', 'two,', 'three']) {
-      res.write(piece);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    res.end();
-  });
-  routes.get('/v1/data/slow', async () => {
-    await new Promise((r) => setTimeout(r, 2000));
-  });
-  routes.get('/v1/data/held', (req, res) => {
-    const timer = setTimeout(() => res.json({ late: true }), 2000);
-    res.on('close', () => {
-      clearTimeout(timer);
-      if (!res.writableFinished) heldClosed++;
-    });
-  });
-  app.use(requireCaller(testAssertionKey), routes);
-  return startServer(finishApp(app), { port: 0 });
-}
 
 describe('gateway proxy', () => {
+  const seen: OwnerSeen = { posted: 0, heldClosed: 0 };
   let data: RunningServer;
   let gateway: RunningServer;
   let closedPort: number;
@@ -111,7 +20,7 @@ describe('gateway proxy', () => {
   let edge: Gateway;
 
   beforeAll(async () => {
-    data = await fakeOwner();
+    data = await fakeOwner(seen);
     const doomed = await startServer(express(), { port: 0 });
     closedPort = doomed.port;
     await doomed.close();
@@ -246,15 +155,15 @@ describe('gateway proxy', () => {
     });
 
     it('drops the request to the data service when the client leaves first', async () => {
-      const before = heldClosed;
+      const before = seen.heldClosed;
       const aborted = new AbortController();
       const call = fetch(`${gateway.url}/v1/data/held`, { signal: aborted.signal }).catch(() => 'left');
       await new Promise((r) => setTimeout(r, 200));
       aborted.abort();
       expect(await call).toBe('left');
       const until = Date.now() + 1000;
-      while (heldClosed === before && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
-      expect(heldClosed).toBe(before + 1);
+      while (seen.heldClosed === before && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+      expect(seen.heldClosed).toBe(before + 1);
     });
 
     it('answers 503 retryable at once when the data service is down', async () => {
@@ -322,7 +231,7 @@ describe('gateway proxy', () => {
   });
 
   it('refuses a body past the limit with 413, declared or as it arrives, before the service sees it', async () => {
-    const before = posted;
+    const before = seen.posted;
     const declared = await fetch(`${gateway.url}/v1/catalog`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -336,11 +245,11 @@ describe('gateway proxy', () => {
       `bb8\r\n${'x'.repeat(3000)}\r\n0\r\n\r\n`,
     );
     expect(streamed).toMatch(/^HTTP\/1\.1 413 /);
-    expect(posted).toBe(before);
+    expect(seen.posted).toBe(before);
   });
 
   it('answers 408 to a body that stalls, and the service never sees the request', async () => {
-    const before = posted;
+    const before = seen.posted;
     const started = Date.now();
     const answer = await rawExchange(
       gateway.url,
@@ -350,7 +259,7 @@ describe('gateway proxy', () => {
     expect(answer.toLowerCase()).toContain('connection: close');
     expect(answer).toContain('"error_category":"request_timeout"');
     expect(Date.now() - started).toBeLessThan(2000);
-    expect(posted).toBe(before);
+    expect(seen.posted).toBe(before);
   });
 
   it('answers Expect: 100-continue itself, then sends the body on without the expectation or credentials', async () => {

@@ -216,8 +216,8 @@ class CountingLimiter implements RateLimiter {
     return this.inner.hold(bucket, policy);
   }
 
-  retire(bucket: string, into: string, policy: BucketPolicy): void {
-    this.inner.retire(bucket, into, policy);
+  retire(bucket: string, into: string, policy: BucketPolicy): Promise<void> {
+    return this.inner.retire(bucket, into, policy);
   }
 
   async close(): Promise<void> {}
