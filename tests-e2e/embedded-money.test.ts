@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { creditsAnswerSchema, paymentRequiredSchema } from '@meridian/contracts';
 import { runScript, startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
-import { readLocalChain } from '@meridian/test-peers/local-deposit';
+import { readLocalChain } from '@meridian/local-chain';
 import { grantCredit, signedInAccount } from './src/accounts.js';
 import type { System } from './src/system.js';
 
@@ -76,7 +76,7 @@ describe('embedded all-in-one: a deposit on the local chain', () => {
     expect(accept).toMatchObject({ network: chain.network, asset: chain.mint });
 
     const paid = await runScript(
-      'packages/test-peers/src/deposit-pay.ts',
+      'packages/local-chain/src/deposit-pay.ts',
       ['--memo', `top-${accountId}`, '--usd', '25'],
       { DATA_DIR: dataDir },
     );
@@ -139,7 +139,7 @@ describe('embedded all-in-one: a deposit on the local chain', () => {
 
   it('refuses deposit:pay with one line and exit code 2 when the amount is not one', async () => {
     const refused = await runScript(
-      'packages/test-peers/src/deposit-pay.ts',
+      'packages/local-chain/src/deposit-pay.ts',
       ['--memo', 'top-x', '--usd', '1.1234567'],
       { DATA_DIR: dataDir },
     );
