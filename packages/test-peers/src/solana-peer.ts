@@ -131,27 +131,7 @@ export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<
   for (const stream of [child.stdin, child.stdout, child.stderr])
     (stream as unknown as { unref?: () => void }).unref?.();
 
-  let seq = 0;
-  const control = async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
-    seq += 1;
-    let res: Response;
-    try {
-      res = await fetch(ready.control, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: seq, method: `peer_${method}`, params }),
-      });
-    } catch (err) {
-      // Say why when the node died under the call, not only that the socket closed.
-      const exit = await exited(child, 500);
-      if (exit)
-        throw new Error(`Solana peer ${method}: the node exited (${exit}): ${stderr()}`, { cause: err });
-      throw err;
-    }
-    const body = (await res.json()) as { result?: T; error?: { message: string } };
-    if (body.error) throw new Error(`Solana peer ${method}: ${body.error.message}`);
-    return body.result as T;
-  };
+  const control = controlOf(ready.control, child, stderr);
   const transferParams = (opts: Omit<TransferOptions, 'amount'>) => ({
     from: secretOf(opts.from),
     toOwner: opts.toOwner.toBase58(),
@@ -210,6 +190,31 @@ export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<
     tokenBalance: async (account) =>
       BigInt(await control<string>('tokenBalance', { account: account.toBase58() })),
     close: () => stop(child),
+  };
+}
+
+/** Calls of the node's control methods (`peer_*`); a call the node died under says how it ended. */
+function controlOf(url: string, child: NodeProcess, stderr: () => string) {
+  let seq = 0;
+  return async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
+    seq += 1;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: seq, method: `peer_${method}`, params }),
+      });
+    } catch (err) {
+      // Say why when the node died under the call, not only that the socket closed.
+      const exit = await exited(child, 500);
+      if (exit)
+        throw new Error(`Solana peer ${method}: the node exited (${exit}): ${stderr()}`, { cause: err });
+      throw err;
+    }
+    const body = (await res.json()) as { result?: T; error?: { message: string } };
+    if (body.error) throw new Error(`Solana peer ${method}: ${body.error.message}`);
+    return body.result as T;
   };
 }
 
