@@ -30,8 +30,6 @@ export interface LazyLocalChain {
   /** The seller's address (X402_PAY_TO) and the fee payer (X402_FEE_PAYER), kept under DATA_DIR. */
   payTo: string;
   feePayer: string;
-  /** The chain's process id while one runs. */
-  pid(): number | undefined;
   close(): Promise<void>;
 }
 
@@ -68,12 +66,7 @@ export async function startLazyLocalChain(options: LazyLocalChainOptions): Promi
     });
     return chain;
   };
-  const ensure = () => (running ??= start());
-  let current: LocalChainProcess | undefined;
-  const target = async (pick: (chain: LocalChainProcess) => string) => {
-    current = await ensure();
-    return pick(current);
-  };
+  const target = async (pick: (chain: LocalChainProcess) => string) => pick(await (running ??= start()));
   const facilitator = await listen(options.port ?? 0, (req, res, body) =>
     forward(
       req,
@@ -99,7 +92,6 @@ export async function startLazyLocalChain(options: LazyLocalChainOptions): Promi
     mint: DEVNET_USDC_MINT,
     payTo,
     feePayer: feePayer.address,
-    pid: () => (running ? current?.pid : undefined),
     close: async () => {
       await Promise.all([closeServer(facilitator.server), closeServer(rpc.server)]);
       const chain = running;
