@@ -13,9 +13,10 @@
  * and on a port of its own the control methods (`peer_*`) that the test's helpers call. Neither
  * answers the other's methods.
  */
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair } from '@solana/web3.js';
 import { z } from 'zod';
 import {
+  addressSchema,
   LocalChain,
   RpcError,
   decodeTransaction,
@@ -28,14 +29,7 @@ import {
 } from '@meridian/local-chain/node';
 import type { SolanaNodeReady, SolanaPeerOptions } from './solana-peer.js';
 
-const address = z.string().transform((value, ctx) => {
-  try {
-    return new PublicKey(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: `invalid address ${value}` });
-    return z.NEVER;
-  }
-});
+const address = addressSchema;
 /** A key pair as the bytes of its 64-byte secret key, base64. */
 const secretKey = z.base64().transform((value, ctx) => {
   try {

@@ -4,12 +4,13 @@
  * `deposit:pay` and the tests call.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Keypair, PublicKey } from '@solana/web3.js';
+import { Keypair, type PublicKey } from '@solana/web3.js';
 import type { x402Facilitator } from '@x402/core/facilitator';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import bs58 from 'bs58';
 import { z } from 'zod';
 import type { LocalChain } from '../node/chain.js';
+import { addressSchema } from '../node/params.js';
 
 /** How the facilitator's /verify and /settle behave, for tests of the seller's failure paths. */
 export type FacilitatorMode =
@@ -89,14 +90,7 @@ export async function facilitatorRoute(
   return (send(res, 200, answer), true);
 }
 
-const address = z.string().transform((value, ctx) => {
-  try {
-    return new PublicKey(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: `invalid address ${value}` });
-    return z.NEVER;
-  }
-});
+const address = addressSchema;
 /** Atomic units as a decimal string or a whole number: they may not fit a JSON number. */
 const atomic = z.union([z.string().regex(/^\d{1,20}$/), z.number().int().nonnegative()]).transform(BigInt);
 const walletBody = z.object({ sol: z.number().nonnegative().max(1e6).optional(), usdc: atomic.optional() });
