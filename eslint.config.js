@@ -93,7 +93,12 @@ export default tseslint.config(
       'portal/src/**/*.ts',
       'packages/*/src/**/*.ts',
     ],
-    ignores: ['packages/test-peers/**'],
+    // The chain's own process (local-chain's node and facilitator) is not one of those.
+    ignores: [
+      'packages/test-peers/**',
+      'packages/local-chain/src/node/**',
+      'packages/local-chain/src/facilitator/**',
+    ],
     rules: {
       'no-restricted-syntax': [
         'error',

@@ -1,15 +1,18 @@
 /**
  * Resident memory at idle, measured the same way every run:
- *   (1) the all-in-one (scripts/start.ts) on an embedded PGlite in a fresh DATA_DIR, once with
- *       INGEST_MODE=replay (the default) and once with INGEST_MODE=off;
+ *   (1) `pnpm start` (scripts/start.ts, run as its start script runs it) on an embedded PGlite in
+ *       a fresh DATA_DIR, once with INGEST_MODE=replay (the default) and once with
+ *       INGEST_MODE=off; with replay, again after a first deposit (`deposit:pay`'s payment), which
+ *       starts the local chain's process;
  *   (2) every service, the portal, the MCP edge and the gateway as its own process on a fresh
  *       database of the machine's Postgres and a private namespace of its NATS.
- * Each process waits for /ready, idles MEMORY_IDLE_SECONDS (20), and the table shows VmRSS and
- * VmHWM (peak) from /proc/<pid>/status, the V8 heap used from its /metrics
- * (nodejs_heap_size_used_bytes), and the RSS of its child processes (the local facilitator, ...)
- * on a line of their own. Children run as `MALLOC_ARENA_MAX=2 node --max-semi-space-size=8 --conditions=source
- * --import tsx <entry>`, the way `pnpm start` runs them; MEMORY_DIST=1 runs the split services
- * from their built dist/main.js instead (after `pnpm build`), as the container images do.
+ * Each process waits for /ready, idles MEMORY_IDLE_SECONDS (20), and the table shows, for it and
+ * each of its descendants on a line of their own, PSS from /proc/<pid>/smaps_rollup (shared pages
+ * split between their users, so the figures add up: the total is the tree's), VmRSS and VmHWM
+ * (peak) from /proc/<pid>/status, and the V8 heap used from its /metrics
+ * (nodejs_heap_size_used_bytes). Children run as `MALLOC_ARENA_MAX=2 node --max-semi-space-size=8
+ * --conditions=source --import tsx <entry>`, the way `pnpm start` runs them; MEMORY_DIST=1 runs the
+ * split services from their built dist/main.js instead (after `pnpm build`), as the images do.
  *
  *   npx -y pnpm@10 bench memory
  *   MEMORY_HEAPSNAPSHOT=1 npx -y pnpm@10 bench memory   (also writes a heap snapshot of the
@@ -21,12 +24,14 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabase } from '@meridian/db/testing';
+import { payLocalDeposit, readLocalChain } from '@meridian/local-chain';
 import {
   descendants,
   dropStreams,
   freePort,
   launch,
   NODE_FLAGS,
+  pssOf,
   ROOT,
   statusOf,
   stopAll,
@@ -40,6 +45,7 @@ const MB = 1024 * 1024;
 
 interface Row {
   name: string;
+  pssMb: number;
   rssMb: number;
   hwmMb: number;
   anonMb: number;
@@ -57,22 +63,28 @@ async function heapUsedMb(metricsUrl: string): Promise<number | undefined> {
 }
 
 async function rowsOf(name: string, child: ChildProcess, metricsUrl: string): Promise<Row[]> {
-  const rows: Row[] = [{ name, ...statusOf(child.pid!), heapMb: await heapUsedMb(metricsUrl) }];
-  for (const d of descendants(child.pid!)) rows.push({ name: `  └ ${d.cmd}`, ...statusOf(d.pid) });
+  const pid = child.pid!;
+  const rows: Row[] = [{ name, pssMb: pssOf(pid), ...statusOf(pid), heapMb: await heapUsedMb(metricsUrl) }];
+  for (const d of descendants(pid)) {
+    // A child that ended and was not reaped yet has no memory left to count.
+    if (!d.cmd) continue;
+    rows.push({ name: `  └ ${d.cmd}`, pssMb: pssOf(d.pid), ...statusOf(d.pid) });
+  }
   return rows;
 }
 
 function print(title: string, rows: Row[]): void {
   const mb = (n?: number) => (n === undefined ? '-' : n.toFixed(0)).padStart(8);
-  console.log(
-    `\n${title}\n${'process'.padEnd(72)} ${'RSS MB'.padStart(8)} ${'peak MB'.padStart(8)} ${'anon MB'.padStart(8)} ${'heap MB'.padStart(8)}`,
-  );
+  const head = ['PSS MB', 'RSS MB', 'peak MB', 'anon MB', 'heap MB'].map((h) => h.padStart(8));
+  console.log(`\n${title}\n${'process'.padEnd(72)} ${head.join(' ')}`);
   for (const r of rows)
-    console.log(`${r.name.padEnd(72)} ${mb(r.rssMb)} ${mb(r.hwmMb)} ${mb(r.anonMb)} ${mb(r.heapMb)}`);
+    console.log(
+      `${r.name.padEnd(72)} ${mb(r.pssMb)} ${mb(r.rssMb)} ${mb(r.hwmMb)} ${mb(r.anonMb)} ${mb(r.heapMb)}`,
+    );
   const top = rows.filter((r) => !r.name.startsWith(' '));
-  const all = rows.reduce((s, r) => s + r.rssMb, 0);
+  const sum = (f: (r: Row) => number) => rows.reduce((s, r) => s + f(r), 0);
   console.log(
-    `${'total (with children)'.padEnd(72)} ${mb(all)}  (largest top-level process ${mb(Math.max(...top.map((r) => r.rssMb))).trim()} MB)`,
+    `${'total (with children)'.padEnd(72)} ${mb(sum((r) => r.pssMb))} ${mb(sum((r) => r.rssMb))}  (largest top-level process ${mb(Math.max(...top.map((r) => r.pssMb))).trim()} MB PSS)`,
   );
 }
 
@@ -92,13 +104,16 @@ async function allInOne(ingestMode: string): Promise<void> {
     LOG_LEVEL: 'warn',
     DATABASE_URL: '',
     NATS_URL: '',
+    FACILITATOR_URL: '',
+    DEPOSIT_ADDRESS: '',
   });
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
   try {
     await waitHttp(`http://127.0.0.1:${port}/ready`, {}, 120_000);
     await idle();
     print(
-      `all-in-one, INGEST_MODE=${ingestMode}, PGlite + in-process bus, ${IDLE_MS / 1000} s idle`,
-      await rowsOf('all-in-one (scripts/start.ts)', child, `http://127.0.0.1:${metricsPort}/metrics`),
+      `pnpm start, INGEST_MODE=${ingestMode}, PGlite + in-process bus, ${IDLE_MS / 1000} s idle`,
+      await rowsOf('all-in-one (scripts/start.ts)', child, metricsUrl),
     );
     if (snapshot.length) {
       child.kill('SIGUSR2');
@@ -110,10 +125,30 @@ async function allInOne(ingestMode: string): Promise<void> {
         `heap snapshot: ${files.map((f) => join(ROOT, f)).join(', ') || 'none yet (still writing?)'}`,
       );
     }
+    if (ingestMode === 'replay') await afterFirstDeposit(dir, child, metricsUrl);
   } finally {
     await stopAll([child]);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A first deposit, paid as `deposit:pay` pays it, starts the local chain: the tree again after it. */
+async function afterFirstDeposit(dir: string, child: ChildProcess, metricsUrl: string): Promise<void> {
+  const chain = readLocalChain(dir);
+  if (!chain) return;
+  const began = Date.now();
+  await payLocalDeposit({
+    facilitatorUrl: chain.facilitator_url,
+    to: chain.deposit_address,
+    memo: 'top-bench',
+    amountAtomic: 1_000_000n,
+  });
+  const seconds = ((Date.now() - began) / 1000).toFixed(1);
+  await idle();
+  print(
+    `pnpm start after its first deposit (paid in ${seconds} s, the local chain's start included), ${IDLE_MS / 1000} s idle`,
+    await rowsOf('all-in-one (scripts/start.ts)', child, metricsUrl),
+  );
 }
 
 /** The entry a split process runs: its main.ts through tsx, or its built dist/main.js. */

@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect } from 'nats';
 
@@ -82,17 +82,34 @@ export function statusOf(pid: number): { rssMb: number; hwmMb: number; anonMb: n
   return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024, anonMb: kb('RssAnon') / 1024 };
 }
 
-/** Every descendant of `pid`, with its command line (the repository's path left out, cut at 70). */
+/**
+ * PSS of one process in MB (/proc/<pid>/smaps_rollup): its own pages plus its share of those it
+ * shares (node's binary with every other node process), so the PSS of processes add up.
+ */
+export function pssOf(pid: number): number {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0) / 1024;
+}
+
+/**
+ * Every descendant of `pid`, with its command line: the program's name and its arguments other
+ * than flags (`node packages/local-chain/src/chain-process.ts`), the repository's path left out,
+ * cut at 70; empty for one that ended and was not reaped yet.
+ */
 export function descendants(pid: number): { pid: number; cmd: string }[] {
   const out: { pid: number; cmd: string }[] = [];
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     const file = `/proc/${pid}/task/${tid}/children`;
     if (!existsSync(file)) continue;
     for (const child of readFileSync(file, 'utf8').split(' ').filter(Boolean).map(Number)) {
-      const cmd = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      const [program = '', ...args] = readFileSync(`/proc/${child}/cmdline`, 'utf8')
+        .split('\0')
+        .filter(Boolean);
+      const operands = args.filter((a, i) => !a.startsWith('-') && args[i - 1] !== '--import');
       out.push({
         pid: child,
-        cmd: cmd
+        cmd: [basename(program), ...operands]
+          .filter(Boolean)
           .map((a) => a.replace(`${ROOT}/`, ''))
           .join(' ')
           .slice(0, 70),

@@ -18,10 +18,10 @@ import { start as startRequests } from '@meridian/requests';
 import { start as startX402 } from '@meridian/x402';
 import { start as startPortal } from '@meridian/portal';
 import { BUS_JOURNAL_SCHEMA, collectGarbage, type SharedInfra } from '@meridian/runtime';
-// Only the facilitator's launcher: the package's index loads every test peer (OIDC provider,
-// Chromium driver, LiteSVM, Solana clients), over 50 MB of heap that this process never uses.
-import { startX402Facilitator } from '@meridian/test-peers/x402-facilitator';
-import { localDepositWallet, writeLocalChain } from '@meridian/test-peers/local-deposit';
+// The gate of the local chain only: LiteSVM and the Solana clients load in the chain's own process.
+import { localDepositWallet, startLazyLocalChain, writeLocalChain } from '@meridian/local-chain';
+
+type Closers = Array<() => Promise<void>>;
 
 const SERVICES = {
   identity: startIdentity,
@@ -48,7 +48,7 @@ async function serveOperatorCommands(
   dataDir: string,
   pglite: NonNullable<SharedInfra['pglite']>,
   env: Record<string, string | undefined>,
-  closers: Array<() => Promise<void>>,
+  closers: Closers,
 ): Promise<void> {
   try {
     closers.push(await serveCommands(dataDir, pglite, OPERATOR_COMMANDS, env));
@@ -57,8 +57,77 @@ async function serveOperatorCommands(
   }
 }
 
+type Env = Record<string, string | undefined>;
+
+/** Without DATABASE_URL, PGlite under DATA_DIR; without NATS_URL, the in-process bus (journaled on PGlite). */
+async function openEmbedded(env: Env, dataDir: string, shared: SharedInfra, closers: Closers): Promise<void> {
+  if (!env.DATABASE_URL) {
+    const pglite = await openPGlite(join(dataDir, 'pglite'));
+    shared.pglite = pglite;
+    closers.push(() => pglite.close());
+  }
+  if (env.NATS_URL) return;
+  // Failed handlers and dead letters are logged, and counted on the gateway's /metrics.
+  const metrics = createMetrics('gateway');
+  const logger = createLogger('bus', { level: env.LOG_LEVEL ?? 'info' });
+  // On the embedded database the bus keeps its streams there: what was not consumed when the
+  // process stopped (even killed) is delivered at the next start.
+  const options = {
+    name: 'all-in-one',
+    metrics,
+    logger,
+    // Test-only: holds every delivery this long, so a test can kill the process in between.
+    deliveryDelayMs: Number(env.BUS_TEST_DELIVERY_DELAY_MS || 0),
+  };
+  const bus = shared.pglite
+    ? await openMemoryBus({
+        ...options,
+        journal: await openBusJournal(
+          openDatabase({ kind: 'pglite', pglite: shared.pglite }, BUS_JOURNAL_SCHEMA).db,
+          BUS_JOURNAL_SCHEMA,
+        ),
+      })
+    : createMemoryBus(options);
+  shared.bus = bus;
+  shared.gatewayMetrics = metrics;
+  closers.push(() => bus.close());
+}
+
+/** Every service, the MCP edge and the gateway in front of them; answers the gateway. */
+async function startParts(env: Env, shared: SharedInfra, closers: Closers) {
+  const urls: Record<string, string> = {};
+  for (const [name, start] of Object.entries(SERVICES)) {
+    const running = await start({ ...env, PORT: '0', HOST: '127.0.0.1' }, shared);
+    urls[`${name.toUpperCase()}_URL`] = running.url;
+    closers.push(() => running.close());
+  }
+  // The MCP edge calls the gateway back with each caller's key; the gateway proxies /mcp to it.
+  const gatewayPort = env.PORT ?? '8080';
+  const mcp = await startMcp({
+    ...env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MERIDIAN_API_URL: env.MERIDIAN_API_URL ?? `http://127.0.0.1:${gatewayPort}`,
+  });
+  urls.MCP_URL = mcp.url;
+  closers.push(() => mcp.close());
+  const gateway = await startGateway(
+    {
+      ...env,
+      ...urls,
+      HOST: env.HOST ?? '0.0.0.0',
+      PORT: gatewayPort,
+      // Any free loopback port unless set: a second instance or another exporter may hold 9464.
+      METRICS_PORT: env.METRICS_PORT ?? '0',
+    },
+    shared,
+  );
+  closers.push(() => gateway.close());
+  return gateway;
+}
+
 async function main(): Promise<void> {
-  const env: Record<string, string | undefined> = {
+  const env: Env = {
     ...process.env,
     // One process: the services and the gateway share a key that exists only for this run.
     INTERNAL_AUTH_SECRET: process.env.INTERNAL_AUTH_SECRET ?? randomBytes(32).toString('hex'),
@@ -67,69 +136,12 @@ async function main(): Promise<void> {
   };
   const dataDir = env.DATA_DIR ?? '.data';
   const shared: SharedInfra = {};
-  const closers: Array<() => Promise<void>> = [];
-  if (!env.DATABASE_URL) {
-    const pglite = await openPGlite(join(dataDir, 'pglite'));
-    shared.pglite = pglite;
-    closers.push(() => pglite.close());
-  }
-  if (!env.NATS_URL) {
-    // Failed handlers and dead letters are logged, and counted on the gateway's /metrics.
-    const metrics = createMetrics('gateway');
-    const logger = createLogger('bus', { level: env.LOG_LEVEL ?? 'info' });
-    // On the embedded database the bus keeps its streams there: what was not consumed when the
-    // process stopped (even killed) is delivered at the next start.
-    const options = {
-      name: 'all-in-one',
-      metrics,
-      logger,
-      // Test-only: holds every delivery this long, so a test can kill the process in between.
-      deliveryDelayMs: Number(env.BUS_TEST_DELIVERY_DELAY_MS || 0),
-    };
-    const bus = shared.pglite
-      ? await openMemoryBus({
-          ...options,
-          journal: await openBusJournal(
-            openDatabase({ kind: 'pglite', pglite: shared.pglite }, BUS_JOURNAL_SCHEMA).db,
-            BUS_JOURNAL_SCHEMA,
-          ),
-        })
-      : createMemoryBus(options);
-    shared.bus = bus;
-    shared.gatewayMetrics = metrics;
-    closers.push(() => bus.close());
-  }
-  const urls: Record<string, string> = {};
+  const closers: Closers = [];
+  await openEmbedded(env, dataDir, shared, closers);
   try {
     const payments = await localPayments(env, dataDir, closers);
     Object.assign(env, payments.env);
-    for (const [name, start] of Object.entries(SERVICES)) {
-      const running = await start({ ...env, PORT: '0', HOST: '127.0.0.1' }, shared);
-      urls[`${name.toUpperCase()}_URL`] = running.url;
-      closers.push(() => running.close());
-    }
-    // The MCP edge calls the gateway back with each caller's key; the gateway proxies /mcp to it.
-    const gatewayPort = env.PORT ?? '8080';
-    const mcp = await startMcp({
-      ...env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      MERIDIAN_API_URL: env.MERIDIAN_API_URL ?? `http://127.0.0.1:${gatewayPort}`,
-    });
-    urls.MCP_URL = mcp.url;
-    closers.push(() => mcp.close());
-    const gateway = await startGateway(
-      {
-        ...env,
-        ...urls,
-        HOST: env.HOST ?? '0.0.0.0',
-        PORT: gatewayPort,
-        // Any free loopback port unless set: a second instance or another exporter may hold 9464.
-        METRICS_PORT: env.METRICS_PORT ?? '0',
-      },
-      shared,
-    );
-    closers.push(() => gateway.close());
+    const gateway = await startParts(env, shared, closers);
     if (shared.pglite) await serveOperatorCommands(dataDir, shared.pglite, env, closers);
     const mode = `${env.DATABASE_URL ? 'postgres' : `PGlite in ${dataDir}`}, ${env.NATS_URL ? 'NATS' : 'in-process bus'}`;
     console.log(
@@ -155,54 +167,60 @@ async function main(): Promise<void> {
 
 /**
  * Money needs a chain. With FACILITATOR_URL unset (and X402_LOCAL_CHAIN not `off`) the all-in-one
- * starts the local one (x402's facilitator over a LiteSVM chain, its own process) on
- * 127.0.0.1:4020, or any free port when that is taken, and uses it for both rails: pay per call
- * (the facilitator and its payTo) and deposits (the deployment's deposit wallet, made once under
- * DATA_DIR, its token account opened on the chain, the deposit watcher on the chain's RPC).
- * SOLANA_NETWORK is the chain's id (devnet's, which LiteSVM answers): the challenge, the prices,
- * credits and quotes all name it.
+ * uses the local one (@meridian/local-chain: x402's facilitator over a LiteSVM chain, one process
+ * of its own) for both rails: pay per call (the facilitator, its payTo and fee payer) and deposits
+ * (the deployment's deposit wallet, made once under DATA_DIR, its token account opened on the
+ * chain, the deposit watcher on the chain's RPC). The chain starts at the first paid call or
+ * deposit, not here: until then its facilitator (127.0.0.1:4020, or any free port when that is
+ * taken) and RPC addresses are a gate in this process. SOLANA_NETWORK is the chain's id (devnet's,
+ * which LiteSVM answers): the challenge, the prices, credits and quotes all name it.
  */
 async function localPayments(
-  env: Record<string, string | undefined>,
+  env: Env,
   dataDir: string,
-  closers: Array<() => Promise<void>>,
+  closers: Closers,
 ): Promise<{ env: Record<string, string>; note: string }> {
   if (env.FACILITATOR_URL) return { env: {}, note: `Pay per call through ${env.FACILITATOR_URL}.` };
   if (env.X402_LOCAL_CHAIN === 'off')
     return { env: {}, note: 'Pay per call: no facilitator (X402_LOCAL_CHAIN=off).' };
-  const facilitator = await startX402Facilitator({ port: 4020 }).catch(() => startX402Facilitator());
-  closers.push(() => facilitator.close());
   const deposits = env.DEPOSIT_ADDRESS ? undefined : localDepositWallet(dataDir);
-  if (deposits) {
-    await facilitator.openTokenAccount(deposits.address);
+  const chain = await startLazyLocalChain({
+    dataDir,
+    port: 4020,
+    tokenAccounts: deposits ? [deposits.address] : [],
+    log: (line) => console.log(line),
+  });
+  closers.push(() => chain.close());
+  if (deposits)
     writeLocalChain(dataDir, {
-      facilitator_url: facilitator.url,
-      rpc_url: facilitator.rpcUrl,
-      network: facilitator.network,
-      mint: facilitator.mint,
+      facilitator_url: chain.facilitatorUrl,
+      rpc_url: chain.rpcUrl,
+      network: chain.network,
+      mint: chain.mint,
       deposit_address: deposits.address,
     });
-  }
   const port = env.PORT ?? '8080';
   return {
     env: {
-      FACILITATOR_URL: facilitator.url,
-      SOLANA_NETWORK: facilitator.network,
-      X402_PAY_TO: facilitator.payTo,
+      FACILITATOR_URL: chain.facilitatorUrl,
+      SOLANA_NETWORK: chain.network,
+      X402_PAY_TO: chain.payTo,
+      // The gateway names it in the challenge without asking the facilitator, which may not run yet.
+      X402_FEE_PAYER: chain.feePayer,
       // The chain's RPC: billing's deposit watcher and x402's reconciliation read it.
-      SOLANA_RPC_URL: facilitator.rpcUrl,
+      SOLANA_RPC_URL: chain.rpcUrl,
       ...(deposits ? { DEPOSIT_ADDRESS: deposits.address, DEPOSIT_POLL_MS: '1000' } : {}),
     },
     note:
-      `Money on a local chain (facilitator ${facilitator.url}, ${facilitator.network}, not mainnet):\n` +
-      `  pay one call: X402_FACILITATOR_URL=${facilitator.url} npx -y pnpm@10 x402:pay 'http://localhost:${port}/v1/data/crypto/spot/reference_price?entity=BTC-USD'\n` +
+      `Money on a local chain (facilitator ${chain.facilitatorUrl}, ${chain.network}, not mainnet; it starts at the first paid call or deposit):\n` +
+      `  pay one call: X402_FACILITATOR_URL=${chain.facilitatorUrl} npx -y pnpm@10 x402:pay 'http://localhost:${port}/v1/data/crypto/spot/reference_price?entity=BTC-USD'\n` +
       (deposits
         ? `  top up credit: ${dataDir === '.data' ? '' : `DATA_DIR=${dataDir} `}npx -y pnpm@10 deposit:pay --memo top-<account_id> --usd 25`
         : `  deposits go to DEPOSIT_ADDRESS=${env.DEPOSIT_ADDRESS}`),
   };
 }
 
-async function stop(closers: Array<() => Promise<void>>): Promise<void> {
+async function stop(closers: Closers): Promise<void> {
   for (const close of closers.reverse()) await close().catch(() => {});
 }
 

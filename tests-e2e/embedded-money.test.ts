@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { creditsAnswerSchema, paymentRequiredSchema } from '@meridian/contracts';
 import { runScript, startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
-import { readLocalChain } from '@meridian/test-peers/local-deposit';
+import { readLocalChain } from '@meridian/local-chain';
 import { grantCredit, signedInAccount } from './src/accounts.js';
 import type { System } from './src/system.js';
 
@@ -12,8 +12,24 @@ import type { System } from './src/system.js';
  * Money on the embedded default: `pnpm start` with no DATABASE_URL, NATS_URL or FACILITATOR_URL
  * runs its local chain for both rails. A person signs up, tops up with `pnpm deposit:pay` (the
  * command itself, as a process) and sees the credit on /v1/credits through the gateway; the
- * challenge, the prices and the credits name one network and one asset.
+ * challenge, the prices and the credits name one network and one asset. The local chain's process
+ * starts at that first deposit, not with the system, and then sells a call to `pnpm x402:pay`.
  */
+
+/** Command lines of every process under `pid`. */
+function commandsUnder(pid: number): string[] {
+  const out: string[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    const file = `/proc/${pid}/task/${task}/children`;
+    if (!existsSync(file)) continue;
+    for (const child of readFileSync(file, 'utf8').split(' ').filter(Boolean).map(Number)) {
+      out.push(readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').join(' '));
+      out.push(...commandsUnder(child));
+    }
+  }
+  return out;
+}
+const chainRunning = (pid: number) => commandsUnder(pid).some((cmd) => cmd.includes('chain-process.ts'));
 describe('embedded all-in-one: a deposit on the local chain', () => {
   const dir = mkdtempSync(join(tmpdir(), 'meridian-money-'));
   const dataDir = join(dir, 'data');
@@ -74,9 +90,11 @@ describe('embedded all-in-one: a deposit on the local chain', () => {
     expect(challenge.status).toBe(402);
     const [accept] = paymentRequiredSchema.parse(await challenge.json()).accepts;
     expect(accept).toMatchObject({ network: chain.network, asset: chain.mint });
+    // Neither the start, the deposit watcher's reads nor a challenge started the chain.
+    expect(chainRunning(running!.pid)).toBe(false);
 
     const paid = await runScript(
-      'packages/test-peers/src/deposit-pay.ts',
+      'packages/local-chain/src/deposit-pay.ts',
       ['--memo', `top-${accountId}`, '--usd', '25'],
       { DATA_DIR: dataDir },
     );
@@ -93,7 +111,19 @@ describe('embedded all-in-one: a deposit on the local chain', () => {
     expect(credits.entries).toEqual([
       expect.objectContaining({ delta_atomic: 25_000_000, reason: 'topup_usdc', ref: signature }),
     ]);
+    expect(chainRunning(running!.pid)).toBe(true);
   }, 90_000);
+
+  it('sells a call to x402:pay through the facilitator address pnpm start gave', async () => {
+    const chain = readLocalChain(dataDir)!;
+    const read = `${system.gatewayUrl}/v1/data/crypto/spot/reference_price?entity=BTC-USD`;
+    const run = await runScript('packages/local-chain/src/x402-pay.ts', [read], {
+      X402_FACILITATOR_URL: chain.facilitator_url,
+    });
+    expect(run).toMatchObject({ code: 0 });
+    const printed = JSON.parse(run.stdout) as { status: number; receipt: { success: boolean } };
+    expect(printed).toMatchObject({ status: 200, network: chain.network, receipt: { success: true } });
+  }, 60_000);
 
   it('runs billing:admin while the system runs: the running process, the one writer, posts the grant', async () => {
     const { session } = await signedInAccount(system, smtp, 'operated');
@@ -139,7 +169,7 @@ describe('embedded all-in-one: a deposit on the local chain', () => {
 
   it('refuses deposit:pay with one line and exit code 2 when the amount is not one', async () => {
     const refused = await runScript(
-      'packages/test-peers/src/deposit-pay.ts',
+      'packages/local-chain/src/deposit-pay.ts',
       ['--memo', 'top-x', '--usd', '1.1234567'],
       { DATA_DIR: dataDir },
     );

@@ -263,7 +263,7 @@ describe('x402 pay per call through the gateway', () => {
 
   it('`pnpm x402:pay <url>` pays one call with the official client and prints the data and the receipt', async () => {
     const before = await received();
-    const run = await runScript('packages/test-peers/src/x402-pay.ts', [`${system.gatewayUrl}${READ}`], {
+    const run = await runScript('packages/local-chain/src/x402-pay.ts', [`${system.gatewayUrl}${READ}`], {
       X402_FACILITATOR_URL: facilitator.url,
     });
     expect(run.code).toBe(0);

@@ -5,54 +5,22 @@ import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Keypair, PublicKey, type Transaction, type VersionedTransaction } from '@solana/web3.js';
 import { getAssociatedTokenAddressSync } from '@solana/spl-token';
+import { MEMO_PROGRAM_ADDRESS, MEMO_V1_PROGRAM_ADDRESS } from '@meridian/local-chain';
+import type { LandedTransaction, LocalChainOptions } from '@meridian/local-chain/node';
 
-/** The USDC mint of Solana devnet (6 decimals): the peer's default mint. */
-export const DEVNET_USDC_MINT = '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU';
-/** Genesis hash of Solana devnet: the peer answers it, so its CAIP-2 id is devnet's. */
-export const DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
+export { DEVNET_GENESIS_HASH, DEVNET_USDC_MINT } from '@meridian/local-chain';
 /** The SPL Memo program (v2/v3 id) and the first memo program, as wallets still use both. */
-export const MEMO_PROGRAM_ID = new PublicKey('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
-export const MEMO_V1_PROGRAM_ID = new PublicKey('Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo');
+export const MEMO_PROGRAM_ID = new PublicKey(MEMO_PROGRAM_ADDRESS);
+export const MEMO_V1_PROGRAM_ID = new PublicKey(MEMO_V1_PROGRAM_ADDRESS);
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** The repository root, where `tsx` resolves (as for the services `startServiceProcess` runs). */
 const ROOT = join(HERE, '..', '..', '..');
-/** The chain's own process: LiteSVM, the JSON-RPC server and the control server. */
+/** The chain's own process: the local chain's node, its JSON-RPC server and the control server. */
 const NODE_ENTRY = join(HERE, 'solana-node.ts');
 const START_TIMEOUT_MS = 30_000;
 
-export type TxErrorJson = string | Record<string, unknown>;
-
-export interface TokenBalanceJson {
-  accountIndex: number;
-  mint: string;
-  owner: string;
-  programId: string;
-  uiTokenAmount: { amount: string; decimals: number; uiAmount: number | null; uiAmountString: string };
-}
-
-/** One transaction that landed, as the node keeps it for getTransaction and getSignaturesForAddress. */
-export interface LandedTransaction {
-  signature: string;
-  slot: number;
-  blockTime: number;
-  err: TxErrorJson | null;
-  /** The signed transaction as sent, base64. */
-  wire: string;
-  accountKeys: string[];
-  fee: number;
-  preBalances: number[];
-  postBalances: number[];
-  preTokenBalances: TokenBalanceJson[];
-  postTokenBalances: TokenBalanceJson[];
-  logMessages: string[];
-  innerInstructions: Array<{
-    index: number;
-    instructions: Array<{ programIdIndex: number; accounts: number[]; data: string; stackHeight: number }>;
-  }>;
-  computeUnitsConsumed: number;
-  memos: string[];
-}
+export type { LandedTransaction } from '@meridian/local-chain/node';
 
 export interface TransferOptions {
   from: Keypair;
@@ -66,12 +34,8 @@ export interface TransferOptions {
   mint?: PublicKey;
 }
 
-export interface SolanaPeerOptions {
-  /** Address of the USDC-like mint; default the devnet USDC mint. */
-  mint?: string;
-  decimals?: number;
-  genesisHash?: string;
-}
+/** The mint (default the devnet USDC mint), its decimals and the genesis hash the chain answers. */
+export type SolanaPeerOptions = LocalChainOptions;
 
 /** What the node's process writes on its stdout, one JSON line, once it listens. */
 export interface SolanaNodeReady {
@@ -167,27 +131,7 @@ export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<
   for (const stream of [child.stdin, child.stdout, child.stderr])
     (stream as unknown as { unref?: () => void }).unref?.();
 
-  let seq = 0;
-  const control = async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
-    seq += 1;
-    let res: Response;
-    try {
-      res = await fetch(ready.control, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: seq, method: `peer_${method}`, params }),
-      });
-    } catch (err) {
-      // Say why when the node died under the call, not only that the socket closed.
-      const exit = await exited(child, 500);
-      if (exit)
-        throw new Error(`Solana peer ${method}: the node exited (${exit}): ${stderr()}`, { cause: err });
-      throw err;
-    }
-    const body = (await res.json()) as { result?: T; error?: { message: string } };
-    if (body.error) throw new Error(`Solana peer ${method}: ${body.error.message}`);
-    return body.result as T;
-  };
+  const control = controlOf(ready.control, child, stderr);
   const transferParams = (opts: Omit<TransferOptions, 'amount'>) => ({
     from: secretOf(opts.from),
     toOwner: opts.toOwner.toBase58(),
@@ -246,6 +190,31 @@ export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<
     tokenBalance: async (account) =>
       BigInt(await control<string>('tokenBalance', { account: account.toBase58() })),
     close: () => stop(child),
+  };
+}
+
+/** Calls of the node's control methods (`peer_*`); a call the node died under says how it ended. */
+function controlOf(url: string, child: NodeProcess, stderr: () => string) {
+  let seq = 0;
+  return async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
+    seq += 1;
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: seq, method: `peer_${method}`, params }),
+      });
+    } catch (err) {
+      // Say why when the node died under the call, not only that the socket closed.
+      const exit = await exited(child, 500);
+      if (exit)
+        throw new Error(`Solana peer ${method}: the node exited (${exit}): ${stderr()}`, { cause: err });
+      throw err;
+    }
+    const body = (await res.json()) as { result?: T; error?: { message: string } };
+    if (body.error) throw new Error(`Solana peer ${method}: ${body.error.message}`);
+    return body.result as T;
   };
 }
 

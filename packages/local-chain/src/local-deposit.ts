@@ -6,16 +6,12 @@
  *
  * Light on purpose: the all-in-one loads it, and the Solana libraries stay in the chain's process.
  */
-import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import bs58 from 'bs58';
 import { z } from 'zod';
+import { keptKeyPair } from './kept-keys.js';
 
-const WALLET_FILE = 'deposit-wallet.json';
 const CHAIN_FILE = 'local-chain.json';
-
-const walletSchema = z.object({ address: z.string().min(32), secret_key: z.string().min(64) });
 
 /**
  * The deposit wallet of the deployment under `dataDir`, made on the first start and read on every
@@ -23,17 +19,7 @@ const walletSchema = z.object({ address: z.string().min(32), secret_key: z.strin
  * the secret stays in the file (mode 600), for an operator who moves the funds.
  */
 export function localDepositWallet(dataDir: string): { address: string } {
-  const file = join(dataDir, WALLET_FILE);
-  if (existsSync(file))
-    return { address: walletSchema.parse(JSON.parse(readFileSync(file, 'utf8'))).address };
-  const { publicKey, privateKey } = generateKeyPairSync('ed25519');
-  const pub = Buffer.from(publicKey.export({ format: 'jwk' }).x!, 'base64url');
-  const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
-  // A Solana secret key is the 32-byte seed followed by the public key, base58 as wallets export it.
-  const wallet = { address: bs58.encode(pub), secret_key: bs58.encode(Buffer.concat([seed, pub])) };
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, `${JSON.stringify(wallet)}\n`, { mode: 0o600, flag: 'wx' });
-  return { address: wallet.address };
+  return { address: keptKeyPair(dataDir, 'deposit-wallet.json').address };
 }
 
 const localChainSchema = z.object({
@@ -45,7 +31,7 @@ const localChainSchema = z.object({
 });
 export type LocalChain = z.infer<typeof localChainSchema>;
 
-/** Written by `pnpm start` while its local chain runs: where `pnpm deposit:pay` pays. */
+/** Written by `pnpm start` at each start: where its local chain answers, for `pnpm deposit:pay`. */
 export function writeLocalChain(dataDir: string, chain: LocalChain): void {
   mkdirSync(dataDir, { recursive: true });
   writeFileSync(join(dataDir, CHAIN_FILE), `${JSON.stringify(chain, null, 2)}\n`);

@@ -1,9 +1,9 @@
 /**
  * `pnpm x402:pay <url>`: pays one call with x402's official client (`@x402/fetch`, SVM exact
- * scheme) against the local facilitator and its chain (`pnpm x402:facilitator`), then prints the
- * answer and the decoded receipt. The buyer is a new wallet the local chain funds with 1 USDC,
- * unless X402_BUYER_KEY (base58 secret key) names one. X402_FACILITATOR_URL: the local facilitator
- * (default http://127.0.0.1:4020).
+ * scheme) against the local facilitator and its chain (the one `pnpm start` starts at the first
+ * paid call, or `pnpm x402:facilitator`), then prints the answer and the decoded receipt. The buyer
+ * is a new wallet the local chain funds with 1 USDC, unless X402_BUYER_KEY (base58 secret key)
+ * names one. X402_FACILITATOR_URL: the local facilitator (default http://127.0.0.1:4020).
  */
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
