@@ -1,4 +1,4 @@
-import type { ProblemCode } from './problem.js';
+import type { Problem, ProblemCode } from './problem.js';
 
 /** Expected refusals inside the domain are values, never exceptions. */
 export type Refusal<C extends string = ProblemCode | string> = { ok: false; code: C; detail: string };
@@ -9,4 +9,13 @@ export const refuse = <C extends string>(code: C, detail: string): Refusal<C> =>
   ok: false,
   code,
   detail,
+});
+
+/** A refusal that carries another service's problem (402, 409, 503...) through to the client as it came. */
+export type Upstream = Refusal<'upstream'> & { problem: Problem };
+export const upstream = (problem: Problem): Upstream => ({
+  ok: false,
+  code: 'upstream',
+  detail: problem.detail,
+  problem,
 });

@@ -10,3 +10,4 @@ export * from './trace-headers.js';
 export * from './validate.js';
 export * from './cursor.js';
 export * from './client-address.js';
+export * from './refusal.js';
