@@ -1,4 +1,5 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 import { TRACE_CHANNEL } from '../adapters/trace-feed.js';
 import { findRun } from '../db/repositories/runs.js';
 import { notifyTrace } from '../db/repositories/trace-events.js';
@@ -45,7 +46,7 @@ export function openTraceStream(
   runId: string,
   afterSeq: number,
   sink: TraceSink,
-): Result<TraceStream> {
+): Result<TraceStream, AnalysisRefusal> {
   const over = deps.streams.take(accountId, runId);
   if (over !== null) {
     const { perRun, perAccount } = deps.streams.caps;
