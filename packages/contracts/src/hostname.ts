@@ -9,7 +9,7 @@ const IPV4 = /^\d{1,3}(\.\d{1,3}){3}$/;
  * punycode (`bücher.example` → `xn--bcher-kva.example`), one trailing dot is dropped. A scheme,
  * port, path, query, user part, wildcard, IP address or single label is refused with the reason.
  */
-export function normalizeHostname(input: string): Result<string> {
+export function normalizeHostname(input: string): Result<string, 'validation_failed'> {
   const text = input.trim();
   if (text.length === 0) return refuse('validation_failed', 'domain: must not be empty');
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text))

@@ -11,3 +11,4 @@ export * from './validate.js';
 export * from './cursor.js';
 export * from './client-address.js';
 export * from './cookies.js';
+export * from './refusal.js';

@@ -1,4 +1,5 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
+import type { AnalysisRefusal } from './refusals.js';
 
 const within = (host: string, domain: string) => host === domain || host.endsWith(`.${domain}`);
 
@@ -8,7 +9,7 @@ const within = (host: string, domain: string) => host === domain || host.endsWit
  * (`https://example.com/app/`). Each must stay on the authorized domain or its subdomains: an
  * account cannot authorize tests of somebody else's host. Empty: the domain, every path.
  */
-export function parseScope(entries: string[], domain: string): Result<string[]> {
+export function parseScope(entries: string[], domain: string): Result<string[], AnalysisRefusal> {
   const out: string[] = [];
   for (const raw of entries) {
     const entry = raw.trim().toLowerCase();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ok, refuse, type Result } from '@meridian/contracts';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 import {
   activeAuthorization,
   replaceAuthorization,
@@ -44,7 +45,7 @@ export async function authorize(
   accountId: string,
   asked: AuthorizeAsked,
   now = new Date(),
-): Promise<Result<ReturnType<typeof authorizationView>>> {
+): Promise<Result<ReturnType<typeof authorizationView>, AnalysisRefusal>> {
   const owned = await ownDomain(deps, accountId, asked.domain);
   if (!owned.ok) return owned;
   if (!owned.value.verified_at)

@@ -4,13 +4,13 @@ import {
   normalizeHostname,
   ok,
   refuse,
+  upstream,
   type AuditTier,
   type OrderQuote,
   type PostingReply,
-  type Problem,
-  type Refusal,
   type Result,
   type Subscription,
+  type Upstream,
 } from '@meridian/contracts';
 import { activeAuthorization } from '../db/repositories/authorizations.js';
 import type { DomainRow } from '../db/repositories/domains.js';
@@ -23,18 +23,10 @@ import {
   type RunRow,
 } from '../db/repositories/runs.js';
 import { covers, runItem } from '../domain/entitlement.js';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 import type { AnalysisDeps } from '../deps.js';
 import { checkOwnership, ownDomain } from './domains.js';
 import { enqueueRun } from './events.js';
-
-/** A refusal that carries billing's own problem (402, 409, 503...) through to the client. */
-export type Upstream = { ok: false; code: 'upstream'; detail: string; problem: Problem };
-export const upstream = (problem: Problem): Upstream => ({
-  ok: false,
-  code: 'upstream',
-  detail: problem.detail,
-  problem,
-});
 
 export interface RunAsked {
   domain: string;
@@ -57,7 +49,7 @@ export async function commissionRun(
   asked: RunAsked,
   idempotencyKey: string | undefined,
   now = new Date(),
-): Promise<Result<Commissioned> | Upstream> {
+): Promise<Result<Commissioned, AnalysisRefusal> | Upstream> {
   if (idempotencyKey) {
     const earlier = await runByIdempotencyKey(deps.db, accountId, idempotencyKey);
     if (earlier) return replay(deps, earlier, asked);
@@ -136,7 +128,7 @@ export async function readyToRun(
   domain: DomainRow,
   tier: AuditTier,
   now: Date,
-): Promise<Result<null>> {
+): Promise<Result<null, AnalysisRefusal>> {
   if (!domain.verified_at)
     return refuse(
       'domain_not_verified',
@@ -162,7 +154,7 @@ async function replay(
   deps: AnalysisDeps,
   run: RunRow,
   asked: RunAsked,
-): Promise<Result<Commissioned> | Upstream> {
+): Promise<Result<Commissioned, AnalysisRefusal> | Upstream> {
   const named = normalizeHostname(asked.domain);
   const sameDomain = named.ok && named.value === run.domain;
   // A run a subscription covered was never asked to pay: either way of paying asked for it.
@@ -183,7 +175,7 @@ async function payFromCredit(
   run: RunRow,
   replayed: boolean,
   now: Date,
-): Promise<Result<Commissioned> | Upstream | Refusal> {
+): Promise<Result<Commissioned, AnalysisRefusal> | Upstream> {
   const spent = await deps.bus.request<PostingReply>(RPC.billingCreditSpend, {
     account_id: run.account_id,
     order_id: run.id,

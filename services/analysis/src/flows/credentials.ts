@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ok, refuse, type Result } from '@meridian/contracts';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 import { domainById } from '../db/repositories/domains.js';
 import {
   credentialsOf,
@@ -41,7 +42,7 @@ export async function addCredential(
   accountId: string,
   asked: CredentialAsked,
   now = new Date(),
-): Promise<Result<ReturnType<typeof credentialView>>> {
+): Promise<Result<ReturnType<typeof credentialView>, AnalysisRefusal>> {
   const owned = await ownDomain(deps, accountId, asked.domain);
   if (!owned.ok) return owned;
   if ((await credentialsOf(deps.db, accountId, owned.value.id)).length >= 20)
@@ -81,7 +82,7 @@ export async function removeCredential(
   deps: AnalysisDeps,
   accountId: string,
   id: string,
-): Promise<Result<null>> {
+): Promise<Result<null, AnalysisRefusal>> {
   if (!(await deleteCredential(deps.db, accountId, id)))
     return refuse('not_found', `No credential ${id} in this account.`);
   return ok(null);

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { normalizeHostname, ok, refuse, type Result } from '@meridian/contracts';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 import {
   domainOf,
   domainsOf,
@@ -30,7 +31,7 @@ export async function addDomain(
   accountId: string,
   input: string,
   now = new Date(),
-): Promise<Result<{ row: DomainRow; created: boolean }>> {
+): Promise<Result<{ row: DomainRow; created: boolean }, AnalysisRefusal>> {
   const hostname = normalizeHostname(input);
   if (!hostname.ok) return hostname;
   return ok(
@@ -53,7 +54,7 @@ export async function ownDomain(
   deps: AnalysisDeps,
   accountId: string,
   input: string,
-): Promise<Result<DomainRow>> {
+): Promise<Result<DomainRow, AnalysisRefusal>> {
   const hostname = normalizeHostname(input);
   if (!hostname.ok) return hostname;
   const row = await domainOf(deps.db, accountId, hostname.value);
@@ -69,7 +70,7 @@ export async function checkOwnership(
   deps: AnalysisDeps,
   domain: DomainRow,
   now = new Date(),
-): Promise<Result<{ row: DomainRow; found: boolean }>> {
+): Promise<Result<{ row: DomainRow; found: boolean }, AnalysisRefusal>> {
   let txt: string[][];
   try {
     txt = await deps.dns.txt(verificationRecord(domain.hostname, domain.token).name);

@@ -1,4 +1,5 @@
 import { ok, refuse, traceEventSchema, type Result, type TraceEvent } from '@meridian/contracts';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 import { runOf, runsOfDomain, type RunRow } from '../db/repositories/runs.js';
 import { traceOf, type TraceRow } from '../db/repositories/trace-events.js';
 import type { AnalysisDeps } from '../deps.js';
@@ -43,7 +44,11 @@ export async function runsOf(deps: AnalysisDeps, accountId: string, domain: stri
   return ok((await runsOfDomain(deps.db, owned.value.id, MAX_RUNS_LISTED)).map(runView));
 }
 
-export async function ownRun(deps: AnalysisDeps, accountId: string, id: string): Promise<Result<RunRow>> {
+export async function ownRun(
+  deps: AnalysisDeps,
+  accountId: string,
+  id: string,
+): Promise<Result<RunRow, AnalysisRefusal>> {
   const run = await runOf(deps.db, accountId, id);
   return run ? ok(run) : refuse('not_found', `No run ${id} in this account.`);
 }

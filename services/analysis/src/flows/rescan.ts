@@ -8,6 +8,7 @@ import {
   type Result,
   type Subscription,
 } from '@meridian/contracts';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 import { domainById } from '../db/repositories/domains.js';
 import {
   advanceRescan,
@@ -41,7 +42,7 @@ export async function setRescan(
   accountId: string,
   asked: { domain: string; enabled: boolean; tier: AuditTier },
   now = new Date(),
-): Promise<Result<ReturnType<typeof rescanView>>> {
+): Promise<Result<ReturnType<typeof rescanView>, AnalysisRefusal>> {
   const owned = await ownDomain(deps, accountId, asked.domain);
   if (!owned.ok) return owned;
   if (asked.enabled && !owned.value.verified_at)

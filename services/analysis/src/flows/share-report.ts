@@ -1,4 +1,5 @@
 import { RPC, ok, refuse, type AccountEmailReply, type Report, type Result } from '@meridian/contracts';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 import { ownedReport, reportOfRun } from '../db/repositories/reports.js';
 import { findLinkByTokenHash, insertLink, revokeLiveLink } from '../db/repositories/share-links.js';
 import {
@@ -31,7 +32,7 @@ export async function mintShareLink(
   runId: string,
   share: { audience: Audience; expires_at: Date | null },
   now = new Date(),
-): Promise<Result<MintedLink>> {
+): Promise<Result<MintedLink, AnalysisRefusal>> {
   const owned = await ownedReport(deps.db, runId, accountId);
   if (!owned) return refuse('not_found', 'No report of yours has this id.');
   if (!owned.report) return refuse('conflict', 'The run has not finished; share its report once it has.');
@@ -61,7 +62,7 @@ export async function revokeShareLink(
   accountId: string,
   runId: string,
   now = new Date(),
-): Promise<Result<{ revoked: true }>> {
+): Promise<Result<{ revoked: true }, AnalysisRefusal>> {
   if (!(await ownedReport(deps.db, runId, accountId)))
     return refuse('not_found', 'No report of yours has this id.');
   if (!(await revokeLiveLink(deps.db, runId, now)))

@@ -1,4 +1,5 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 import { TRACE_CHANNEL } from '../adapters/trace-feed.js';
 import { findRun } from '../db/repositories/runs.js';
 import { notifyTrace } from '../db/repositories/trace-events.js';
@@ -45,7 +46,7 @@ export function openTraceStream(
   runId: string,
   afterSeq: number,
   sink: TraceSink,
-): Result<TraceStream> {
+): Result<TraceStream, AnalysisRefusal> {
   const over = deps.streams.take(accountId, runId);
   if (over !== null) return tooManyStreams(deps, over);
   let seq = afterSeq;
@@ -112,7 +113,7 @@ export function openTraceStream(
   });
 }
 
-function tooManyStreams(deps: AnalysisDeps, over: 'run' | 'account'): Result<never> {
+function tooManyStreams(deps: AnalysisDeps, over: 'run' | 'account'): Result<never, AnalysisRefusal> {
   const { perRun, perAccount } = deps.streams.caps;
   return refuse(
     'too_many_streams',

@@ -1,37 +1,22 @@
-import type { Refusal, Result } from '@meridian/contracts';
-import { HttpProblem, httpProblem } from '@meridian/http-kit';
-import type { Upstream } from '../flows/commission-run.js';
+import type { Result, Upstream } from '@meridian/contracts';
+import { valueOrProblem, type RefusalProblem } from '@meridian/http-kit';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 
 /** Every refusal a flow of this service answers, and how it reaches a client. */
-export function problemOf(refusal: Refusal | Upstream): HttpProblem {
-  if (refusal.code === 'upstream') return new HttpProblem((refusal as Upstream).problem);
-  const { code, detail } = refusal;
-  switch (code) {
-    case 'validation_failed':
-      return httpProblem('validation_failed', detail);
-    case 'domain_not_verified':
-    case 'attestation_required':
-      return httpProblem('bad_request', detail, { category: code });
-    case 'authorization_required':
-      return httpProblem('forbidden', detail, { category: code });
-    case 'not_found':
-      return httpProblem('not_found', detail);
-    case 'conflict':
-      return httpProblem('conflict', detail);
-    case 'too_many_streams':
-    case 'too_many_runs':
-      return httpProblem('rate_limit', detail, { category: code, retryAfter: 5 });
-    case 'service_unavailable':
-      return httpProblem('service_unavailable', detail, { retryAfter: 5 });
-    default:
-      throw new Error(`no problem is defined for the refusal ${code}`);
-  }
-}
+export const ANALYSIS_PROBLEMS = {
+  validation_failed: { kind: 'validation_failed' },
+  domain_not_verified: { kind: 'bad_request', category: 'domain_not_verified' },
+  attestation_required: { kind: 'bad_request', category: 'attestation_required' },
+  authorization_required: { kind: 'forbidden', category: 'authorization_required' },
+  not_found: { kind: 'not_found' },
+  conflict: { kind: 'conflict' },
+  too_many_streams: { kind: 'rate_limit', category: 'too_many_streams', retryAfter: 5 },
+  too_many_runs: { kind: 'rate_limit', category: 'too_many_runs', retryAfter: 5 },
+  service_unavailable: { kind: 'service_unavailable', retryAfter: 5 },
+} as const satisfies Record<AnalysisRefusal, RefusalProblem>;
 
 /** The value of an outcome, or its refusal thrown as the problem a client gets. */
-export function valueOf<T>(result: Result<T> | Upstream): T {
-  if (!result.ok) throw problemOf(result);
-  return result.value;
-}
+export const valueOf = <T>(result: Result<T, AnalysisRefusal> | Upstream): T =>
+  valueOrProblem(ANALYSIS_PROBLEMS, result);
 
 export const METHOD = "Read from the analysis service's records.";

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import { EVENTS, ok, refuse, type Plan, type Result } from '@meridian/contracts';
+import type { BillingRefusal } from '../domain/refusals.js';
 import type { Database } from '../db/database.js';
 import { findEntryByKey, lockBalance } from '../db/repositories/ledger.js';
 import { priceOf } from '../db/repositories/prices.js';
@@ -38,7 +39,7 @@ export async function buyPeriod(
   deps: BillingDeps,
   order: PeriodOrder,
   at?: Date,
-): Promise<Result<PeriodState>> {
+): Promise<Result<PeriodState, BillingRefusal>> {
   const key = `period:${order.product}:${order.idempotency_key}`;
   return inPostingTransaction(deps, async (trx) => {
     await lockBalance(trx, order.account_id);

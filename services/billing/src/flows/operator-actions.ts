@@ -1,4 +1,5 @@
 import { ok, refuse, type PostingReply, type Result } from '@meridian/contracts';
+import type { BillingRefusal } from '../domain/refusals.js';
 import { insertOperatorAction, settleUnmatchedDeposit } from '../db/repositories/operator-actions.js';
 import type { BillingDeps } from '../deps.js';
 import { inPostingTransaction, postInTransaction, type Posted } from './post.js';
@@ -51,7 +52,7 @@ export async function refundByOperator(
   operatorId: string,
   input: { account_id: string; order_id: string; amount_atomic?: number; reason: string; key: string },
   at = new Date(),
-): Promise<Result<PostingReply>> {
+): Promise<Result<PostingReply, BillingRefusal>> {
   const refunded = await refundOrder(
     deps,
     {

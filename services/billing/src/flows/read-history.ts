@@ -1,4 +1,5 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
+import type { BillingRefusal } from '../domain/refusals.js';
 import { envelope, signCursor, verifyCursor, type Envelope } from '@meridian/http-kit';
 import { orderPaymentsBefore } from '../db/repositories/deposits.js';
 import { entriesBefore } from '../db/repositories/ledger.js';
@@ -32,7 +33,7 @@ export async function readHistory(
   deps: BillingDeps,
   accountId: string,
   query: HistoryQuery,
-): Promise<Result<Envelope<HistoryRow[]>>> {
+): Promise<Result<Envelope<HistoryRow[]>, BillingRefusal>> {
   const cursor =
     query.cursor === undefined ? undefined : positionOf(query.cursor, accountId, deps.config.cursorKey);
   if (cursor === null)

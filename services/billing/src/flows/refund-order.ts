@@ -1,4 +1,5 @@
 import { ok, refuse, type PostingReply, type Result } from '@meridian/contracts';
+import type { BillingRefusal } from '../domain/refusals.js';
 import { entriesOfOrder } from '../db/repositories/ledger.js';
 import { lockOrder } from '../db/repositories/orders.js';
 import { refundable } from '../domain/ledger.js';
@@ -23,7 +24,7 @@ export async function refundOrder(
   deps: Pick<BillingDeps, 'db'>,
   refund: OrderRefund,
   at = new Date(),
-): Promise<Result<PostingReply>> {
+): Promise<Result<PostingReply, BillingRefusal>> {
   const key = `refund:${refund.order_id}:${refund.idempotency_key ?? 'full'}`;
   return inPostingTransaction(deps, async (trx) => {
     // The order's lock serialises refunds of one order, so two cannot both take what is left.

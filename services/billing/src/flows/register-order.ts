@@ -1,4 +1,5 @@
 import { ok, refuse, USDC_MINTS, type OrderQuote, type Result } from '@meridian/contracts';
+import type { BillingRefusal } from '../domain/refusals.js';
 import { ensureOrder } from '../db/repositories/orders.js';
 import { priceOf } from '../db/repositories/prices.js';
 import { orderReason } from '../domain/orders.js';
@@ -14,7 +15,7 @@ export async function registerOrder(
   deps: BillingDeps,
   order: { account_id: string; order_id: string; item: string; payment: 'credit' | 'deposit' },
   at = new Date(),
-): Promise<Result<OrderQuote>> {
+): Promise<Result<OrderQuote, BillingRefusal>> {
   const target = depositTarget(deps.config);
   if (!target.ok && order.payment === 'deposit') return target;
   const { payment: _, ...ordered } = order;

@@ -1,4 +1,5 @@
 import { EVENTS, ok, refuse, type PostingReply, type Result } from '@meridian/contracts';
+import type { BillingRefusal } from '../domain/refusals.js';
 import { ensureOrder, markOrderPaid } from '../db/repositories/orders.js';
 import { priceOf } from '../db/repositories/prices.js';
 import { orderReason } from '../domain/orders.js';
@@ -22,7 +23,7 @@ export async function spendForOrder(
   deps: BillingDeps,
   spend: OrderSpend,
   at = new Date(),
-): Promise<Result<PostingReply>> {
+): Promise<Result<PostingReply, BillingRefusal>> {
   return inPostingTransaction(deps, async (trx) => {
     const price = await priceOf(trx, spend.item);
     if (price === undefined) return refuse('not_found', `No price is set for ${spend.item}.`);

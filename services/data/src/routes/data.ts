@@ -72,8 +72,9 @@ function checkCaller(caller: Caller, hit: CatalogHit, key: string): void {
     );
 }
 
-function refusal(code: string, detail: string): never {
-  throw httpProblem(code as ProblemCode, detail);
+/** A resolver's refusal: its code is one of the house's problem kinds (Result's default codes). */
+function refusal(code: ProblemCode, detail: string): never {
+  throw httpProblem(code, detail);
 }
 
 async function answerMetric(

@@ -10,7 +10,7 @@ import { claimMinuteSlot } from './throttle.js';
  * Mails a reset link to the owner of a known address. Silently one reset mail a minute per
  * address, against mail bombing; the answer never changes, known address or not.
  */
-export async function requestReset(deps: IdentityDeps, email: string): Promise<Result<void>> {
+export async function requestReset(deps: IdentityDeps, email: string): Promise<Result<void, never>> {
   if ((await claimMinuteSlot(deps, `forgot:${email}`)) > 0) return ok(undefined);
   await deps.db.transaction().execute(async (trx) => {
     const account = await findAccountByEmail(trx, email);

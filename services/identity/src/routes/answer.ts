@@ -1,50 +1,34 @@
 import type { Request } from 'express';
-import type { Refusal, Result } from '@meridian/contracts';
-import { httpProblem, type HttpProblem } from '@meridian/http-kit';
+import type { Result } from '@meridian/contracts';
+import { valueOrProblem, type RefusalProblem, type ServiceRefusal } from '@meridian/http-kit';
+import type { IdentityRefusal } from '../domain/refusals.js';
 
 /** Every refusal a flow of this service answers, and how it reaches a client. */
-export function problemOf(refusal: Refusal & { retryAfter?: number }): HttpProblem {
-  const { code, detail } = refusal;
-  switch (code) {
-    case 'weak_password':
-      return httpProblem('validation_failed', detail, {
-        errors: [{ path: 'body.password', message: detail }],
-      });
-    case 'invalid_token':
-      return httpProblem('bad_request', detail, { category: 'invalid_token' });
-    case 'rate_limited':
-      return httpProblem('rate_limit', detail, { retryAfter: refusal.retryAfter ?? 1 });
-    case 'invalid_credentials':
-    case 'challenge_expired':
-      return httpProblem('unauthorized', detail, { category: code });
-    // Not 401: the portal keeps 401 for "no valid session", on which a client signs the person
-    // out; a wrong code leaves a signed-in account signed in (and a login challenge open).
-    case 'invalid_code':
-      return httpProblem('forbidden', detail, { category: code });
-    case 'email_unconfirmed':
-      return httpProblem('forbidden', detail, { category: code });
-    case 'oidc_refused':
-      return httpProblem('bad_request', `The provider sign-in was refused: ${detail}.`, { category: code });
-    case 'provider_unreachable':
-      return httpProblem('bad_gateway', detail);
-    case 'too_many_keys':
-      return httpProblem('conflict', detail, { category: code });
-    case 'conflict':
-      return httpProblem('conflict', detail);
-    case 'not_found':
-      return httpProblem('not_found', detail);
-    case 'unauthorized':
-      return httpProblem('unauthorized', detail);
-    default:
-      throw new Error(`no problem is defined for the refusal ${code}`);
-  }
-}
+export const IDENTITY_PROBLEMS = {
+  weak_password: { kind: 'validation_failed', field: 'body.password' },
+  invalid_token: { kind: 'bad_request', category: 'invalid_token' },
+  rate_limited: { kind: 'rate_limit', retryAfter: 1 },
+  invalid_credentials: { kind: 'unauthorized', category: 'invalid_credentials' },
+  challenge_expired: { kind: 'unauthorized', category: 'challenge_expired' },
+  // Not 401: the portal keeps 401 for "no valid session", on which a client signs the person
+  // out; a wrong code leaves a signed-in account signed in (and a login challenge open).
+  invalid_code: { kind: 'forbidden', category: 'invalid_code' },
+  email_unconfirmed: { kind: 'forbidden', category: 'email_unconfirmed' },
+  oidc_refused: {
+    kind: 'bad_request',
+    category: 'oidc_refused',
+    detail: (detail) => `The provider sign-in was refused: ${detail}.`,
+  },
+  provider_unreachable: { kind: 'bad_gateway' },
+  too_many_keys: { kind: 'conflict', category: 'too_many_keys' },
+  conflict: { kind: 'conflict' },
+  not_found: { kind: 'not_found' },
+  unauthorized: { kind: 'unauthorized' },
+} as const satisfies Record<IdentityRefusal, RefusalProblem>;
 
 /** The value of an outcome, or its refusal thrown as the problem a client gets. */
-export function valueOf<T>(result: Result<T>): T {
-  if (!result.ok) throw problemOf(result);
-  return result.value;
-}
+export const valueOf = <T>(result: Result<T, IdentityRefusal> | ServiceRefusal<IdentityRefusal>): T =>
+  valueOrProblem(IDENTITY_PROBLEMS, result);
 
 /**
  * The caller's address as it reaches identity: `req.ip` believes X-Forwarded-For only from the

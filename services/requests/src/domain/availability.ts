@@ -1,4 +1,5 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
+import type { RequestsRefusal } from './refusals.js';
 
 /**
  * Weekly consulting hours in UTC, e.g. "mon-fri 09:00-17:00; sat 10:00-13:00". Slots are cut from
@@ -27,7 +28,7 @@ function daysOf(spec: string): number[] | undefined {
 }
 
 /** Parses the setting; a refusal names the part it could not read. */
-export function parseHours(text: string): Result<Window[]> {
+export function parseHours(text: string): Result<Window[], RequestsRefusal> {
   const windows: Window[] = [];
   for (const part of text
     .split(';')
@@ -81,7 +82,7 @@ export interface BookingRules {
 }
 
 /** Whether a slot may be booked now: far enough ahead, not too far. */
-export function bookable(slot: Slot, rules: BookingRules, now: Date): Result<Slot> {
+export function bookable(slot: Slot, rules: BookingRules, now: Date): Result<Slot, RequestsRefusal> {
   const ahead = slot.starts_at.getTime() - now.getTime();
   if (ahead < rules.noticeMs)
     return refuse(

@@ -1,4 +1,5 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
+import type { RequestsRefusal } from './refusals.js';
 import { slotsBetween, type Window } from './availability.js';
 
 /** How far slots held for an on-chain payment may go before one is paid. */
@@ -37,7 +38,7 @@ export function mayHoldUnpaid(
   rules: HoldRules,
   held: { account: number; day: number },
   dayLimit: number,
-): Result<true> {
+): Result<true, RequestsRefusal> {
   if (held.account >= rules.perAccount)
     return refuse(
       'hold_limit',

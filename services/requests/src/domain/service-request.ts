@@ -1,4 +1,5 @@
 import { normalizeHostname, ok, refuse, type Result } from '@meridian/contracts';
+import type { RequestsRefusal } from './refusals.js';
 
 export interface RequestAsked {
   kind: 'pentest' | 'pentest_discussion' | 'consultancy';
@@ -14,7 +15,7 @@ export interface RequestAsked {
  */
 export function requestKey(
   asked: RequestAsked,
-): Result<{ kind: string; domain: string; detail: string | null }> {
+): Result<{ kind: string; domain: string; detail: string | null }, RequestsRefusal> {
   const named = (asked.domain ?? '').trim();
   if (asked.kind === 'consultancy' && named !== '')
     return refuse(

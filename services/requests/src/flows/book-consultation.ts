@@ -5,10 +5,11 @@ import {
   RPC,
   ok,
   refuse,
+  upstream,
   type OrderQuote,
   type PostingReply,
-  type Problem,
   type Result,
+  type Upstream,
   type bookingBodySchema,
 } from '@meridian/contracts';
 import type { Transaction } from 'kysely';
@@ -25,6 +26,7 @@ import {
 } from '../db/repositories/bookings.js';
 import { bookable, slotAt } from '../domain/availability.js';
 import { dayHoldLimit, dayOf, mayHoldUnpaid } from '../domain/holds.js';
+import type { RequestsRefusal } from '../domain/refusals.js';
 import type { RequestsDeps } from '../deps.js';
 import { announce } from './events.js';
 
@@ -34,15 +36,6 @@ export const BOOKING_ITEM = 'booking:consulting';
 const CREDIT_HOLD_MS = 10 * 60_000;
 
 type BookingAsked = z.infer<typeof bookingBodySchema>;
-
-/** A refusal that carries billing's own problem (402, 409, 503...) through to the client. */
-export type Upstream = { ok: false; code: 'upstream'; detail: string; problem: Problem };
-const upstream = (problem: Problem): Upstream => ({
-  ok: false,
-  code: 'upstream',
-  detail: problem.detail,
-  problem,
-});
 
 /** A booking, and whether an Idempotency-Key named it before (nothing new was booked). */
 export interface Booked {
@@ -62,7 +55,7 @@ export async function bookConsultation(
   asked: BookingAsked,
   idempotencyKey?: string,
   now = new Date(),
-): Promise<Result<Booked> | Upstream> {
+): Promise<Result<Booked, RequestsRefusal> | Upstream> {
   if (idempotencyKey) {
     const earlier = await bookingByKey(deps.db, accountId, idempotencyKey);
     if (earlier) return replay(deps, earlier, asked, now);
@@ -123,7 +116,7 @@ async function replay(
   booking: BookingRow,
   asked: BookingAsked,
   now: Date,
-): Promise<Result<Booked> | Upstream> {
+): Promise<Result<Booked, RequestsRefusal> | Upstream> {
   const same =
     booking.starts_at.getTime() === asked.starts_at.getTime() &&
     booking.payment === asked.payment &&
@@ -145,10 +138,14 @@ const taken = () => refuse('conflict', 'That slot was just booked; pick another.
  * Holds a slot for an on-chain payment within the account's and the day's caps, decided under
  * locks on both so that bookings asked at once are counted one after the other.
  */
-async function holdUnpaid(deps: RequestsDeps, booking: BookingRow, now: Date): Promise<Result<BookingRow>> {
+async function holdUnpaid(
+  deps: RequestsDeps,
+  booking: BookingRow,
+  now: Date,
+): Promise<Result<BookingRow, RequestsRefusal>> {
   const { config } = deps;
   const day = dayOf(booking.starts_at);
-  return deps.db.transaction().execute(async (trx): Promise<Result<BookingRow>> => {
+  return deps.db.transaction().execute(async (trx): Promise<Result<BookingRow, RequestsRefusal>> => {
     await lockHolds(trx, [`account:${booking.account_id}`, `day:${day.from.toISOString()}`]);
     const held = {
       account: await countUnpaidHolds(trx, now, { accountId: booking.account_id }),
@@ -177,7 +174,7 @@ async function payFromCredit(
   booking: BookingRow,
   replayed: boolean,
   now: Date,
-): Promise<Result<Booked> | Upstream> {
+): Promise<Result<Booked, RequestsRefusal> | Upstream> {
   const spent = await deps.bus.request<PostingReply>(RPC.billingCreditSpend, {
     account_id: booking.account_id,
     order_id: booking.id,

@@ -1,4 +1,5 @@
 import { EVENTS, ok, type Result } from '@meridian/contracts';
+import type { RequestsRefusal } from '../domain/refusals.js';
 import { upsertRequest } from '../db/repositories/service-requests.js';
 import { requestKey, type RequestAsked } from '../domain/service-request.js';
 import type { RequestsDeps } from '../deps.js';
@@ -13,7 +14,7 @@ export async function recordRequest(
   accountId: string,
   asked: RequestAsked,
   at = new Date(),
-): Promise<Result<{ ok: true; count: number }>> {
+): Promise<Result<{ ok: true; count: number }, RequestsRefusal>> {
   const key = requestKey(asked);
   if (!key.ok) return key;
   return deps.db.transaction().execute(async (trx) => {

@@ -148,7 +148,7 @@ export async function reconcilePayments(deps: Deps, now = new Date(), limit = 50
 export async function listUnreconciled(
   deps: Pick<X402Deps, 'db'>,
   { limit }: { limit: number },
-): Promise<Result<UnreconciledListReply>> {
+): Promise<Result<UnreconciledListReply, never>> {
   const rows = await unreconciledPayments(deps.db, limit);
   return ok({
     payments: rows.map((r) => ({

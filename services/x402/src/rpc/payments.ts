@@ -4,35 +4,21 @@ import {
   paymentCallRequestSchema,
   supportedReadRequestSchema,
   unreconciledListRequestSchema,
-  type Problem,
   type Result,
 } from '@meridian/contracts';
-import { problem } from '@meridian/http-kit';
+import { refusalProblem } from '@meridian/http-kit';
 import { resultHandler, type RpcRegistration } from '@meridian/runtime';
 import type { X402Deps } from '../deps.js';
+import type { X402Refusal } from '../domain/refusals.js';
 import { settlePayment } from '../flows/settle-payment.js';
 import { listUnreconciled } from '../flows/reconcile-payments.js';
 import { verifyPayment } from '../flows/verify-payment.js';
+import { X402_PROBLEMS } from './problems.js';
 
-/**
- * A refusal as the gateway receives it: a payment refused is a 402 whose category is x402's
- * reason (the gateway answers the challenge again with it); the facilitator not reached is a 503.
- */
-export function problemOf(code: string, detail: string): Problem {
-  switch (code) {
-    case 'facilitator_unavailable':
-      return problem('service_unavailable', detail, { category: 'facilitator_unavailable', retryAfter: 1 });
-    case 'validation_failed':
-      return problem('validation_failed', detail);
-    case 'not_found':
-      return problem('not_found', detail);
-    default:
-      return problem('payment_required', detail, { category: code });
-  }
-}
-
-const handler = <S extends z.ZodType, T>(schema: S, run: (input: z.infer<S>) => Promise<Result<T>>) =>
-  resultHandler(schema, run, (refusal) => problemOf(refusal.code, refusal.detail));
+const handler = <S extends z.ZodType, T>(
+  schema: S,
+  run: (input: z.infer<S>) => Promise<Result<T, X402Refusal>>,
+) => resultHandler(schema, run, (refusal) => refusalProblem(X402_PROBLEMS, refusal));
 
 /** The gateway's subjects (the fee payer for the challenge, verification, settlement) and the operators' list. */
 export function rpcHandlers(deps: X402Deps): RpcRegistration[] {

@@ -1,0 +1,23 @@
+/**
+ * Every refusal a flow of identity returns: sign-in, account recovery, second factor, provider
+ * sign-in and keys (portal sections 4.1, 4.2 and 5). routes/answer.ts gives each its problem.
+ */
+export type IdentityRefusal =
+  /** No valid session (portal 5.1), or a session that no longer holds. */
+  | 'unauthorized'
+  | 'invalid_credentials'
+  /** The account has not confirmed its email address (portal 5.3). */
+  | 'email_unconfirmed'
+  /** A TOTP or recovery code that does not match (portal 5.4). */
+  | 'invalid_code'
+  | 'challenge_expired'
+  /** A mailed link (confirmation, reset, unlock, provider link) that is unknown, used or expired. */
+  | 'invalid_token'
+  | 'weak_password'
+  | 'rate_limited'
+  /** The identity provider refused the sign-in, or answered what does not check out. */
+  | 'oidc_refused'
+  | 'provider_unreachable'
+  | 'too_many_keys'
+  | 'conflict'
+  | 'not_found';
