@@ -122,7 +122,7 @@ function keysSection(account: Account, box: HTMLElement): void {
     form([], 'Create a key', async () => {
       const key = await data<{ id: string; key: string; prefix: string }>('POST', '/v1/keys', {});
       session.clear();
-      await keysSection((await session.load())!, box);
+      keysSection((await session.load())!, box);
       box.append(
         h(
           'div',
