@@ -103,6 +103,8 @@ function schemaValue(schema: JsonSchema | undefined, name = ''): fc.Arbitrary<un
       );
     case 'object':
       return objectOf(schema.properties ?? {});
+    // No type (or one the fuzzer does not generate): any JSON value.
+    case undefined:
     default:
       return fc.jsonValue({ maxDepth: 2 });
   }
