@@ -268,8 +268,10 @@ async function filledKeyCache(bus: Bus, key: string): Promise<VerifiedCache<KeyV
 
 function cacheVerificationsPerSecond(keys: VerifiedCache<KeyVerifyReply>, key: string): number {
   const n = 1_000_000;
+  // The cached answer is synchronous; a promise here would time the identity round trip instead.
+  if (keys.verify(key) instanceof Promise) throw new Error('the bench key is not cached');
   const started = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) keys.verify(key);
+  for (let i = 0; i < n; i++) sink.value = keys.verify(key);
   return n / (Number(process.hrtime.bigint() - started) / 1e9);
 }
 
