@@ -18,6 +18,10 @@ const DOMAIN_FORBIDDEN = [
   'fs/promises',
   'node:fs',
   'node:fs/promises',
+  ...['dns', 'dns/promises', 'net', 'tls', 'http', 'https', 'dgram', 'child_process'].flatMap((name) => [
+    name,
+    `node:${name}`,
+  ]),
 ];
 
 const either = (names) => names.join('|');
@@ -33,7 +37,8 @@ function serviceImports(names, message) {
 
 const OTHER_SERVICE = 'A service never imports another service: use HTTP, NATS or an event.';
 const SERVICE_SRC = 'Nothing outside a service imports its src/ or the service itself.';
-const DOMAIN = 'domain/ is pure: no Kysely, NATS, express, HTTP kit, bus, db, pg or fs.';
+const DOMAIN =
+  'domain/ is pure: no Kysely, NATS, express, HTTP kit, bus, db, pg, fs, network socket or child process.';
 
 function domainRules() {
   return [

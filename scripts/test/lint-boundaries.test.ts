@@ -30,6 +30,14 @@ describe('lint keeps domain/ free of I/O', () => {
     "import pg from 'pg';",
     "import { readFileSync } from 'node:fs';",
     "import { readFile } from 'fs/promises';",
+    "import { lookup } from 'node:dns';",
+    "import { resolve } from 'dns/promises';",
+    "import { connect } from 'net';",
+    "import { connect } from 'node:tls';",
+    "import type { IncomingMessage } from 'node:http';",
+    "import { get } from 'https';",
+    "import { createSocket } from 'node:dgram';",
+    "import { spawn } from 'child_process';",
   ])('refuses %s', async (line) => {
     const errors = await boundaryErrors(
       domainFile,
