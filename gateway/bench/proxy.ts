@@ -371,7 +371,7 @@ function printLayers(result: Awaited<ReturnType<typeof layers>>, d: Row, dr: Row
   }
 }
 
-/** The target (issue 19): the full path at least as fast as the raw proxy (b) of the same run. */
+/** The target: the full path at least as fast as the raw proxy (b) of the same run. */
 function verdict(name: string, d: Row, b: Row): string {
   const ratio = d.rps / b.rps;
   const rounds = d.rounds.map((rps, i) => (rps / b.rounds[i]!).toFixed(2)).join(' ');
