@@ -1,5 +1,5 @@
 /**
- * A mixed load on the split system (issue 19: "load, speed and memory"): every service, the
+ * A mixed load on the split system (load, speed and memory): every service, the
  * portal and the gateway each in its own process on a fresh database of the machine's Postgres and
  * a private NATS namespace, the local x402 facilitator and its LiteSVM chain for pay per call, and
  * autocannon (in this process, one instance per route, all at once) driving for BENCH_SECONDS:

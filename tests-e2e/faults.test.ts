@@ -13,7 +13,7 @@ import { ledgerSums } from './src/ledger.js';
 import { SERVICE_NAMES, startSystem, type System } from './src/system.js';
 
 /**
- * Issue 19, faults: NATS restarted mid-run, Postgres restarted, billing killed (SIGKILL) between
+ * Faults: NATS restarted mid-run, Postgres restarted, billing killed (SIGKILL) between
  * writing an event and publishing it, and again between publishing it and marking it sent. The
  * system runs on a private nats-server and a private PostgreSQL cluster (the machine's servers are
  * shared by the tests running beside this one and are never restarted). Afterwards every event of

@@ -46,7 +46,7 @@ const TOP_UP = 300_000_000;
 const enveloped = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
 
 /**
- * Issue 19, "End to end": one person's journey through the public HTTP interface only (the
+ * End to end: one person's journey through the public HTTP interface only (the
  * gateway's URL), every service and the gateway their own processes on the machine's Postgres and
  * NATS, the outside world played by peers on loopback: a real SMTP server catching the mail, a DNS
  * server holding the domain's records, a small site to audit, and one LiteSVM chain carrying both

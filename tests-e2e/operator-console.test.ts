@@ -25,7 +25,7 @@ const describeWithBrowser = hasBrowser ? describe : describe.skip;
 const DOMAIN = 'shop.operator-e2e.example';
 
 /**
- * Issue 27, the operator console: the operator role granted by `identity:admin`, refused without
+ * The operator console: the operator role granted by `identity:admin`, refused without
  * TOTP, then the review of an `audit_review` run recorded in the console in a real browser, and
  * what the owner sees through the gateway afterwards (report, PDF, shared page, the mail).
  */

@@ -9,7 +9,7 @@ import { startSite, type Site } from './src/site.js';
 import { startSystem, type System } from './src/system.js';
 
 /**
- * Issue 19, "Scale-out and faults": two replicas of data and of analysis behind two gateways
+ * Scale-out and faults: two replicas of data and of analysis behind two gateways
  * (each gateway given both URLs of each: gateway/README.md, Replicas of a service). Under load,
  * both replicas of each serve (their own /metrics say so); then one replica of each is SIGKILLed
  * while reads and runs are in flight, and every accepted request is honoured.
