@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import meridian from './scripts/eslint-rules.js';
 
 /** The services; each owns its code, and nothing else reaches into it (DESIGN.md, Shape). */
 const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'];
@@ -97,6 +98,11 @@ export default tseslint.config(
       // token) are awaited together with Promise.all.
       '@typescript-eslint/await-thenable': ['error', { allowMixedPromiseArrays: true }],
     },
+  },
+  {
+    // Comments say why in the code's own terms, never which issue asked or who should act.
+    plugins: { meridian },
+    rules: { 'meridian/no-addressed-comments': 'error' },
   },
   {
     rules: {
