@@ -33,6 +33,17 @@ export async function announceTrace(deps: AnalysisDeps, runId: string): Promise<
   }
 }
 
+/** The refusal past a cap of open streams: of the run, or of the account. */
+function tooManyStreams(deps: AnalysisDeps, over: 'run' | 'account'): Result<TraceStream> {
+  const { perRun, perAccount } = deps.streams.caps;
+  return refuse(
+    'too_many_streams',
+    over === 'run'
+      ? `${perRun} trace streams of this run are open already; close one first.`
+      : `${perAccount} trace streams of this account are open already; close one first.`,
+  );
+}
+
 /**
  * A run's live trace as server-sent events: the stored events after `afterSeq`, then new ones when
  * the run's writer announces them (never polled), then `event: end` once the run has finished. A
@@ -47,15 +58,7 @@ export function openTraceStream(
   sink: TraceSink,
 ): Result<TraceStream> {
   const over = deps.streams.take(accountId, runId);
-  if (over !== null) {
-    const { perRun, perAccount } = deps.streams.caps;
-    return refuse(
-      'too_many_streams',
-      over === 'run'
-        ? `${perRun} trace streams of this run are open already; close one first.`
-        : `${perAccount} trace streams of this account are open already; close one first.`,
-    );
-  }
+  if (over !== null) return tooManyStreams(deps, over);
   let seq = afterSeq;
   let closed = false;
   let reading = false;

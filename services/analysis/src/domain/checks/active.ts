@@ -36,63 +36,8 @@ export function redirectsToEvil(location: string | null, base: string): boolean 
 
 export function activeChecks(obs: ActiveObservation): Finding[] {
   const out: Finding[] = [];
-  if (obs.cors) {
-    const reflected = obs.cors.allow_origin === EVIL_ORIGIN;
-    if (reflected && obs.cors.allow_credentials)
-      out.push(
-        fail(
-          'active.cors.reflected-credentials',
-          'active',
-          'CORS reflects any origin with credentials',
-          'critical',
-          `Access-Control-Allow-Origin: ${obs.cors.allow_origin}; Access-Control-Allow-Credentials: true`,
-          'Allow only a fixed list of trusted origins; never echo the Origin header when credentials are allowed.',
-          -50,
-        ),
-      );
-    else if (reflected)
-      out.push(
-        fail(
-          'active.cors.reflected',
-          'active',
-          'CORS reflects any origin',
-          'medium',
-          `Access-Control-Allow-Origin: ${obs.cors.allow_origin}`,
-          'Answer only trusted origins in Access-Control-Allow-Origin.',
-          -10,
-        ),
-      );
-    else
-      out.push(
-        pass(
-          'active.cors.ok',
-          'active',
-          'CORS does not trust an arbitrary origin',
-          `Access-Control-Allow-Origin: ${obs.cors.allow_origin || 'absent'}`,
-        ),
-      );
-  }
-  if (obs.redirects.length) {
-    const open = obs.redirects.filter((r) => redirectsToEvil(r.location, r.url));
-    out.push(
-      open.length
-        ? fail(
-            'active.open-redirect',
-            'active',
-            'Open redirect to an external host',
-            'medium',
-            open.map((r) => `${r.url} → ${r.status} ${r.location}`).join('; '),
-            'Redirect only to relative paths or to an allow-list of hosts.',
-            -20,
-          )
-        : pass(
-            'active.open-redirect.none',
-            'active',
-            'No open redirect in the parameters tried',
-            `${obs.redirects.length} URLs tried`,
-          ),
-    );
-  }
+  if (obs.cors) out.push(corsCheck(obs.cors));
+  if (obs.redirects.length) out.push(redirectCheck(obs.redirects));
   if (obs.listings.length) {
     const open = obs.listings.filter((l) => l.listing);
     out.push(
@@ -114,40 +59,7 @@ export function activeChecks(obs: ActiveObservation): Finding[] {
           ),
     );
   }
-  if (obs.methods) {
-    const allowed = (obs.methods.allow ?? '')
-      .toUpperCase()
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    const dangerous = allowed.filter((m) => ['PUT', 'DELETE', 'TRACE', 'CONNECT', 'PATCH'].includes(m));
-    const problems: string[] = [];
-    if (dangerous.length) problems.push(`OPTIONS answers Allow: ${allowed.join(', ')}`);
-    if (obs.methods.trace_echo) problems.push('TRACE echoes the request');
-    if (obs.methods.put_status !== null && obs.methods.put_status >= 200 && obs.methods.put_status < 300)
-      problems.push(`PUT of a test file answered ${obs.methods.put_status}`);
-    out.push(
-      problems.length
-        ? fail(
-            'active.methods.dangerous',
-            'active',
-            'Dangerous HTTP methods are enabled',
-            obs.methods.trace_echo ||
-              ((obs.methods.put_status ?? 0) >= 200 && (obs.methods.put_status ?? 0) < 300)
-              ? 'medium'
-              : 'low',
-            problems.join('; '),
-            'Allow only GET, HEAD, POST (and OPTIONS for CORS); disable TRACE, and PUT/DELETE outside an authenticated API.',
-            -10,
-          )
-        : pass(
-            'active.methods.ok',
-            'active',
-            'No dangerous HTTP method is enabled',
-            `Allow: ${obs.methods.allow ?? 'absent'}`,
-          ),
-    );
-  }
+  if (obs.methods) out.push(methodsCheck(obs.methods));
   if (obs.reflections.length) {
     const hits = obs.reflections.filter((r) => r.reflected);
     out.push(
@@ -180,4 +92,92 @@ export function activeChecks(obs: ActiveObservation): Finding[] {
       ),
     );
   return out;
+}
+
+type Cors = NonNullable<ActiveObservation['cors']>;
+type Methods = NonNullable<ActiveObservation['methods']>;
+
+/** Whether CORS trusts an origin it was never told of, with or without credentials. */
+function corsCheck(cors: Cors): Finding {
+  const reflected = cors.allow_origin === EVIL_ORIGIN;
+  if (reflected && cors.allow_credentials)
+    return fail(
+      'active.cors.reflected-credentials',
+      'active',
+      'CORS reflects any origin with credentials',
+      'critical',
+      `Access-Control-Allow-Origin: ${cors.allow_origin}; Access-Control-Allow-Credentials: true`,
+      'Allow only a fixed list of trusted origins; never echo the Origin header when credentials are allowed.',
+      -50,
+    );
+  if (reflected)
+    return fail(
+      'active.cors.reflected',
+      'active',
+      'CORS reflects any origin',
+      'medium',
+      `Access-Control-Allow-Origin: ${cors.allow_origin}`,
+      'Answer only trusted origins in Access-Control-Allow-Origin.',
+      -10,
+    );
+  return pass(
+    'active.cors.ok',
+    'active',
+    'CORS does not trust an arbitrary origin',
+    `Access-Control-Allow-Origin: ${cors.allow_origin || 'absent'}`,
+  );
+}
+
+/** Whether a redirect parameter sends the visitor to the attacker's host. */
+function redirectCheck(redirects: ActiveObservation['redirects']): Finding {
+  const open = redirects.filter((r) => redirectsToEvil(r.location, r.url));
+  return open.length
+    ? fail(
+        'active.open-redirect',
+        'active',
+        'Open redirect to an external host',
+        'medium',
+        open.map((r) => `${r.url} → ${r.status} ${r.location}`).join('; '),
+        'Redirect only to relative paths or to an allow-list of hosts.',
+        -20,
+      )
+    : pass(
+        'active.open-redirect.none',
+        'active',
+        'No open redirect in the parameters tried',
+        `${redirects.length} URLs tried`,
+      );
+}
+
+/** Whether methods that write or echo (PUT, DELETE, TRACE, ...) are enabled. */
+function methodsCheck(methods: Methods): Finding {
+  const allowed = (methods.allow ?? '')
+    .toUpperCase()
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const dangerous = allowed.filter((m) => ['PUT', 'DELETE', 'TRACE', 'CONNECT', 'PATCH'].includes(m));
+  const problems: string[] = [];
+  if (dangerous.length) problems.push(`OPTIONS answers Allow: ${allowed.join(', ')}`);
+  if (methods.trace_echo) problems.push('TRACE echoes the request');
+  if (methods.put_status !== null && methods.put_status >= 200 && methods.put_status < 300)
+    problems.push(`PUT of a test file answered ${methods.put_status}`);
+  return problems.length
+    ? fail(
+        'active.methods.dangerous',
+        'active',
+        'Dangerous HTTP methods are enabled',
+        methods.trace_echo || ((methods.put_status ?? 0) >= 200 && (methods.put_status ?? 0) < 300)
+          ? 'medium'
+          : 'low',
+        problems.join('; '),
+        'Allow only GET, HEAD, POST (and OPTIONS for CORS); disable TRACE, and PUT/DELETE outside an authenticated API.',
+        -10,
+      )
+    : pass(
+        'active.methods.ok',
+        'active',
+        'No dangerous HTTP method is enabled',
+        `Allow: ${methods.allow ?? 'absent'}`,
+      );
 }

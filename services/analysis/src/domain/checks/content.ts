@@ -80,7 +80,11 @@ export function sriChecks(page: Response): Finding[] {
 
 /** Title, language, description, viewport, page weight and time to first byte. */
 export function pageChecks(page: Response): Finding[] {
-  const html = page.body;
+  return [...headChecks(page.body), ...deliveryChecks(page)];
+}
+
+/** Title, language, description and viewport: what the document says of itself. */
+function headChecks(html: string): Finding[] {
   const out: Finding[] = [];
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1]?.trim() ?? '';
   out.push(
@@ -147,6 +151,12 @@ export function pageChecks(page: Response): Finding[] {
           'Add `<meta name="viewport" content="width=device-width, initial-scale=1">`.',
         ),
   );
+  return out;
+}
+
+/** Page weight and time to first byte: how the document is served. */
+function deliveryChecks(page: Response): Finding[] {
+  const out: Finding[] = [];
   const kb = Math.round(page.bytes / 1024);
   out.push(
     page.bytes > 2 * 1024 * 1024 || page.truncated

@@ -67,6 +67,11 @@ export function dnsChecks(obs: DnsObservation): Finding[] {
 
 /** SPF (with its lookup limit), DMARC and MX. */
 export function mailChecks(obs: MailObservation): Finding[] {
+  return [...spfChecks(obs), ...dmarcChecks(obs), mxCheck(obs)];
+}
+
+/** One SPF record that rejects unlisted senders, within its lookup limits. */
+function spfChecks(obs: MailObservation): Finding[] {
   const out: Finding[] = [];
   const { spf } = obs;
   if (spf.record === null) {
@@ -128,7 +133,12 @@ export function mailChecks(obs: MailObservation): Finding[] {
         'Remove includes of names that publish no SPF record.',
       ),
     );
+  return out;
+}
 
+/** One DMARC record with a policy that quarantines or rejects. */
+function dmarcChecks(obs: MailObservation): Finding[] {
+  const out: Finding[] = [];
   const dmarc = obs.dmarc[0];
   if (!dmarc) {
     out.push(
@@ -170,23 +180,24 @@ export function mailChecks(obs: MailObservation): Finding[] {
         ),
       );
   }
-
-  out.push(
-    obs.mx.length > 0
-      ? pass(
-          'mail.mx.present',
-          'mail',
-          'MX records are published',
-          obs.mx
-            .slice()
-            .sort((a, b) => a.priority - b.priority)
-            .map((m) => `${m.priority} ${m.exchange}`)
-            .join(', '),
-        )
-      : {
-          ...pass('mail.mx.none', 'mail', 'No MX record: the domain receives no mail', 'no MX record'),
-          severity: 'info',
-        },
-  );
   return out;
+}
+
+/** The MX records, or none: a domain may receive no mail. */
+function mxCheck(obs: MailObservation): Finding {
+  return obs.mx.length > 0
+    ? pass(
+        'mail.mx.present',
+        'mail',
+        'MX records are published',
+        obs.mx
+          .slice()
+          .sort((a, b) => a.priority - b.priority)
+          .map((m) => `${m.priority} ${m.exchange}`)
+          .join(', '),
+      )
+    : {
+        ...pass('mail.mx.none', 'mail', 'No MX record: the domain receives no mail', 'no MX record'),
+        severity: 'info',
+      };
 }

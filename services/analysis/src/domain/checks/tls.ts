@@ -6,6 +6,11 @@ const DAY = 86_400_000;
 
 /** Protocol versions and the certificate. `now` is the time of the run. */
 export function tlsChecks(obs: TlsObservation, now: Date): Finding[] {
+  return [...protocolChecks(obs), ...certificateChecks(obs, now)];
+}
+
+/** TLS 1.0 and 1.1 off, TLS 1.2 or 1.3 on, TLS 1.3 offered. */
+function protocolChecks(obs: TlsObservation): Finding[] {
   const out: Finding[] = [];
   const offered = (Object.keys(obs.versions) as (keyof TlsObservation['versions'])[]).filter(
     (v) => obs.versions[v],
@@ -59,7 +64,12 @@ export function tlsChecks(obs: TlsObservation, now: Date): Finding[] {
             'Enable TLS 1.3 on the server.',
           ),
     );
+  return out;
+}
 
+/** A certificate presented, valid now and for a while, trusted and naming the host. */
+function certificateChecks(obs: TlsObservation, now: Date): Finding[] {
+  const out: Finding[] = [];
   const cert = obs.certificate;
   if (!cert) {
     out.push(
@@ -75,60 +85,7 @@ export function tlsChecks(obs: TlsObservation, now: Date): Finding[] {
     );
     return out;
   }
-  const from = new Date(cert.valid_from);
-  const to = new Date(cert.valid_to);
-  const days = Math.floor((to.getTime() - now.getTime()) / DAY);
-  const dates = `valid ${cert.valid_from} to ${cert.valid_to}`;
-  if (now < from)
-    out.push(
-      fail(
-        'tls.certificate.not-yet-valid',
-        'tls',
-        'The certificate is not valid yet',
-        'critical',
-        dates,
-        'Check the server clock and install a certificate that is valid now.',
-        -40,
-      ),
-    );
-  else if (days < 0)
-    out.push(
-      fail(
-        'tls.certificate.expired',
-        'tls',
-        'The certificate has expired',
-        'critical',
-        `${dates}; expired ${-days} days ago`,
-        'Renew the certificate now and automate renewal (ACME).',
-        -40,
-      ),
-    );
-  else if (days < 14)
-    out.push(
-      fail(
-        'tls.certificate.expires-soon',
-        'tls',
-        `The certificate expires in ${days} days`,
-        'high',
-        dates,
-        'Renew the certificate; automate renewal (ACME) so it never gets this close.',
-        -20,
-      ),
-    );
-  else if (days < 30)
-    out.push(
-      fail(
-        'tls.certificate.expiring',
-        'tls',
-        `The certificate expires in ${days} days`,
-        'medium',
-        dates,
-        'Renew the certificate soon and check that automatic renewal works.',
-        -5,
-      ),
-    );
-  else
-    out.push(pass('tls.certificate.valid', 'tls', `The certificate is valid for ${days} more days`, dates));
+  out.push(validity(cert, now));
 
   out.push(
     obs.chain_valid
@@ -162,4 +119,55 @@ export function tlsChecks(obs: TlsObservation, now: Date): Finding[] {
         ),
   );
   return out;
+}
+
+type Certificate = NonNullable<TlsObservation['certificate']>;
+
+/** Whether the certificate is valid at `now`, and how long it stays so. */
+function validity(cert: Certificate, now: Date): Finding {
+  const from = new Date(cert.valid_from);
+  const to = new Date(cert.valid_to);
+  const days = Math.floor((to.getTime() - now.getTime()) / DAY);
+  const dates = `valid ${cert.valid_from} to ${cert.valid_to}`;
+  if (now < from)
+    return fail(
+      'tls.certificate.not-yet-valid',
+      'tls',
+      'The certificate is not valid yet',
+      'critical',
+      dates,
+      'Check the server clock and install a certificate that is valid now.',
+      -40,
+    );
+  if (days < 0)
+    return fail(
+      'tls.certificate.expired',
+      'tls',
+      'The certificate has expired',
+      'critical',
+      `${dates}; expired ${-days} days ago`,
+      'Renew the certificate now and automate renewal (ACME).',
+      -40,
+    );
+  if (days < 14)
+    return fail(
+      'tls.certificate.expires-soon',
+      'tls',
+      `The certificate expires in ${days} days`,
+      'high',
+      dates,
+      'Renew the certificate; automate renewal (ACME) so it never gets this close.',
+      -20,
+    );
+  if (days < 30)
+    return fail(
+      'tls.certificate.expiring',
+      'tls',
+      `The certificate expires in ${days} days`,
+      'medium',
+      dates,
+      'Renew the certificate soon and check that automatic renewal works.',
+      -5,
+    );
+  return pass('tls.certificate.valid', 'tls', `The certificate is valid for ${days} more days`, dates);
 }
