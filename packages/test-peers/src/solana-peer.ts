@@ -167,34 +167,7 @@ export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<
   for (const stream of [child.stdin, child.stdout, child.stderr])
     (stream as unknown as { unref?: () => void }).unref?.();
 
-  let seq = 0;
-  const control = async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
-    seq += 1;
-    let res: Response;
-    try {
-      res = await fetch(ready.control, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: seq, method: `peer_${method}`, params }),
-      });
-    } catch (err) {
-      // Say why when the node died under the call, not only that the socket closed.
-      const exit = await exited(child, 500);
-      if (exit)
-        throw new Error(`Solana peer ${method}: the node exited (${exit}): ${stderr()}`, { cause: err });
-      throw err;
-    }
-    const body = (await res.json()) as { result?: T; error?: { message: string } };
-    if (body.error) throw new Error(`Solana peer ${method}: ${body.error.message}`);
-    return body.result as T;
-  };
-  const transferParams = (opts: Omit<TransferOptions, 'amount'>) => ({
-    from: secretOf(opts.from),
-    toOwner: opts.toOwner.toBase58(),
-    ...(opts.memo === undefined ? {} : { memo: opts.memo }),
-    ...(opts.memoProgram === undefined ? {} : { memoProgram: opts.memoProgram }),
-    ...(opts.mint === undefined ? {} : { mint: opts.mint.toBase58() }),
-  });
+  const control = controlOf(child, ready, stderr);
   const mint = new PublicKey(ready.mint);
 
   return {
@@ -248,6 +221,40 @@ export async function startSolanaPeer(options: SolanaPeerOptions = {}): Promise<
     close: () => stop(child),
   };
 }
+
+/** A call to the node's control server (`peer_*`), saying why when the node died under it. */
+function controlOf(child: NodeProcess, ready: SolanaNodeReady, stderr: () => string) {
+  let seq = 0;
+  return async <T>(method: string, params: Record<string, unknown> = {}): Promise<T> => {
+    seq += 1;
+    let res: Response;
+    try {
+      res = await fetch(ready.control, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: seq, method: `peer_${method}`, params }),
+      });
+    } catch (err) {
+      // Say why when the node died under the call, not only that the socket closed.
+      const exit = await exited(child, 500);
+      if (exit)
+        throw new Error(`Solana peer ${method}: the node exited (${exit}): ${stderr()}`, { cause: err });
+      throw err;
+    }
+    const body = (await res.json()) as { result?: T; error?: { message: string } };
+    if (body.error) throw new Error(`Solana peer ${method}: ${body.error.message}`);
+    return body.result as T;
+  };
+}
+
+/** A transfer's parameters as the control server takes them (keys as text). */
+const transferParams = (opts: Omit<TransferOptions, 'amount'>) => ({
+  from: secretOf(opts.from),
+  toOwner: opts.toOwner.toBase58(),
+  ...(opts.memo === undefined ? {} : { memo: opts.memo }),
+  ...(opts.memoProgram === undefined ? {} : { memoProgram: opts.memoProgram }),
+  ...(opts.mint === undefined ? {} : { mint: opts.mint.toBase58() }),
+});
 
 const secretOf = (keypair: Keypair): string => Buffer.from(keypair.secretKey).toString('base64');
 const keypairOf = (secret: string): Keypair => Keypair.fromSecretKey(Buffer.from(secret, 'base64'));
