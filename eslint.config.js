@@ -105,6 +105,40 @@ export default tseslint.config(
     rules: { 'meridian/no-addressed-comments': 'error' },
   },
   {
+    // Sizes a reader can hold: lines as `wc -l` counts them, blank and comment lines included. A
+    // test file is a list of cases, each test held to 80 lines; a frozen migration is history.
+    files: ['**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 350, skipBlankLines: false, skipComments: false }],
+      'meridian/max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],
+    },
+  },
+  { files: ['**/*.test.ts'], rules: { 'max-lines': 'off' } },
+  { files: ['**/db/migrations/**'], rules: { 'meridian/max-lines-per-function': 'off' } },
+  {
+    // Being split in parallel work.
+    files: [
+      'bench/mixed.ts',
+      'scripts/start.ts',
+      'packages/test-peers/src/solana-node.ts',
+      'gateway/src/adapters/redis-rate-limiter.ts',
+      'gateway/src/edge/data-calls.ts',
+    ],
+    rules: { 'max-lines': 'off', 'meridian/max-lines-per-function': 'off' },
+  },
+  {
+    // Over the limits and not split yet: each is to leave this list, none to join it.
+    files: [
+      'gateway/bench/proxy.ts',
+      'services/data/src/jobs/live-ingest.ts',
+      'tests-e2e/faults.test.ts',
+      'tests-e2e/operator-console.test.ts',
+      'tests-e2e/portal.test.ts',
+      'tests-e2e/replicas.test.ts',
+    ],
+    rules: { 'max-lines': 'off', 'meridian/max-lines-per-function': 'off' },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
