@@ -1,15 +1,10 @@
-import { ingestBatchSchema, type IngestBatch } from '@meridian/contracts';
 import type { Logger, Metrics } from '@meridian/observability';
 import { Counter, Gauge } from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
-import type { ConnectorDefinition, ConnectorKeys, Poll } from '../adapters/connectors/connector.js';
-import {
-  createUpstreamHttp,
-  UpstreamError,
-  type UpstreamHttp,
-} from '../adapters/connectors/upstream-http.js';
+import type { ConnectorDefinition, ConnectorKeys } from '../adapters/connectors/connector.js';
+import { createUpstreamHttp } from '../adapters/connectors/upstream-http.js';
 import {
   afterPoll,
   initialHealth,
@@ -18,6 +13,7 @@ import {
   type PollOutcome,
 } from '../domain/connector-health.js';
 import type { Ingestor } from '../flows/ingestor.js';
+import { pollOnce } from './live-poll.js';
 import type { Database } from '../db/database.js';
 import { leaseHolder, releaseLeases, takeLease } from '../db/repositories/connector-leases.js';
 
@@ -82,42 +78,6 @@ const STANDBY_CHECK_MS = 15_000;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** One poll, written all or nothing, told as an outcome; never throws. */
-async function pollOnce(
-  poll: Poll,
-  http: UpstreamHttp,
-  ingestor: Ingestor,
-  now: () => number,
-): Promise<PollOutcome> {
-  let batches: IngestBatch[];
-  try {
-    const answer = await poll(http, new Date(now()));
-    batches = answer.map((b) => ingestBatchSchema.parse(b));
-  } catch (err) {
-    if (err instanceof UpstreamError)
-      return {
-        ok: false,
-        kind: err.kind,
-        message: err.message,
-        at: now(),
-        ...(err.status === undefined ? {} : { status: err.status }),
-        ...(err.retryAfterMs === undefined ? {} : { retryAfterMs: err.retryAfterMs }),
-      };
-    const message = err instanceof Error ? err.message.slice(0, 300) : 'unreadable answer';
-    return { ok: false, kind: 'malformed', message: `unreadable answer: ${message}`, at: now() };
-  }
-  const nonEmpty = batches.filter((b) => b.rows.length > 0);
-  if (nonEmpty.length === 0) return { ok: true, rows: 0, at: now() };
-  try {
-    const result = await ingestor.ingestAll(nonEmpty);
-    if (!result.ok) return { ok: false, kind: 'refused', message: result.detail, at: now() };
-  } catch (err) {
-    const message = err instanceof Error ? err.message.slice(0, 300) : 'store failed';
-    return { ok: false, kind: 'store_failed', message, at: now() };
-  }
-  return { ok: true, rows: nonEmpty.reduce((n, b) => n + b.rows.length, 0), at: now() };
-}
-
 function instruments(metrics: Metrics, report: () => Record<string, ConnectorReport>) {
   const registers = [metrics.registry];
   const polls = new Counter({
@@ -157,6 +117,90 @@ function instruments(metrics: Metrics, report: () => Record<string, ConnectorRep
   return { polls, rows };
 }
 
+/** Which connectors run (opted in, their keys set) and why the others do not. */
+function planConnectors(
+  definitions: readonly ConnectorDefinition[],
+  settings: LiveIngestSettings,
+  startedAt: number,
+): { off: Record<string, ConnectorReport>; running: Map<string, Running> } {
+  const chosen = definitions.filter((d) => settings.only.length === 0 || settings.only.includes(d.name));
+  const off: Record<string, ConnectorReport> = {};
+  const running = new Map<string, Running>();
+  for (const def of chosen) {
+    if (def.optIn && !settings.only.includes(def.name)) {
+      off[def.name] = offReport(def, `not started: name it in INGEST_CONNECTORS to run it (${def.optIn})`);
+      continue;
+    }
+    const missing = (def.needs ?? []).filter((k) => !settings.keys[k]);
+    if (missing.length > 0) {
+      off[def.name] = offReport(def, `not started: set ${missing.join(', ')}`);
+      continue;
+    }
+    running.set(def.name, {
+      def,
+      cadenceMs: settings.everyMs[def.name] ?? def.cadenceMs,
+      health: initialHealth(startedAt),
+    });
+  }
+  return { off, running };
+}
+
+/** `/ready`'s details of every connector at `at`: off, standby, or its health. */
+function reportOf(
+  off: Record<string, ConnectorReport>,
+  running: Map<string, Running>,
+  startedAt: number,
+  at: number,
+): Record<string, ConnectorReport> {
+  const out: Record<string, ConnectorReport> = { ...off };
+  for (const [name, { def, cadenceMs, health, standbyFor }] of running)
+    out[name] = standbyFor
+      ? {
+          ...offReport(def, 'another replica polls it'),
+          state: 'standby',
+          stale: false,
+          polled_by: standbyFor,
+        }
+      : {
+          state: health.state,
+          products: def.products,
+          stale: isStale(health, cadenceMs, startedAt, at),
+          last_success_at: iso(health.lastSuccessAt),
+          last_poll_at: iso(health.lastPollAt),
+          last_rows: health.lastRows,
+          consecutive_failures: health.consecutiveFailures,
+          last_error: health.lastError && { ...health.lastError, at: iso(health.lastError.at)! },
+          next_poll_at: iso(health.nextPollAt),
+          ...(def.note || def.optIn ? { note: def.note ?? def.optIn } : {}),
+        };
+
+  return out;
+}
+
+/** A recovery, and a failure when it starts and every tenth time it repeats. */
+function logOutcome(
+  logger: Logger,
+  name: string,
+  before: ConnectorHealth,
+  after: ConnectorHealth,
+  outcome: PollOutcome,
+): void {
+  if (outcome.ok) {
+    if (before.consecutiveFailures > 0) logger.info({ connector: name }, 'connector recovered');
+  } else if (before.consecutiveFailures === 0 || after.consecutiveFailures % 10 === 0) {
+    logger.warn(
+      {
+        connector: name,
+        kind: outcome.kind,
+        status: outcome.status,
+        failures: after.consecutiveFailures,
+        next_poll_at: iso(after.nextPollAt),
+      },
+      `connector poll failed: ${outcome.message}`,
+    );
+  }
+}
+
 /**
  * Starts every live connector (INGEST_MODE=live): each polls on its own timer, backs off on its own
  * failures (domain/connector-health.ts) and writes each answer all or nothing, so one upstream that
@@ -174,51 +218,9 @@ export function createLiveIngest(
     timeoutMs: settings.timeoutMs,
     userAgent: `meridian-data/1${settings.keys.INGEST_CONTACT ? ` (${settings.keys.INGEST_CONTACT})` : ''}`,
   });
-  const chosen = definitions.filter((d) => settings.only.length === 0 || settings.only.includes(d.name));
-  const off: Record<string, ConnectorReport> = {};
-  const running = new Map<string, Running>();
+  const { off, running } = planConnectors(definitions, settings, startedAt);
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  for (const def of chosen) {
-    if (def.optIn && !settings.only.includes(def.name)) {
-      off[def.name] = offReport(def, `not started: name it in INGEST_CONNECTORS to run it (${def.optIn})`);
-      continue;
-    }
-    const missing = (def.needs ?? []).filter((k) => !settings.keys[k]);
-    if (missing.length > 0) {
-      off[def.name] = offReport(def, `not started: set ${missing.join(', ')}`);
-      continue;
-    }
-    running.set(def.name, {
-      def,
-      cadenceMs: settings.everyMs[def.name] ?? def.cadenceMs,
-      health: initialHealth(startedAt),
-    });
-  }
-  const report = (): Record<string, ConnectorReport> => {
-    const at = now();
-    const out: Record<string, ConnectorReport> = { ...off };
-    for (const [name, { def, cadenceMs, health, standbyFor }] of running)
-      out[name] = standbyFor
-        ? {
-            ...offReport(def, 'another replica polls it'),
-            state: 'standby',
-            stale: false,
-            polled_by: standbyFor,
-          }
-        : {
-            state: health.state,
-            products: def.products,
-            stale: isStale(health, cadenceMs, startedAt, at),
-            last_success_at: iso(health.lastSuccessAt),
-            last_poll_at: iso(health.lastPollAt),
-            last_rows: health.lastRows,
-            consecutive_failures: health.consecutiveFailures,
-            last_error: health.lastError && { ...health.lastError, at: iso(health.lastError.at)! },
-            next_poll_at: iso(health.nextPollAt),
-            ...(def.note || def.optIn ? { note: def.note ?? def.optIn } : {}),
-          };
-    return out;
-  };
+  const report = () => reportOf(off, running, startedAt, now());
   const { polls, rows } = instruments(deps.metrics, report);
   let stopped = false;
   const timers = new Set<NodeJS.Timeout>();
@@ -262,21 +264,8 @@ export function createLiveIngest(
         connector: name,
         outcome: outcome.ok ? (outcome.rows > 0 ? 'ok' : 'empty') : outcome.kind,
       });
-      if (outcome.ok) {
-        rows.inc({ connector: name }, outcome.rows);
-        if (before.consecutiveFailures > 0) deps.logger.info({ connector: name }, 'connector recovered');
-      } else if (before.consecutiveFailures === 0 || entry.health.consecutiveFailures % 10 === 0) {
-        deps.logger.warn(
-          {
-            connector: name,
-            kind: outcome.kind,
-            status: outcome.status,
-            failures: entry.health.consecutiveFailures,
-            next_poll_at: iso(entry.health.nextPollAt),
-          },
-          `connector poll failed: ${outcome.message}`,
-        );
-      }
+      if (outcome.ok) rows.inc({ connector: name }, outcome.rows);
+      logOutcome(deps.logger, name, before, entry.health, outcome);
     };
     const loop = (first: boolean): Promise<void> => {
       if (stopped) return Promise.resolve();
