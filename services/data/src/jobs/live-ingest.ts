@@ -114,7 +114,12 @@ function instruments(metrics: Metrics, report: () => Record<string, ConnectorRep
           this.set({ connector: name }, r.last_success_at ? Date.parse(r.last_success_at) / 1000 : 0);
     },
   });
-  return { polls, rows };
+  /** One poll's outcome counted, and its rows. */
+  const count = (connector: string, outcome: PollOutcome) => {
+    polls.inc({ connector, outcome: outcome.ok ? (outcome.rows > 0 ? 'ok' : 'empty') : outcome.kind });
+    if (outcome.ok) rows.inc({ connector }, outcome.rows);
+  };
+  return { count };
 }
 
 /** Which connectors run (opted in, their keys set) and why the others do not. */
@@ -201,6 +206,38 @@ function logOutcome(
   }
 }
 
+/** The connectors' HTTP client: their timeout, and a user agent that names the contact when one is set. */
+const upstreamHttpOf = (settings: LiveIngestSettings) =>
+  createUpstreamHttp({
+    timeoutMs: settings.timeoutMs,
+    userAgent: `meridian-data/1${settings.keys.INGEST_CONTACT ? ` (${settings.keys.INGEST_CONTACT})` : ''}`,
+  });
+
+/**
+ * Whether this replica polls the connector now; a standby looks again soon, to take over a lapsed
+ * lease.
+ */
+async function leased(
+  deps: LiveDeps,
+  lease: { holder: string; name: string; leaseMs: number; now: () => number },
+  entry: Running,
+): Promise<boolean> {
+  const { holder, name, leaseMs, now } = lease;
+  try {
+    if (await takeLease(deps.db, name, holder, leaseMs)) {
+      if (entry.standbyFor)
+        deps.logger.info({ connector: name }, 'connector taken over from another replica');
+      entry.standbyFor = undefined;
+      return true;
+    }
+    entry.standbyFor = (await leaseHolder(deps.db, name)) ?? 'another replica';
+  } catch (err) {
+    deps.logger.warn({ err, connector: name }, 'connector lease could not be read; trying again');
+  }
+  entry.health = { ...entry.health, nextPollAt: now() + Math.min(entry.cadenceMs, STANDBY_CHECK_MS) };
+  return false;
+}
+
 /**
  * Starts every live connector (INGEST_MODE=live): each polls on its own timer, backs off on its own
  * failures (domain/connector-health.ts) and writes each answer all or nothing, so one upstream that
@@ -214,40 +251,17 @@ export function createLiveIngest(
   random: () => number = Math.random,
 ): LiveIngest {
   const startedAt = now();
-  const http = createUpstreamHttp({
-    timeoutMs: settings.timeoutMs,
-    userAgent: `meridian-data/1${settings.keys.INGEST_CONTACT ? ` (${settings.keys.INGEST_CONTACT})` : ''}`,
-  });
+  const http = upstreamHttpOf(settings);
   const { off, running } = planConnectors(definitions, settings, startedAt);
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const report = () => reportOf(off, running, startedAt, now());
-  const { polls, rows } = instruments(deps.metrics, report);
+  const { count } = instruments(deps.metrics, report);
   let stopped = false;
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   const firsts: Promise<void>[] = [];
 
-  /** Whether this replica polls `name` now; a standby looks again soon, to take over a lapsed lease. */
-  const leased = async (name: string, leaseMs: number, entry: Running): Promise<boolean> => {
-    try {
-      if (await takeLease(deps.db, name, holder, leaseMs)) {
-        if (entry.standbyFor)
-          deps.logger.info({ connector: name }, 'connector taken over from another replica');
-        entry.standbyFor = undefined;
-        return true;
-      }
-      entry.standbyFor = (await leaseHolder(deps.db, name)) ?? 'another replica';
-    } catch (err) {
-      deps.logger.warn({ err, connector: name }, 'connector lease could not be read; trying again');
-    }
-    entry.health = { ...entry.health, nextPollAt: now() + Math.min(entry.cadenceMs, STANDBY_CHECK_MS) };
-    return false;
-  };
-
-  const startOne = (
-    name: string,
-    entry: { def: ConnectorDefinition; cadenceMs: number; health: ConnectorHealth },
-  ) => {
+  const startOne = (name: string, entry: Running) => {
     const poll = entry.def.open(settings.urls[name] ?? entry.def.url, settings.keys);
     const schedule = {
       cadenceMs: entry.cadenceMs,
@@ -256,15 +270,11 @@ export function createLiveIngest(
     // Renewed at every poll; lapses when this replica stops polling (gone, or backing off long).
     const leaseMs = entry.cadenceMs + settings.timeoutMs + LEASE_MARGIN_MS;
     const turn = async (): Promise<void> => {
-      if (!(await leased(name, leaseMs, entry))) return;
+      if (!(await leased(deps, { holder, name, leaseMs, now }, entry))) return;
       const outcome = await pollOnce(poll, http, deps.ingestor, now);
       const before = entry.health;
       entry.health = afterPoll(before, outcome, schedule, random());
-      polls.inc({
-        connector: name,
-        outcome: outcome.ok ? (outcome.rows > 0 ? 'ok' : 'empty') : outcome.kind,
-      });
-      if (outcome.ok) rows.inc({ connector: name }, outcome.rows);
+      count(name, outcome);
       logOutcome(deps.logger, name, before, entry.health, outcome);
     };
     const loop = (first: boolean): Promise<void> => {
