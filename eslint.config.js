@@ -131,7 +131,6 @@ export default tseslint.config(
     files: [
       'gateway/bench/proxy.ts',
       'tests-e2e/faults.test.ts',
-      'tests-e2e/operator-console.test.ts',
       'tests-e2e/portal.test.ts',
       'tests-e2e/replicas.test.ts',
     ],
