@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import meridian from './scripts/eslint-rules.js';
 
 /** The services; each owns its code, and nothing else reaches into it (DESIGN.md, Shape). */
 const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'];
@@ -18,6 +19,10 @@ const DOMAIN_FORBIDDEN = [
   'fs/promises',
   'node:fs',
   'node:fs/promises',
+  ...['dns', 'dns/promises', 'net', 'tls', 'http', 'https', 'dgram', 'child_process'].flatMap((name) => [
+    name,
+    `node:${name}`,
+  ]),
 ];
 
 const either = (names) => names.join('|');
@@ -33,7 +38,8 @@ function serviceImports(names, message) {
 
 const OTHER_SERVICE = 'A service never imports another service: use HTTP, NATS or an event.';
 const SERVICE_SRC = 'Nothing outside a service imports its src/ or the service itself.';
-const DOMAIN = 'domain/ is pure: no Kysely, NATS, express, HTTP kit, bus, db, pg or fs.';
+const DOMAIN =
+  'domain/ is pure: no Kysely, NATS, express, HTTP kit, bus, db, pg, fs, network socket or child process.';
 
 function domainRules() {
   return [
@@ -76,6 +82,39 @@ export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.data/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    // Rules that need the types: a promise nobody awaits loses its rejection, a switch over a
+    // union that misses a member answers the missing case with whatever follows the switch.
+    // Each .ts file is typed by the nearest tsconfig.json (the root one, or the browser pages').
+    files: ['**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      // The sync-or-async answers of the hot paths (a cached verification, a leased rate-limit
+      // token) are awaited together with Promise.all.
+      '@typescript-eslint/await-thenable': ['error', { allowMixedPromiseArrays: true }],
+    },
+  },
+  {
+    // Comments say why in the code's own terms, never which issue asked or who should act.
+    plugins: { meridian },
+    rules: { 'meridian/no-addressed-comments': 'error' },
+  },
+  {
+    // Sizes a reader can hold: lines as `wc -l` counts them, blank and comment lines included. A
+    // test file is a list of cases, each test held to 80 lines; a frozen migration is history.
+    files: ['**/*.ts'],
+    rules: {
+      'max-lines': ['error', { max: 350, skipBlankLines: false, skipComments: false }],
+      'meridian/max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],
+    },
+  },
+  { files: ['**/*.test.ts'], rules: { 'max-lines': 'off' } },
+  { files: ['**/db/migrations/**'], rules: { 'meridian/max-lines-per-function': 'off' } },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

@@ -152,12 +152,12 @@ async function main(): Promise<void> {
     throw err;
   }
   let stopping = false;
-  const onSignal = async () => {
+  // stop() swallows each closer's failure, so its promise only says when the last one is done.
+  const onSignal = () => {
     if (stopping) return;
     stopping = true;
     console.log('stopping…');
-    await stop(closers);
-    process.exit(0);
+    void stop(closers).then(() => process.exit(0));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);

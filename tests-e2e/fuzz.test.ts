@@ -9,7 +9,7 @@ import { ledgerSums, type LedgerTables } from './src/ledger.js';
 import { startSystem, type System } from './src/system.js';
 
 /**
- * Issue 19: every route of `/openapi.json` and the web portal's pages, driven with generated and
+ * Every route of `/openapi.json` and the web portal's pages, driven with generated and
  * mutated requests. Properties: no 5xx (but a 503 with Retry-After where the contract names one),
  * every error a problem+json with the spec's fields, and nothing half-written in the databases.
  * FUZZ_SEED fixes the generation (printed), FUZZ_RUNS the number of requests (default 10 240),

@@ -46,13 +46,40 @@ const TOP_UP = 300_000_000;
 const enveloped = <T extends z.ZodType>(schema: T) => z.object({ data: schema });
 
 /**
- * Issue 19, "End to end": one person's journey through the public HTTP interface only (the
+ * End to end: one person's journey through the public HTTP interface only (the
  * gateway's URL), every service and the gateway their own processes on the machine's Postgres and
  * NATS, the outside world played by peers on loopback: a real SMTP server catching the mail, a DNS
  * server holding the domain's records, a small site to audit, and one LiteSVM chain carrying both
  * the x402 payment (through the local facilitator) and the deposit that tops the credit up. The
  * steps run in order and each builds on the ones before it.
  */
+/** A trace's server-sent events, until its `end` event (or a minute), and that end. */
+async function readTrace(
+  stream: Response,
+): Promise<{ events: TraceEvent[]; end?: { run_id: string; status: string } }> {
+  const events: TraceEvent[] = [];
+  let end: { run_id: string; status: string } | undefined;
+  const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const deadline = Date.now() + 60_000;
+  while (!end && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let cut: number;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const event = /^event: (.+)$/m.exec(block)?.[1];
+      const data = /^data: (.+)$/m.exec(block)?.[1];
+      if (event === 'trace') events.push(traceEventSchema.parse(JSON.parse(data!)));
+      if (event === 'end') end = JSON.parse(data!) as typeof end;
+    }
+  }
+  await reader.cancel();
+  return { events, end };
+}
+
 describe("one person's journey through the gateway", () => {
   let system: System;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
@@ -526,26 +553,7 @@ describe("one person's journey through the gateway", () => {
       });
       expect(stream.status).toBe(200);
       expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
-      const events: TraceEvent[] = [];
-      let end: { run_id: string; status: string } | undefined;
-      const reader = stream.body!.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      const deadline = Date.now() + 60_000;
-      while (!end && Date.now() < deadline) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const event = /^event: (.+)$/m.exec(block)?.[1];
-          const data = /^data: (.+)$/m.exec(block)?.[1];
-          if (event === 'trace') events.push(traceEventSchema.parse(JSON.parse(data!)));
-          if (event === 'end') end = JSON.parse(data!) as typeof end;
-        }
-      }
-      await reader.cancel();
+      const { events, end } = await readTrace(stream);
       expect(end).toEqual({ run_id: runId, status: 'succeeded' });
       expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
       expect(events[0]).toMatchObject({ stage: 'run', status: 'started', message: 'attempt 1 of 3' });

@@ -25,7 +25,7 @@ const describeWithBrowser = hasBrowser ? describe : describe.skip;
 const DOMAIN = 'shop.operator-e2e.example';
 
 /**
- * Issue 27, the operator console: the operator role granted by `identity:admin`, refused without
+ * The operator console: the operator role granted by `identity:admin`, refused without
  * TOTP, then the review of an `audit_review` run recorded in the console in a real browser, and
  * what the owner sees through the gateway afterwards (report, PDF, shared page, the mail).
  */
@@ -126,12 +126,11 @@ describeWithBrowser('the operator console', () => {
     }
   }
 
-  it('grants the role by command, refuses the console without it and without TOTP, and records a review in the browser that the owner then reads', async () => {
-    const owner = await signedInAccount(system, smtp, 'owner');
-    const operator = await signedInAccount(system, smtp, 'operator');
-    const nickname = `desk-${Date.now().toString(36)}`;
-    expect((await call('PUT', '/v1/account/nickname', operator.session, { nickname })).status).toBe(200);
-
+  /**
+   * The operator role granted by identity:admin: refused before the grant, then until TOTP is on;
+   * the session of a sign-in with a code.
+   */
+  async function grantedOperator(operator: SignedIn): Promise<string> {
     const plain = await call('GET', '/v1/operator/reviews', operator.session);
     expect(plain.status).toBe(403);
     expect(plain.body.error_category).toBe('operator_role_required');
@@ -152,7 +151,16 @@ describeWithBrowser('the operator console', () => {
     ).toBe(200);
     // A code is accepted once: the sign-in waits for the next period.
     await new Promise((r) => setTimeout(r, 30_000 - (Date.now() % 30_000) + 500));
-    const operatorSession = await logIn(operator, secret);
+    return logIn(operator, secret);
+  }
+
+  it('grants the role by command, refuses the console without it and without TOTP, and records a review in the browser that the owner then reads', async () => {
+    const owner = await signedInAccount(system, smtp, 'owner');
+    const operator = await signedInAccount(system, smtp, 'operator');
+    const nickname = `desk-${Date.now().toString(36)}`;
+    expect((await call('PUT', '/v1/account/nickname', operator.session, { nickname })).status).toBe(200);
+
+    const operatorSession = await grantedOperator(operator);
 
     const runId = await reviewRun(owner);
     const pending = await call('GET', `/v1/analysis/report/${runId}`, owner.session);

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { rememberSecret } from '@meridian/observability/testing';
 import {
   CHROMIUM_PATH,
@@ -100,6 +100,192 @@ describeWithBrowser('the web portal in a real browser', () => {
     await context.close();
   });
 
+  /** Credit granted by the operator's command, shown on the credit page with the top-up's address. */
+  async function creditAndTopUp(page: Page): Promise<void> {
+    // Credit for the run and the booking (the operator's command).
+    const whoami = (
+      await page.evaluate(
+        async () => (await (await fetch('/v1/agent/whoami')).json()) as { data: { account_id: string } },
+      )
+    ).data;
+    const granted = await grantCredit(
+      { DATABASE_URL: system.env.DATABASE_URL! },
+      whoami.account_id,
+      300_000_000,
+      'portal e2e',
+    );
+    expect(granted).toMatchObject({ code: 0 });
+    await page.goto(`${base}/#/credit`);
+    await page.getByTestId('balance').waitFor();
+    await expect(page.getByTestId('balance').textContent()).resolves.toBe('$300.00');
+    // Top up: the money in words, the address to copy and its QR code; the ids only in the details.
+    const topup = page.getByTestId('topup');
+    await expect(topup.innerText()).resolves.toContain('USDC on Solana devnet');
+    await expect(page.getByTestId('network-note').innerText()).resolves.toContain('not mainnet');
+    expect(await topup.innerText()).not.toMatch(/solana:|4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU/);
+    await page.getByRole('button', { name: 'Copy address' }).click();
+    await page.getByText('Copied.').waitFor();
+    expect(
+      await page.evaluate(() =>
+        (navigator as unknown as { clipboard: { readText(): Promise<string> } }).clipboard.readText(),
+      ),
+    ).toBe(DEPOSIT);
+    const qr = page.getByRole('img', { name: /QR code to pay USDC on Solana devnet/ });
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml/);
+    expect(
+      await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
+    ).toBeGreaterThan(0);
+    await page.getByRole('cell', { name: 'Credit granted' }).first().waitFor();
+    await check(page, '04-credit');
+  }
+
+  /** A run on the local site, its live trace, the report by severity; shared, opened signed out, revoked. */
+  async function runReportAndShare(page: Page): Promise<void> {
+    // A run on the local site, its live trace, then the report.
+    await page.getByRole('button', { name: 'Start run' }).click();
+    await page.getByTestId('trace').waitFor();
+    await check(page, '06-run');
+    await page.getByRole('link', { name: 'Open the report' }).waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('trace').locator('li').count()).toBeGreaterThan(3);
+    await page.getByRole('link', { name: 'Open the report' }).click();
+    await page.getByTestId('grade').waitFor();
+    await expect(page.getByTestId('grade').textContent()).resolves.toMatch(/^Grade [A-F][+-]?$/);
+    expect(await page.getByTestId('grade').getAttribute('class')).toMatch(/\bbadge\b/);
+    const groups = page.locator('[data-testid^="severity-"]');
+    expect(await groups.count()).toBeGreaterThan(0);
+    for (const group of await groups.all()) {
+      const counted = Number(
+        (await group.getByRole('heading', { level: 3 }).innerText()).match(/\((\d+)\)/)![1],
+      );
+      expect(await group.locator('li.card').count()).toBe(counted);
+    }
+    await check(page, '07-report');
+
+    // Share it; the link opens signed out; then revoke it.
+    await page.getByRole('button', { name: 'Create share link' }).click();
+    const shareUrl = (await page.getByTestId('share-url').textContent())!;
+    const stranger = await browser.newContext();
+    const outside = await stranger.newPage();
+    const shown = await outside.goto(shareUrl);
+    expect(shown?.status()).toBe(200);
+    await outside.getByText(DOMAIN).first().waitFor();
+    await outside.screenshot({ path: `${SCREENSHOTS}/08-shared.png`, fullPage: true });
+    await page.getByRole('button', { name: 'Revoke the link' }).click();
+    await page.getByText('The link was revoked.').waitFor();
+    expect((await outside.goto(shareUrl))?.status()).toBe(410);
+    await stranger.close();
+  }
+
+  /** A consulting slot booked from credit, a service request counted, a subscription bought once. */
+  async function consultingAndSubscription(page: Page): Promise<void> {
+    // Consulting: a slot in the person's own time zone, booked from credit; a service request counted.
+    await page.goto(`${base}/#/consulting`);
+    // The first slots may start within the booking notice (an hour here): take one further on.
+    const slot = page.getByLabel('Slot');
+    await slot.selectOption({ index: 3 });
+    await page.getByRole('button', { name: 'Book' }).click();
+    await page.getByTestId('booking').waitFor();
+    await expect(page.getByTestId('booking').textContent()).resolves.toMatch(/confirmed.*paid from credit/);
+    await expect(page.getByTestId('bookings').textContent()).resolves.toMatch(
+      /confirmed \(\$[\d.]+, from credit\)/,
+    );
+    await page.getByLabel('Kind').selectOption('consultancy');
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await expect(page.getByTestId('request-count').textContent()).resolves.toContain('this 1 time.');
+    await page.getByRole('button', { name: 'Send request' }).click();
+    await page.getByText('this 2 times.').waitFor();
+    await check(page, '09-consulting');
+    // Paid from credit: the balance went down.
+    await page.goto(`${base}/#/credit`);
+    await page.getByTestId('balance').waitFor();
+    await expect(page.getByTestId('balance').textContent()).resolves.not.toBe('$300.00');
+    // A purchase sent twice (a double click, Enter twice) charges once: one key, one ledger row.
+    const before = (await page.evaluate(
+      async () => ((await (await fetch('/v1/credits')).json()) as { balance_atomic: number }).balance_atomic,
+    )) as number;
+    const sent: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/v1/audit/subscribe'))
+        sent.push(r.headers()['idempotency-key'] ?? '');
+    });
+    await page.locator('form', { has: page.getByLabel('Subscribe for a month to') }).evaluate((f) => {
+      (f as unknown as { requestSubmit(): void }).requestSubmit();
+      (f as unknown as { requestSubmit(): void }).requestSubmit();
+    });
+    await page
+      .getByTestId('subscription')
+      .getByText(/audit_base, until/)
+      .waitFor();
+    const credits = (await page.evaluate(async () => (await fetch('/v1/credits')).json())) as {
+      balance_atomic: number;
+      entries: Array<{ reason: string }>;
+    };
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/^[0-9a-f]{32}$/);
+    expect(sent[1]).toBe(sent[0]);
+    expect(credits.entries.filter((e) => e.reason === 'subscription')).toHaveLength(1);
+    expect(before - credits.balance_atomic).toBe(49_000_000);
+  }
+
+  /** The data explorer: the catalogue, the demo without a key, a series as a chart and as a table. */
+  async function exploreData(page: Page, key: string): Promise<void> {
+    // The data explorer: the catalogue's categories, the demo without a key, then a series chart
+    // read with the person's key.
+    await page.goto(`${base}/#/data`);
+    await page.getByTestId('categories').waitFor();
+    await expect(page.getByTestId('categories').textContent()).resolves.toContain('crypto');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.locator('pre').waitFor();
+    await page.getByLabel(/Your API key/).fill(key);
+    await page.getByRole('combobox', { name: /^Metric/ }).selectOption('/v1/data/crypto/spot/ohlcv');
+    await page.getByLabel('Ask for a series').check();
+    const series = await answerTo<{ data: unknown[] }>(page, /\/v1\/data\/crypto\/spot\/ohlcv\?/, () =>
+      page.getByRole('button', { name: 'Show' }).click(),
+    );
+    const drawn = page.getByRole('img', {
+      name: /Chart of \/v1\/data\/crypto\/spot\/ohlcv\?entity=BTC-USD&series=true/,
+    });
+    await drawn.waitFor();
+    const d = (await drawn.locator('path').getAttribute('d'))!;
+    expect(d.match(/[ML]/g)).toHaveLength(series.data.length);
+    await page.getByLabel(/Answer a series as a table/).check();
+    const table = await answerTo<{ data: { columns: string[]; rows: unknown[][] } }>(
+      page,
+      /format=table/,
+      () => page.getByRole('button', { name: 'Show' }).click(),
+    );
+    const tabled = page.getByTestId('answer-table');
+    await tabled.waitFor();
+    expect(await tabled.locator('thead th').allInnerTexts()).toEqual(table.data.columns);
+    expect(await tabled.locator('tbody tr').count()).toBe(table.data.rows.length);
+    await check(page, '10-data');
+  }
+
+  /** Signed out, the session cookie is gone; signing in again asks for the TOTP code. */
+  async function signOutAndBackIn(
+    page: Page,
+    context: BrowserContext,
+    email: string,
+    secret: string,
+  ): Promise<void> {
+    // Sign out; signing in again asks for the TOTP code.
+    await page.goto(`${base}/#/signout`);
+    await page.getByRole('heading', { name: 'Signed out' }).waitFor();
+    await check(page, '11-signed-out');
+    expect((await context.cookies()).find((c) => c.name === 'meridian_session')).toBeUndefined();
+    await page.goto(`${base}/#/signin`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Two-factor check' }).waitFor();
+    await check(page, '12-totp-challenge');
+    await page.getByLabel('Code', { exact: true }).fill(totpCode(secret, Date.now() + 30_000));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('heading', { name: 'Domains' }).waitFor();
+    await page.getByText(DOMAIN).first().waitFor();
+    await check(page, '13-domains');
+  }
+
   it('a person signs up, confirms, turns on TOTP, creates a key, verifies a domain, runs an audit, shares the report, books consulting, files a request, explores the data, signs out and back in with TOTP', async () => {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
@@ -150,41 +336,7 @@ describeWithBrowser('the web portal in a real browser', () => {
     expect(key).toMatch(/^mk_live_/);
     await check(page, '03-account');
 
-    // Credit for the run and the booking (the operator's command).
-    const whoami = (
-      await page.evaluate(
-        async () => (await (await fetch('/v1/agent/whoami')).json()) as { data: { account_id: string } },
-      )
-    ).data;
-    const granted = await grantCredit(
-      { DATABASE_URL: system.env.DATABASE_URL! },
-      whoami.account_id,
-      300_000_000,
-      'portal e2e',
-    );
-    expect(granted).toMatchObject({ code: 0 });
-    await page.goto(`${base}/#/credit`);
-    await page.getByTestId('balance').waitFor();
-    await expect(page.getByTestId('balance').textContent()).resolves.toBe('$300.00');
-    // Top up: the money in words, the address to copy and its QR code; the ids only in the details.
-    const topup = page.getByTestId('topup');
-    await expect(topup.innerText()).resolves.toContain('USDC on Solana devnet');
-    await expect(page.getByTestId('network-note').innerText()).resolves.toContain('not mainnet');
-    expect(await topup.innerText()).not.toMatch(/solana:|4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU/);
-    await page.getByRole('button', { name: 'Copy address' }).click();
-    await page.getByText('Copied.').waitFor();
-    expect(
-      await page.evaluate(() =>
-        (navigator as unknown as { clipboard: { readText(): Promise<string> } }).clipboard.readText(),
-      ),
-    ).toBe(DEPOSIT);
-    const qr = page.getByRole('img', { name: /QR code to pay USDC on Solana devnet/ });
-    expect(await qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml/);
-    expect(
-      await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
-    ).toBeGreaterThan(0);
-    await page.getByRole('cell', { name: 'Credit granted' }).first().waitFor();
-    await check(page, '04-credit');
+    await creditAndTopUp(page);
 
     // A domain, verified against the local DNS server.
     await page.goto(`${base}/#/domains`);
@@ -196,135 +348,13 @@ describeWithBrowser('the web portal in a real browser', () => {
     await page.getByTestId('verified').waitFor();
     await check(page, '05-domain');
 
-    // A run on the local site, its live trace, then the report.
-    await page.getByRole('button', { name: 'Start run' }).click();
-    await page.getByTestId('trace').waitFor();
-    await check(page, '06-run');
-    await page.getByRole('link', { name: 'Open the report' }).waitFor({ timeout: 60_000 });
-    expect(await page.getByTestId('trace').locator('li').count()).toBeGreaterThan(3);
-    await page.getByRole('link', { name: 'Open the report' }).click();
-    await page.getByTestId('grade').waitFor();
-    await expect(page.getByTestId('grade').textContent()).resolves.toMatch(/^Grade [A-F][+-]?$/);
-    expect(await page.getByTestId('grade').getAttribute('class')).toMatch(/\bbadge\b/);
-    const groups = page.locator('[data-testid^="severity-"]');
-    expect(await groups.count()).toBeGreaterThan(0);
-    for (const group of await groups.all()) {
-      const counted = Number(
-        (await group.getByRole('heading', { level: 3 }).innerText()).match(/\((\d+)\)/)![1],
-      );
-      expect(await group.locator('li.card').count()).toBe(counted);
-    }
-    await check(page, '07-report');
+    await runReportAndShare(page);
 
-    // Share it; the link opens signed out; then revoke it.
-    await page.getByRole('button', { name: 'Create share link' }).click();
-    const shareUrl = (await page.getByTestId('share-url').textContent())!;
-    const stranger = await browser.newContext();
-    const outside = await stranger.newPage();
-    const shown = await outside.goto(shareUrl);
-    expect(shown?.status()).toBe(200);
-    await outside.getByText(DOMAIN).first().waitFor();
-    await outside.screenshot({ path: `${SCREENSHOTS}/08-shared.png`, fullPage: true });
-    await page.getByRole('button', { name: 'Revoke the link' }).click();
-    await page.getByText('The link was revoked.').waitFor();
-    expect((await outside.goto(shareUrl))?.status()).toBe(410);
-    await stranger.close();
+    await consultingAndSubscription(page);
 
-    // Consulting: a slot in the person's own time zone, booked from credit; a service request counted.
-    await page.goto(`${base}/#/consulting`);
-    // The first slots may start within the booking notice (an hour here): take one further on.
-    const slot = page.getByLabel('Slot');
-    await slot.selectOption({ index: 3 });
-    await page.getByRole('button', { name: 'Book' }).click();
-    await page.getByTestId('booking').waitFor();
-    await expect(page.getByTestId('booking').textContent()).resolves.toMatch(/confirmed.*paid from credit/);
-    await expect(page.getByTestId('bookings').textContent()).resolves.toMatch(
-      /confirmed \(\$[\d.]+, from credit\)/,
-    );
-    await page.getByLabel('Kind').selectOption('consultancy');
-    await page.getByRole('button', { name: 'Send request' }).click();
-    await expect(page.getByTestId('request-count').textContent()).resolves.toContain('this 1 time.');
-    await page.getByRole('button', { name: 'Send request' }).click();
-    await page.getByText('this 2 times.').waitFor();
-    await check(page, '09-consulting');
-    // Paid from credit: the balance went down.
-    await page.goto(`${base}/#/credit`);
-    await page.getByTestId('balance').waitFor();
-    await expect(page.getByTestId('balance').textContent()).resolves.not.toBe('$300.00');
-    // A purchase sent twice (a double click, Enter twice) charges once: one key, one ledger row.
-    const before = (await page.evaluate(
-      async () => ((await (await fetch('/v1/credits')).json()) as { balance_atomic: number }).balance_atomic,
-    )) as number;
-    const sent: string[] = [];
-    page.on('request', (r) => {
-      if (r.method() === 'POST' && r.url().endsWith('/v1/audit/subscribe'))
-        sent.push(r.headers()['idempotency-key'] ?? '');
-    });
-    await page.locator('form', { has: page.getByLabel('Subscribe for a month to') }).evaluate((f) => {
-      (f as unknown as { requestSubmit(): void }).requestSubmit();
-      (f as unknown as { requestSubmit(): void }).requestSubmit();
-    });
-    await page
-      .getByTestId('subscription')
-      .getByText(/audit_base, until/)
-      .waitFor();
-    const credits = (await page.evaluate(async () => (await fetch('/v1/credits')).json())) as {
-      balance_atomic: number;
-      entries: Array<{ reason: string }>;
-    };
-    expect(sent).toHaveLength(2);
-    expect(sent[0]).toMatch(/^[0-9a-f]{32}$/);
-    expect(sent[1]).toBe(sent[0]);
-    expect(credits.entries.filter((e) => e.reason === 'subscription')).toHaveLength(1);
-    expect(before - credits.balance_atomic).toBe(49_000_000);
+    await exploreData(page, key);
 
-    // The data explorer: the catalogue's categories, the demo without a key, then a series chart
-    // read with the person's key.
-    await page.goto(`${base}/#/data`);
-    await page.getByTestId('categories').waitFor();
-    await expect(page.getByTestId('categories').textContent()).resolves.toContain('crypto');
-    await page.getByRole('button', { name: 'Show' }).click();
-    await page.locator('pre').waitFor();
-    await page.getByLabel(/Your API key/).fill(key);
-    await page.getByRole('combobox', { name: /^Metric/ }).selectOption('/v1/data/crypto/spot/ohlcv');
-    await page.getByLabel('Ask for a series').check();
-    const series = await answerTo<{ data: unknown[] }>(page, /\/v1\/data\/crypto\/spot\/ohlcv\?/, () =>
-      page.getByRole('button', { name: 'Show' }).click(),
-    );
-    const drawn = page.getByRole('img', {
-      name: /Chart of \/v1\/data\/crypto\/spot\/ohlcv\?entity=BTC-USD&series=true/,
-    });
-    await drawn.waitFor();
-    const d = (await drawn.locator('path').getAttribute('d'))!;
-    expect(d.match(/[ML]/g)).toHaveLength(series.data.length);
-    await page.getByLabel(/Answer a series as a table/).check();
-    const table = await answerTo<{ data: { columns: string[]; rows: unknown[][] } }>(
-      page,
-      /format=table/,
-      () => page.getByRole('button', { name: 'Show' }).click(),
-    );
-    const tabled = page.getByTestId('answer-table');
-    await tabled.waitFor();
-    expect(await tabled.locator('thead th').allInnerTexts()).toEqual(table.data.columns);
-    expect(await tabled.locator('tbody tr').count()).toBe(table.data.rows.length);
-    await check(page, '10-data');
-
-    // Sign out; signing in again asks for the TOTP code.
-    await page.goto(`${base}/#/signout`);
-    await page.getByRole('heading', { name: 'Signed out' }).waitFor();
-    await check(page, '11-signed-out');
-    expect((await context.cookies()).find((c) => c.name === 'meridian_session')).toBeUndefined();
-    await page.goto(`${base}/#/signin`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.getByRole('heading', { name: 'Two-factor check' }).waitFor();
-    await check(page, '12-totp-challenge');
-    await page.getByLabel('Code', { exact: true }).fill(totpCode(secret, Date.now() + 30_000));
-    await page.getByRole('button', { name: 'Verify' }).click();
-    await page.getByRole('heading', { name: 'Domains' }).waitFor();
-    await page.getByText(DOMAIN).first().waitFor();
-    await check(page, '13-domains');
+    await signOutAndBackIn(page, context, email, secret);
 
     // Billing down: the credit page says top-ups are not available, and why.
     await system.kill('billing');

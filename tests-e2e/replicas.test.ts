@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createNatsBus, type Bus, type Closable } from '@meridian/bus';
 import { EVENTS, STREAMS } from '@meridian/contracts';
 import { openDatabase, type OpenDatabase } from '@meridian/db';
-import { startDnsPeer, startSmtp, type DnsPeer } from '@meridian/test-peers';
+import { startDnsPeer, startSmtp, type DnsPeer, type ServiceProcess } from '@meridian/test-peers';
 import { createKey, grantCredit, postJson, type SignedIn, signedInAccount } from './src/accounts.js';
 import { startSite, type Site } from './src/site.js';
 import { startSystem, type System } from './src/system.js';
 
 /**
- * Issue 19, "Scale-out and faults": two replicas of data and of analysis behind two gateways
+ * Scale-out and faults: two replicas of data and of analysis behind two gateways
  * (each gateway given both URLs of each: gateway/README.md, Replicas of a service). Under load,
  * both replicas of each serve (their own /metrics say so); then one replica of each is SIGKILLed
  * while reads and runs are in flight, and every accepted request is honoured.
@@ -221,14 +221,106 @@ describe('two replicas of data and analysis, one of each killed under load', () 
   const runRows = () =>
     analysisDb.db.selectFrom('runs').selectAll().where('account_id', '=', accountId).execute();
 
-  it('shares the work between the replicas, and loses no accepted request or event when one of each is killed', async () => {
-    // The replay's first load (a retryable 503 meanwhile) is done on both data replicas.
+  /** The replay's first load (a retryable 503 meanwhile) is done on both data replicas. */
+  async function bothDataReplicasLoaded(): Promise<void> {
     for (const until = Date.now() + 60_000; ;) {
       const answers = await Promise.all([...gateways, ...gateways].map(read));
       if (answers.every((a) => a.answer.status === 200)) break;
       if (Date.now() > until) throw new Error(`reads still answer ${answers.map((a) => a.answer.status)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
+  }
+
+  /**
+   * Reads: answered, or a retryable 503 with Retry-After; no other 5xx, no hang. The reads counted
+   * by status, before and after the kill.
+   */
+  function expectAnsweredOrRetryable(
+    reads: { answer: Answer; afterKill: boolean }[],
+    commissions: Answer[],
+  ): Map<string, number> {
+    const statuses = new Map<string, number>();
+    for (const { answer, afterKill } of reads) {
+      const label = `${afterKill ? 'after' : 'before'} ${answer.status}`;
+      statuses.set(label, (statuses.get(label) ?? 0) + 1);
+    }
+    const bad = reads.filter(
+      ({ answer }) => answer.status !== 200 && !(answer.status === 503 && answer.retryAfter),
+    );
+    expect(bad.map((b) => b.answer)).toEqual([]);
+    expect(reads.filter((r) => r.afterKill && r.answer.status === 200).length).toBeGreaterThan(20);
+    // A commission is 201, or 200 when asked again with its key after a 503 (retryable) cut it off.
+    const commissioned = (a: Answer) => a.status === 201 || a.status === 200;
+    expect(commissions.filter((a) => !commissioned(a) && !(a.status === 503 && a.retryAfter))).toEqual([]);
+    return statuses;
+  }
+
+  /**
+   * Every accepted run finishes, once: one run per idempotency key, each succeeded, charged once,
+   * its billing.order.paid.v1 seen once, its trace numbered without gaps with one run:finished; the
+   * run the killed worker held was taken over.
+   */
+  async function expectEveryRunOnce(
+    runs: string[],
+    victimRun: string | undefined,
+    deadPid: number | undefined,
+  ): Promise<void> {
+    const settled = async () =>
+      (await runRows()).every((r) => r.status === 'succeeded' || r.status === 'failed');
+    for (const until = Date.now() + 60_000; !(await settled());) {
+      if (Date.now() > until) throw new Error(`runs not settled: ${JSON.stringify(await runRows())}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const rows = await runRows();
+    expect(rows.map((r) => r.id).sort()).toEqual([...runs].sort());
+    expect(rows.filter((r) => r.status !== 'succeeded')).toEqual([]);
+    const victim = rows.find((r) => r.id === victimRun)!;
+    expect(victim.attempts).toBe(2);
+    expect(victim.worker).not.toContain(`/${deadPid}/`);
+    const charges = await billingDb.db
+      .selectFrom('ledger_entries')
+      .select(['order_id', 'delta_atomic'])
+      .where('account_id', '=', accountId)
+      .where('order_id', 'is not', null)
+      .execute();
+    expect(charges.map((c) => c.order_id).sort()).toEqual([...runs].sort());
+    expect(charges.every((c) => Number(c.delta_atomic) === -RUN_PRICE)).toBe(true);
+    for (const until = Date.now() + 10_000; runs.some((id) => !paidEvents.has(id)) && Date.now() < until;)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(runs.map((id) => paidEvents.get(id))).toEqual(runs.map(() => 1));
+    for (const id of runs) {
+      const { answer, body } = await timed(`${gateways[1]}/v1/analysis/report/${id}/trace`, {
+        headers: { authorization: `Bearer ${account.session}` },
+      });
+      expect(answer.status).toBe(200);
+      const trace = (body as { data: { seq: number; stage: string; status: string }[] }).data;
+      expect(trace.map((e) => e.seq)).toEqual(trace.map((_, i) => i + 1));
+      expect(trace.filter((e) => e.stage === 'run' && e.status === 'finished')).toHaveLength(1);
+      expect(trace.filter((e) => e.stage === 'run' && e.status === 'started')).toHaveLength(
+        id === victimRun ? 2 : 1,
+      );
+    }
+  }
+
+  /** The survivors serve everything, through both gateways, and the balance paid every run once. */
+  async function expectSurvivorsServe(
+    survivorsOf: ServiceProcess[],
+    before: Awaited<ReturnType<typeof served>>[],
+    runCount: number,
+  ): Promise<void> {
+    const after = await Promise.all(Array.from({ length: 40 }, (_, i) => read(gateways[i % 2]!)));
+    expect(after.map((a) => a.answer.status)).toEqual(after.map(() => 200));
+    const survivors = await Promise.all(survivorsOf.map((r) => served(r.url)));
+    expect(survivors[0]!.dataReads).toBeGreaterThan(before[1]!.dataReads);
+    expect(survivors[1]!.jobsDone).toBeGreaterThan(before[3]!.jobsDone);
+    const credits = await timed(`${gateways[0]}/v1/credits`, {
+      headers: { authorization: `Bearer ${account.session}` },
+    });
+    expect(credits.body).toMatchObject({ balance_atomic: GRANT - runCount * RUN_PRICE });
+  }
+
+  it('shares the work between the replicas, and loses no accepted request or event when one of each is killed', async () => {
+    await bothDataReplicasLoaded();
     const ready = Date.now();
 
     // Load: readers through both gateways until told to stop.
@@ -286,69 +378,11 @@ describe('two replicas of data and analysis, one of each killed under load', () 
     stopReading = true;
     await Promise.all(readers);
 
-    // Reads: answered, or a retryable 503 with Retry-After; no other 5xx, no hang.
-    const statuses = new Map<string, number>();
-    for (const { answer, afterKill } of reads) {
-      const label = `${afterKill ? 'after' : 'before'} ${answer.status}`;
-      statuses.set(label, (statuses.get(label) ?? 0) + 1);
-    }
-    const bad = reads.filter(
-      ({ answer }) => answer.status !== 200 && !(answer.status === 503 && answer.retryAfter),
-    );
-    expect(bad.map((b) => b.answer)).toEqual([]);
-    expect(reads.filter((r) => r.afterKill && r.answer.status === 200).length).toBeGreaterThan(20);
-    // A commission is 201, or 200 when asked again with its key after a 503 (retryable) cut it off.
-    const commissioned = (a: Answer) => a.status === 201 || a.status === 200;
-    expect(commissions.filter((a) => !commissioned(a) && !(a.status === 503 && a.retryAfter))).toEqual([]);
+    const statuses = expectAnsweredOrRetryable(reads, commissions);
 
-    // Every accepted run finishes, once: one run per idempotency key, each succeeded, charged once,
-    // its billing.order.paid.v1 seen once, its trace numbered without gaps with one run:finished.
-    const settled = async () =>
-      (await runRows()).every((r) => r.status === 'succeeded' || r.status === 'failed');
-    for (const until = Date.now() + 60_000; !(await settled());) {
-      if (Date.now() > until) throw new Error(`runs not settled: ${JSON.stringify(await runRows())}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    const rows = await runRows();
-    expect(rows.map((r) => r.id).sort()).toEqual([...runs].sort());
-    expect(rows.filter((r) => r.status !== 'succeeded')).toEqual([]);
-    const victim = rows.find((r) => r.id === victimRun)!;
-    expect(victim.attempts).toBe(2);
-    expect(victim.worker).not.toContain(`/${analysis0!.pid}/`);
-    const charges = await billingDb.db
-      .selectFrom('ledger_entries')
-      .select(['order_id', 'delta_atomic'])
-      .where('account_id', '=', accountId)
-      .where('order_id', 'is not', null)
-      .execute();
-    expect(charges.map((c) => c.order_id).sort()).toEqual([...runs].sort());
-    expect(charges.every((c) => Number(c.delta_atomic) === -RUN_PRICE)).toBe(true);
-    for (const until = Date.now() + 10_000; runs.some((id) => !paidEvents.has(id)) && Date.now() < until;)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(runs.map((id) => paidEvents.get(id))).toEqual(runs.map(() => 1));
-    for (const id of runs) {
-      const { answer, body } = await timed(`${gateways[1]}/v1/analysis/report/${id}/trace`, {
-        headers: { authorization: `Bearer ${account.session}` },
-      });
-      expect(answer.status).toBe(200);
-      const trace = (body as { data: { seq: number; stage: string; status: string }[] }).data;
-      expect(trace.map((e) => e.seq)).toEqual(trace.map((_, i) => i + 1));
-      expect(trace.filter((e) => e.stage === 'run' && e.status === 'finished')).toHaveLength(1);
-      expect(trace.filter((e) => e.stage === 'run' && e.status === 'started')).toHaveLength(
-        id === victimRun ? 2 : 1,
-      );
-    }
+    await expectEveryRunOnce(runs, victimRun, analysis0!.pid);
 
-    // The survivors serve everything, through both gateways.
-    const after = await Promise.all(Array.from({ length: 40 }, (_, i) => read(gateways[i % 2]!)));
-    expect(after.map((a) => a.answer.status)).toEqual(after.map(() => 200));
-    const survivors = await Promise.all([data1!, analysis1!].map((r) => served(r.url)));
-    expect(survivors[0]!.dataReads).toBeGreaterThan(before[1]!.dataReads);
-    expect(survivors[1]!.jobsDone).toBeGreaterThan(before[3]!.jobsDone);
-    const credits = await timed(`${gateways[0]}/v1/credits`, {
-      headers: { authorization: `Bearer ${account.session}` },
-    });
-    expect(credits.body).toMatchObject({ balance_atomic: GRANT - runs.length * RUN_PRICE });
+    await expectSurvivorsServe([data1!, analysis1!], before, runs.length);
 
     console.error(
       `replicas: ${reads.length} reads (${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}), ` +

@@ -85,7 +85,7 @@ function schemaValue(schema: JsonSchema | undefined, name = ''): fc.Arbitrary<un
   if (schema.const !== undefined) return fc.constant(schema.const);
   const alternatives = schema.anyOf ?? schema.oneOf;
   if (alternatives?.length) return fc.oneof(...alternatives.map((a) => schemaValue(a, name)));
-  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  const type = (Array.isArray(schema.type) ? schema.type[0] : schema.type) ?? 'any';
   switch (type) {
     case 'integer':
       return fc.integer({ min: schema.minimum ?? -10, max: Math.min(schema.maximum ?? 1000, 2 ** 31) });
@@ -103,7 +103,7 @@ function schemaValue(schema: JsonSchema | undefined, name = ''): fc.Arbitrary<un
       );
     case 'object':
       return objectOf(schema.properties ?? {});
-    default:
+    default: // 'any', or a type the fuzzer does not generate: any JSON value
       return fc.jsonValue({ maxDepth: 2 });
   }
 }

@@ -35,17 +35,9 @@ export interface SystemOptions {
   postgresUrl?: string;
 }
 
-/**
- * Every service and the gateway as its own process, on a fresh database of the machine's
- * Postgres and a private namespace of the machine's NATS (`NATS_URL` in `extraEnv`: another server).
- */
-export async function startSystem(
-  prefix: string,
-  extraEnv: Record<string, string> = {},
-  options: SystemOptions = {},
-): Promise<System> {
-  const database: TestDatabase = await createTestDatabase(prefix, options.postgresUrl);
-  const env: Record<string, string> = {
+/** What every process of the system is given: its database, its bus namespace, its shared secret. */
+function systemEnv(database: TestDatabase, extraEnv: Record<string, string>): Record<string, string> {
+  return {
     DATABASE_URL: database.url,
     DATABASE_POOL_SIZE: '3',
     NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
@@ -60,10 +52,33 @@ export async function startSystem(
     ...(extraEnv.FACILITATOR_URL ? {} : { X402_FEE_PAYER: 'FeePayer1111111111111111111111111111111111' }),
     ...extraEnv,
   };
-  const replicas = Object.fromEntries(SERVICE_NAMES.map((n) => [n, [] as ServiceProcess[]])) as Record<
+}
+
+const noReplicas = () =>
+  Object.fromEntries(SERVICE_NAMES.map((n) => [n, [] as ServiceProcess[]])) as Record<
     ServiceName,
     ServiceProcess[]
   >;
+
+/** The gateway's `<SERVICE>_URL` of each service: every replica's URL, comma-separated. */
+function replicaUrls(replicas: Record<ServiceName, ServiceProcess[]>): Record<string, string> {
+  return Object.fromEntries(
+    SERVICE_NAMES.map((n) => [`${n.toUpperCase()}_URL`, replicas[n].map((r) => r.url).join(',')]),
+  );
+}
+
+/**
+ * Every service and the gateway as its own process, on a fresh database of the machine's
+ * Postgres and a private namespace of the machine's NATS (`NATS_URL` in `extraEnv`: another server).
+ */
+export async function startSystem(
+  prefix: string,
+  extraEnv: Record<string, string> = {},
+  options: SystemOptions = {},
+): Promise<System> {
+  const database: TestDatabase = await createTestDatabase(prefix, options.postgresUrl);
+  const env = systemEnv(database, extraEnv);
+  const replicas = noReplicas();
   const edges = new Map<'gateway' | 'portal', ServiceProcess>();
   const gateways: ServiceProcess[] = [];
   const all = () => [...Object.values(replicas).flat(), ...edges.values(), ...gateways];
@@ -96,10 +111,7 @@ export async function startSystem(
   const serviceUrls = Object.fromEntries(
     SERVICE_NAMES.map((name) => [name, replicas[name][0]!.url]),
   ) as Record<ServiceName, string>;
-  const urls = Object.fromEntries(
-    SERVICE_NAMES.map((n) => [`${n.toUpperCase()}_URL`, replicas[n].map((r) => r.url).join(',')]),
-  );
-  urls.PORTAL_URL = edges.get('portal')!.url;
+  const urls = { ...replicaUrls(replicas), PORTAL_URL: edges.get('portal')!.url };
   try {
     edges.set(
       'gateway',

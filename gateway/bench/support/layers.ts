@@ -80,7 +80,7 @@ export async function filledKeyCache(bus: Bus, key: string): Promise<VerifiedCac
 export function cacheVerificationsPerSecond(keys: VerifiedCache<KeyVerifyReply>, key: string): number {
   const n = 1_000_000;
   const started = process.hrtime.bigint();
-  for (let i = 0; i < n; i++) keys.verify(key);
+  for (let i = 0; i < n; i++) sink.value = keys.verify(key);
   return n / (Number(process.hrtime.bigint() - started) / 1e9);
 }
 

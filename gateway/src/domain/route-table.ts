@@ -51,14 +51,14 @@ export const ROUTE_TABLE: readonly RouteOwner[] = [
   // audit-portal 4.6
   { prefix: '/v1/requests', service: 'requests' },
   { prefix: '/v1/consulting', service: 'requests' },
-  // The operator console (issue 27): each service serves the operator routes of what it owns.
+  // The operator console: each service serves the operator routes of what it owns.
   { prefix: '/v1/operator/reviews', service: 'analysis' },
   { prefix: '/v1/operator/requests', service: 'requests' },
   { prefix: '/v1/operator/bookings', service: 'requests' },
   { prefix: '/v1/operator/billing', service: 'billing' },
   // data-api 4.6: the MCP edge (Streamable HTTP), which calls the data API back with the caller's key
   { prefix: '/mcp', service: 'mcp', exact: true },
-  // The web portal (issue 14): its page and its hashed script and style files.
+  // The web portal: its page and its hashed script and style files.
   { prefix: '/', service: 'portal', exact: true },
   { prefix: '/assets', service: 'portal' },
   // data-api 4.1: legacy single-metric routes, when the catalogue names any

@@ -46,12 +46,12 @@ describe('MemoryRateLimiter', () => {
     expect(limiter.take('d', policy).remaining).toBe(9);
   });
 
-  it('starts a new key of an account where its revoked keys left the budget, not full', () => {
+  it('starts a new key of an account where its revoked keys left the budget, not full', async () => {
     let now = 0;
     const limiter = new MemoryRateLimiter(() => now);
     const retired = retiredKeysBucket('acct-1');
     for (let i = 0; i < 10; i++) limiter.take('key-1', policy, retired);
-    limiter.retire('key-1', retired, policy);
+    await limiter.retire('key-1', retired, policy);
     expect(limiter.take('key-2', policy, retired)).toMatchObject({ allowed: false, retryAfterS: 6 });
     // Another account, or the same one a minute later, starts full.
     expect(limiter.take('key-3', policy, retiredKeysBucket('acct-2')).remaining).toBe(9);
@@ -59,14 +59,14 @@ describe('MemoryRateLimiter', () => {
     expect(limiter.take('key-4', policy, retired).remaining).toBe(9);
   });
 
-  it('keeps the lower level when a fuller key is revoked after a spent one', () => {
+  it('keeps the lower level when a fuller key is revoked after a spent one', async () => {
     const limiter = new MemoryRateLimiter(() => 0);
     const retired = retiredKeysBucket('acct-1');
     for (let i = 0; i < 10; i++) limiter.take('spent', policy, retired);
     limiter.take('fresh', policy);
-    limiter.retire('spent', retired, policy);
-    limiter.retire('fresh', retired, policy);
-    limiter.retire('never-used', retired, policy);
+    await limiter.retire('spent', retired, policy);
+    await limiter.retire('fresh', retired, policy);
+    await limiter.retire('never-used', retired, policy);
     expect(limiter.take('next', policy, retired).allowed).toBe(false);
   });
 });

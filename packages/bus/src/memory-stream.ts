@@ -255,7 +255,7 @@ export class DurableConsumer {
       { durable: worker.durable, subject: message.subject, reason },
       'message dead-lettered',
     );
-    this.settle(message, 'dead_letter');
+    await this.settle(message, 'dead_letter');
   }
 
   /**

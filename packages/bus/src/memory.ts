@@ -199,7 +199,8 @@ class MemoryBus implements Bus, StreamHost {
     if (!stream) throw new Error(`Publishing to ${subject} failed: no stream captures it`);
     await stream.append(msgId, subject, data, lowerKeys(headers));
     for (const sub of this.subscribers) {
-      if (subjectMatches(sub.pattern, subject)) this.track(this.deliver(sub, subject, data, headers));
+      // Fanned out without waiting, as NATS does: deliver counts and logs a subscriber's failure.
+      if (subjectMatches(sub.pattern, subject)) void this.track(this.deliver(sub, subject, data, headers));
     }
   }
 

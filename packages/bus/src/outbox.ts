@@ -1,7 +1,7 @@
 import type { CloudEvent } from '@meridian/contracts';
 import type { Logger } from '@meridian/observability';
 // kysely's `sql` is imported where it is used, so a process without a database (the gateway)
-// does not load kysely with this package (issue 19: idle memory).
+// does not hold kysely in its idle memory because of this package.
 import type { Generated, Kysely } from 'kysely';
 import type { z } from 'zod';
 import { newEvent } from './event.js';

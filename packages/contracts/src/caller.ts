@@ -43,7 +43,7 @@ function planTable(defaults: Readonly<Record<Plan, number>>, unit: string) {
 }
 
 /**
- * Live API keys one account may hold at once, by plan (issue 19): rate limits are per key (the
+ * Live API keys one account may hold at once, by plan: rate limits are per key (the
  * spec), so the number of keys bounds what an account can draw; the account-wide ceiling of the
  * gateway (ACCOUNT_RATE_MULTIPLE) bounds it whatever the keys.
  */

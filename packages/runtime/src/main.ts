@@ -24,11 +24,17 @@ export async function runMain(start: () => Promise<{ close(): Promise<void> }>):
     process.exit(1);
   }
   let stopping = false;
-  const stop = async () => {
+  // A signal handler's promise has no one to answer to: a failed close is said and exits non-zero.
+  const stop = () => {
     if (stopping) return;
     stopping = true;
-    await running.close();
-    process.exit(0);
+    running.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err instanceof Error ? err.message : err);
+        process.exit(1);
+      },
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -134,7 +134,7 @@ export async function startService<DB, C extends BaseConfig>(
   const metrics = createMetrics(def.name);
   const closers: Array<() => Promise<void>> = [];
   // @meridian/db (and kysely under it) is loaded here, not at import: the gateway, which has no
-  // database, imports this package too (issue 19: idle memory).
+  // database, imports this package too and should not hold kysely in its idle memory.
   const { migrateToLatest, openDatabase } = await import('@meridian/db');
   const target = await databaseTarget(config, shared, closers);
   const database = openDatabase<DB>(target, def.schema);

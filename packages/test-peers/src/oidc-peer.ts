@@ -24,7 +24,8 @@ export interface OidcPeer {
 export async function startOidcPeer(redirectUri: string): Promise<OidcPeer> {
   const people = new Map<string, Person>();
   const route: { handler?: ReturnType<Provider['callback']> } = {};
-  const server: Server = createServer((req, res) => route.handler!(req, res));
+  // oidc-provider's (Koa's) handler answers and reports its own errors: its promise never rejects.
+  const server: Server = createServer((req, res) => void route.handler!(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, {

@@ -27,8 +27,8 @@ export interface UpstreamPeer {
 }
 
 /**
- * A real HTTP server on loopback that plays an upstream's recorded answers (issue 16: connectors are
- * tested against their upstream's own format over HTTP, never by faking our own client).
+ * A real HTTP server on loopback that plays an upstream's recorded answers: connectors are tested
+ * against their upstream's own format over HTTP, never by faking our own client.
  */
 export async function startUpstreamPeer(): Promise<UpstreamPeer> {
   const queues = new Map<string, UpstreamAnswer[]>();

@@ -1,6 +1,6 @@
 import { ApiError, data, get, post, purchase } from './api.js';
 import { copyButton, h, local, replace } from './dom.js';
-import { action, form, problemBox } from './forms.js';
+import { action, form, problemBox, type Field } from './forms.js';
 import type { Page } from './main.js';
 import { session, type Account } from './session.js';
 
@@ -20,6 +20,15 @@ function codesBox(codes: string[]): HTMLElement {
   );
 }
 
+/** A field for one code of the authenticator app. */
+const codeField = (label: string): Field => ({
+  name: 'code',
+  label,
+  required: true,
+  autocomplete: 'one-time-code',
+  inputmode: 'numeric',
+});
+
 async function twoFactorSection(box: HTMLElement): Promise<void> {
   const status = await get<TwoFactor>('/v1/account/2fa');
   const out = h('div');
@@ -33,40 +42,16 @@ async function twoFactorSection(box: HTMLElement): Promise<void> {
         { 'data-testid': 'totp-state' },
         `On. Recovery codes left: ${status.recovery_codes_left ?? '—'}.`,
       ),
-      form(
-        [
-          {
-            name: 'code',
-            label: 'Code to turn it off',
-            required: true,
-            autocomplete: 'one-time-code',
-            inputmode: 'numeric',
-          },
-        ],
-        'Turn off two-factor',
-        async (v) => {
-          await post('/v1/account/2fa/disable', { code: v.code });
-          await refresh();
-        },
-      ),
-      form(
-        [
-          {
-            name: 'code',
-            label: 'Code to get new recovery codes',
-            required: true,
-            autocomplete: 'one-time-code',
-            inputmode: 'numeric',
-          },
-        ],
-        'New recovery codes',
-        async (v) => {
-          const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/recovery-codes', {
-            code: v.code,
-          });
-          replace(out, codesBox(answer.recovery_codes));
-        },
-      ),
+      form([codeField('Code to turn it off')], 'Turn off two-factor', async (v) => {
+        await post('/v1/account/2fa/disable', { code: v.code });
+        await refresh();
+      }),
+      form([codeField('Code to get new recovery codes')], 'New recovery codes', async (v) => {
+        const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/recovery-codes', {
+          code: v.code,
+        });
+        replace(out, codesBox(answer.recovery_codes));
+      }),
       out,
     );
     return;
@@ -86,25 +71,13 @@ async function twoFactorSection(box: HTMLElement): Promise<void> {
           h('p', {}, 'Scan this code with your authenticator app, or type the key.'),
           h('img', { class: 'qr', src: enrol.qr_data_url, alt: 'QR code of your authenticator key' }),
           h('p', {}, 'Key: ', h('code', { 'data-testid': 'totp-secret' }, enrol.secret)),
-          form(
-            [
-              {
-                name: 'code',
-                label: 'First code from the app',
-                required: true,
-                autocomplete: 'one-time-code',
-                inputmode: 'numeric',
-              },
-            ],
-            'Turn on two-factor',
-            async (v) => {
-              const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/activate', {
-                code: v.code,
-              });
-              await twoFactorSection(box);
-              box.append(codesBox(answer.recovery_codes));
-            },
-          ),
+          form([codeField('First code from the app')], 'Turn on two-factor', async (v) => {
+            const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/activate', {
+              code: v.code,
+            });
+            await twoFactorSection(box);
+            box.append(codesBox(answer.recovery_codes));
+          }),
         );
       },
       '',
@@ -122,7 +95,7 @@ function keysSection(account: Account, box: HTMLElement): void {
     form([], 'Create a key', async () => {
       const key = await data<{ id: string; key: string; prefix: string }>('POST', '/v1/keys', {});
       session.clear();
-      await keysSection((await session.load())!, box);
+      keysSection((await session.load())!, box);
       box.append(
         h(
           'div',

@@ -19,6 +19,57 @@ interface Slot {
   available: boolean;
 }
 
+/** A service request: recorded as the person's intent, answered with how often they asked. */
+function serviceRequestForm(counted: HTMLElement): HTMLFormElement {
+  return form(
+    [
+      {
+        name: 'kind',
+        label: 'Kind',
+        options: [
+          ['pentest', 'penetration test'],
+          ['pentest_discussion', 'discuss a penetration test'],
+          ['consultancy', 'consultancy'],
+        ],
+      },
+      { name: 'domain', label: 'Domain (not for consultancy)' },
+      { name: 'detail', label: 'Detail', type: 'textarea' },
+    ],
+    'Send request',
+    async (v) => {
+      const answer = await call<{ ok: boolean; count: number }>('POST', '/v1/requests', {
+        kind: v.kind,
+        ...(v.domain ? { domain: v.domain } : {}),
+        ...(v.detail ? { detail: v.detail } : {}),
+      });
+      replace(
+        counted,
+        h(
+          'p',
+          { class: 'ok', 'data-testid': 'request-count' },
+          `Recorded. You have asked for this ${answer.count} time${answer.count === 1 ? '' : 's'}.`,
+        ),
+      );
+    },
+  );
+}
+
+/** The person's bookings, each with its status and how it is paid. */
+function bookingList(rows: Booking[]): HTMLElement {
+  if (rows.length === 0) return h('p', { class: 'muted' }, 'None yet.');
+  return h(
+    'ul',
+    {},
+    ...rows.map((b) =>
+      h(
+        'li',
+        {},
+        `${local(b.starts_at)} — ${b.status}${b.payment ? ` (${usd(b.amount_atomic ?? null)}, ${b.payment === 'credit' ? 'from credit' : 'on chain'})` : ''}`,
+      ),
+    ),
+  );
+}
+
 export const consultingPage: Page = async (main) => {
   const [slots, bookings] = await Promise.all([
     get<Slot[]>('/v1/consulting/slots'),
@@ -28,23 +79,7 @@ export const consultingPage: Page = async (main) => {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const booked = h('div', { role: 'status' });
   const list = h('div', { 'data-testid': 'bookings' });
-  const showBookings = (rows: Booking[]) =>
-    replace(
-      list,
-      rows.length === 0
-        ? h('p', { class: 'muted' }, 'None yet.')
-        : h(
-            'ul',
-            {},
-            ...rows.map((b) =>
-              h(
-                'li',
-                {},
-                `${local(b.starts_at)} — ${b.status}${b.payment ? ` (${usd(b.amount_atomic ?? null)}, ${b.payment === 'credit' ? 'from credit' : 'on chain'})` : ''}`,
-              ),
-            ),
-          ),
-    );
+  const showBookings = (rows: Booking[]) => replace(list, bookingList(rows));
   showBookings(bookings);
   const counted = h('div', { role: 'status' });
   const book = purchase<Booking>('/v1/consulting/bookings');
@@ -108,37 +143,7 @@ export const consultingPage: Page = async (main) => {
     list,
     h('h2', {}, 'Service requests'),
     h('p', { class: 'muted' }, 'A request records your intent; an operator reviews it. Nothing is scanned.'),
-    form(
-      [
-        {
-          name: 'kind',
-          label: 'Kind',
-          options: [
-            ['pentest', 'penetration test'],
-            ['pentest_discussion', 'discuss a penetration test'],
-            ['consultancy', 'consultancy'],
-          ],
-        },
-        { name: 'domain', label: 'Domain (not for consultancy)' },
-        { name: 'detail', label: 'Detail', type: 'textarea' },
-      ],
-      'Send request',
-      async (v) => {
-        const answer = await call<{ ok: boolean; count: number }>('POST', '/v1/requests', {
-          kind: v.kind,
-          ...(v.domain ? { domain: v.domain } : {}),
-          ...(v.detail ? { detail: v.detail } : {}),
-        });
-        replace(
-          counted,
-          h(
-            'p',
-            { class: 'ok', 'data-testid': 'request-count' },
-            `Recorded. You have asked for this ${answer.count} time${answer.count === 1 ? '' : 's'}.`,
-          ),
-        );
-      },
-    ),
+    serviceRequestForm(counted),
     counted,
   );
 };

@@ -92,6 +92,42 @@ interface Category {
   products: Array<{ product: string; default_entity?: string; metrics: Metric[] }>;
 }
 
+/** The catalogue's categories, each with its products and how many of its metrics are live. */
+function categoryList(categories: Category[]): HTMLElement {
+  return h(
+    'ul',
+    { 'data-testid': 'categories', class: 'categories' },
+    ...categories.map((c) => {
+      const live = c.products.reduce((n, p) => n + p.metrics.filter((m) => m.status === 'live').length, 0);
+      return h(
+        'li',
+        {},
+        h('strong', {}, c.category),
+        ` — ${c.products.map((p) => p.product).join(', ')} (${live} live)`,
+      );
+    }),
+  );
+}
+
+/** An answer's data: a chart of its series when it has one, a table, or the JSON itself. */
+function answerView(path: string, data: unknown): Array<Element | null> {
+  const { values, column } = seriesOf(data);
+  const table = tableOf(data);
+  const what = `${path}${column ? ` (${column})` : ''}`;
+  return [
+    values.length > 1 ? h('h2', {}, `${what}, ${values.length} points`) : null,
+    values.length > 1
+      ? chart(
+          values,
+          `Chart of ${what}, ${values.length} points from ${Math.min(...values)} to ${Math.max(...values)}`,
+        )
+      : null,
+    table
+      ? tableView(table, `${path}: ${table.rows.length} rows`)
+      : h('pre', { tabindex: '0' }, JSON.stringify(data, null, 2).slice(0, 4000)),
+  ];
+}
+
 export const dataPage: Page = async (main) => {
   const catalog = await call<{ data: { categories: Category[] } }>('GET', '/v1/catalog');
   const categories = catalog.data.categories;
@@ -109,19 +145,7 @@ export const dataPage: Page = async (main) => {
     main,
     h('h1', {}, 'Data explorer'),
     h('p', {}, `${metrics.length} live metrics in ${categories.length} categories.`),
-    h(
-      'ul',
-      { 'data-testid': 'categories', class: 'categories' },
-      ...categories.map((c) => {
-        const live = c.products.reduce((n, p) => n + p.metrics.filter((m) => m.status === 'live').length, 0);
-        return h(
-          'li',
-          {},
-          h('strong', {}, c.category),
-          ` — ${c.products.map((p) => p.product).join(', ')} (${live} live)`,
-        );
-      }),
-    ),
+    categoryList(categories),
     form(
       [
         {
@@ -164,22 +188,7 @@ export const dataPage: Page = async (main) => {
             undefined,
             key ? { authorization: `Bearer ${key}` } : {},
           );
-          const { values, column } = seriesOf(answer.data);
-          const table = tableOf(answer.data);
-          const what = `${path}${column ? ` (${column})` : ''}`;
-          replace(
-            out,
-            values.length > 1 ? h('h2', {}, `${what}, ${values.length} points`) : null,
-            values.length > 1
-              ? chart(
-                  values,
-                  `Chart of ${what}, ${values.length} points from ${Math.min(...values)} to ${Math.max(...values)}`,
-                )
-              : null,
-            table
-              ? tableView(table, `${path}: ${table.rows.length} rows`)
-              : h('pre', { tabindex: '0' }, JSON.stringify(answer.data, null, 2).slice(0, 4000)),
-          );
+          replace(out, ...answerView(path, answer.data));
         } catch (e) {
           if (e instanceof ApiError && e.status === 402)
             replace(

@@ -47,21 +47,14 @@ export const local = (iso: string | null | undefined) =>
 
 export function copyButton(text: () => string, label = 'Copy'): HTMLElement {
   const status = h('span', { role: 'status', class: 'muted' });
-  const button = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary',
-      onclick: async () => {
-        try {
-          await navigator.clipboard.writeText(text());
-          status.textContent = 'Copied.';
-        } catch {
-          status.textContent = 'Copy failed: select the text and copy it yourself.';
-        }
-      },
-    },
-    label,
-  );
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text());
+      status.textContent = 'Copied.';
+    } catch {
+      status.textContent = 'Copy failed: select the text and copy it yourself.';
+    }
+  };
+  const button = h('button', { type: 'button', class: 'secondary', onclick: () => void copy() }, label);
   return h('span', { class: 'row' }, button, status);
 }

@@ -1,6 +1,7 @@
-import { ApiError, call, get, post, purchase } from './api.js';
+import { ApiError, get, post, purchase } from './api.js';
 import { copyButton, h, local, replace, usd } from './dom.js';
 import { action, form, problemBox } from './forms.js';
+import { credentialsSection } from './credentials.js';
 import type { Page } from './main.js';
 
 interface Domain {
@@ -198,68 +199,6 @@ async function authorization(d: Domain, box: HTMLElement) {
   );
 }
 
-async function credentials(d: Domain, box: HTMLElement) {
-  const list = await get<
-    Array<{ id: string; kind: string; label?: string | null; username?: string | null }>
-  >(`/v1/analysis/credentials?${q(d.domain)}`);
-  const again = () => credentials(d, box);
-  replace(
-    box,
-    h('h2', {}, 'Sign-in credentials for audits'),
-    h(
-      'ul',
-      {},
-      ...list.map((c) =>
-        h(
-          'li',
-          { class: 'row' },
-          `${c.label ?? c.kind} (${c.kind}${c.username ? `, ${c.username}` : ''})`,
-          action('Remove', async () => {
-            await call('DELETE', `/v1/analysis/credentials?id=${encodeURIComponent(c.id)}`);
-            await again();
-          }),
-        ),
-      ),
-    ),
-    form(
-      [
-        {
-          name: 'kind',
-          label: 'Kind',
-          options: [
-            ['form', 'login form'],
-            ['basic', 'HTTP basic'],
-            ['header', 'header'],
-            ['cookie', 'cookie'],
-          ],
-        },
-        { name: 'label', label: 'Label' },
-        { name: 'username', label: 'User name', autocomplete: 'off' },
-        { name: 'login_url', label: 'Login URL (form)', type: 'url' },
-        {
-          name: 'secret',
-          label: 'Password or secret',
-          type: 'password',
-          required: true,
-          autocomplete: 'new-password',
-        },
-      ],
-      'Store credential',
-      async (v) => {
-        await post('/v1/analysis/credentials', {
-          domain: d.domain,
-          kind: v.kind,
-          ...(v.label ? { label: v.label } : {}),
-          ...(v.username ? { username: v.username } : {}),
-          ...(v.login_url ? { login_url: v.login_url } : {}),
-          secret: v.secret,
-        });
-        await again();
-      },
-    ),
-  );
-}
-
 async function runs(d: Domain, box: HTMLElement) {
   const [list, entitlement] = await Promise.all([
     get<Run[]>(`/v1/analysis/reports?${q(d.domain)}`),
@@ -362,7 +301,7 @@ export const domainPage: Page = async (main, _params, name) => {
     guard(verification(d, boxes[0]!, refresh), boxes[0]!),
     guard(runs(d, boxes[1]!), boxes[1]!),
     guard(authorization(d, boxes[2]!), boxes[2]!),
-    guard(credentials(d, boxes[3]!), boxes[3]!),
+    guard(credentialsSection(d.domain, boxes[3]!), boxes[3]!),
   ]);
 };
 

@@ -29,6 +29,91 @@ export function showProblem(box: HTMLElement, err: unknown): void {
   } else replace(box, err instanceof Error ? err.message : String(err));
 }
 
+type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** The control of one field: a select, a textarea, a checkbox or an input of the field's type. */
+function control(f: Field, common: Record<string, string | boolean | undefined>): Control {
+  if (f.options) {
+    const select = h(
+      'select',
+      common,
+      ...f.options.map(([v, l]) => h('option', { value: v }, l)),
+    ) as HTMLSelectElement;
+    if (f.value !== undefined) select.value = f.value;
+    return select;
+  }
+  if (f.type === 'textarea') {
+    const area = h('textarea', { ...common, rows: 3 }) as HTMLTextAreaElement;
+    area.value = f.value ?? '';
+    return area;
+  }
+  if (f.type === 'checkbox') return h('input', { ...common, type: 'checkbox' }) as HTMLInputElement;
+  return h('input', {
+    ...common,
+    type: f.type ?? 'text',
+    value: f.value,
+    inputmode: f.inputmode,
+    min: f.min,
+  }) as HTMLInputElement;
+}
+
+/** A form's fields: their controls and error boxes by name. */
+interface FieldBoxes {
+  fields: Field[];
+  inputs: Map<string, Control>;
+  errors: Map<string, HTMLElement>;
+}
+
+/** One labelled field with its hint and its error box, registered in `boxes`. */
+function fieldRow(f: Field, boxes: FieldBoxes): HTMLElement {
+  const id = uid(f.name);
+  const errId = `${id}-error`;
+  const hintId = f.hint ? `${id}-hint` : undefined;
+  const input = control(f, {
+    id,
+    name: f.name,
+    required: f.required ?? false,
+    autocomplete: f.autocomplete,
+    'aria-describedby': [hintId, errId].filter(Boolean).join(' '),
+  });
+  boxes.inputs.set(f.name, input);
+  const err = h('span', { id: errId, class: 'field-error', 'aria-live': 'polite' });
+  boxes.errors.set(f.name, err);
+  const hint = f.hint ? h('span', { id: hintId, class: 'muted' }, f.hint) : null;
+  if (f.type === 'checkbox')
+    return h('div', {}, h('label', { class: 'check', for: id }, input, h('span', {}, f.label)), hint, err);
+  return h('label', { for: id }, f.label, input, hint, err);
+}
+
+/** Puts a refusal next to the fields it names; false when it names none of them. */
+function placeFieldProblem(err: ApiError, { fields, inputs, errors }: FieldBoxes): boolean {
+  let placed = false;
+  for (const [name, box] of errors) {
+    const message = err.fieldMessage(name);
+    if (message) {
+      box.textContent = `${err.problem.title}: ${message}`;
+      inputs.get(name)?.setAttribute('aria-invalid', 'true');
+      if (!placed) inputs.get(name)?.focus();
+      placed = true;
+    }
+  }
+  if (placed) return true;
+  // A refusal whose detail names one field of this form goes next to it.
+  const named = fields.find(
+    (f) =>
+      err.problem.detail?.toLowerCase().includes(f.name.replace(/_/g, ' ')) ||
+      err.problem.detail?.includes(f.name),
+  );
+  if (!named || fields.length <= 1) return false;
+  replace(
+    errors.get(named.name)!,
+    h('strong', {}, err.problem.title),
+    err.problem.detail ? ` — ${err.problem.detail}` : '',
+  );
+  inputs.get(named.name)?.setAttribute('aria-invalid', 'true');
+  return true;
+}
+
 /**
  * A labelled form. On submit it disables its button and says so (long work shows progress); an
  * API error is shown as its problem title and detail, next to the field it names, or above the
@@ -40,49 +125,8 @@ export function form(
   onSubmit: (values: Values) => Promise<void>,
   extra: Child[] = [],
 ): HTMLFormElement {
-  const errors = new Map<string, HTMLElement>();
-  const inputs = new Map<string, HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>();
-  const rows = fields.map((f) => {
-    const id = uid(f.name);
-    const errId = `${id}-error`;
-    const hintId = f.hint ? `${id}-hint` : undefined;
-    const common = {
-      id,
-      name: f.name,
-      required: f.required ?? false,
-      autocomplete: f.autocomplete,
-      'aria-describedby': [hintId, errId].filter(Boolean).join(' '),
-    };
-    let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
-    if (f.options) {
-      input = h(
-        'select',
-        common,
-        ...f.options.map(([v, l]) => h('option', { value: v }, l)),
-      ) as HTMLSelectElement;
-      if (f.value !== undefined) input.value = f.value;
-    } else if (f.type === 'textarea') {
-      input = h('textarea', { ...common, rows: 3 }) as HTMLTextAreaElement;
-      input.value = f.value ?? '';
-    } else if (f.type === 'checkbox') {
-      input = h('input', { ...common, type: 'checkbox' }) as HTMLInputElement;
-    } else {
-      input = h('input', {
-        ...common,
-        type: f.type ?? 'text',
-        value: f.value,
-        inputmode: f.inputmode,
-        min: f.min,
-      }) as HTMLInputElement;
-    }
-    inputs.set(f.name, input);
-    const err = h('span', { id: errId, class: 'field-error', 'aria-live': 'polite' });
-    errors.set(f.name, err);
-    const hint = f.hint ? h('span', { id: hintId, class: 'muted' }, f.hint) : null;
-    if (f.type === 'checkbox')
-      return h('div', {}, h('label', { class: 'check', for: id }, input, h('span', {}, f.label)), hint, err);
-    return h('label', { for: id }, f.label, input, hint, err);
-  });
+  const boxes: FieldBoxes = { fields, inputs: new Map(), errors: new Map() };
+  const rows = fields.map((f) => fieldRow(f, boxes));
   const general = h('div', { role: 'alert', class: 'error' });
   const button = h('button', { type: 'submit' }, submit) as HTMLButtonElement;
   const status = h('span', { role: 'status', class: 'muted' });
@@ -94,13 +138,12 @@ export function form(
     general,
     h('div', { class: 'row' }, button, status),
   ) as HTMLFormElement;
-  el.addEventListener('submit', async (event) => {
-    event.preventDefault();
-    for (const e of errors.values()) e.textContent = '';
-    for (const i of inputs.values()) i.removeAttribute('aria-invalid');
+  const send = async () => {
+    for (const e of boxes.errors.values()) e.textContent = '';
+    for (const i of boxes.inputs.values()) i.removeAttribute('aria-invalid');
     general.textContent = '';
     const values: Values = {};
-    for (const [name, input] of inputs)
+    for (const [name, input] of boxes.inputs)
       values[name] =
         input instanceof HTMLInputElement && input.type === 'checkbox' ? String(input.checked) : input.value;
     button.disabled = true;
@@ -110,39 +153,15 @@ export function form(
       status.textContent = '';
     } catch (err) {
       status.textContent = '';
-      let placed = false;
-      if (err instanceof ApiError) {
-        for (const [name, box] of errors) {
-          const message = err.fieldMessage(name);
-          if (message) {
-            box.textContent = `${err.problem.title}: ${message}`;
-            inputs.get(name)?.setAttribute('aria-invalid', 'true');
-            if (!placed) inputs.get(name)?.focus();
-            placed = true;
-          }
-        }
-        if (!placed) {
-          // A refusal whose detail names one field of this form goes next to it.
-          const named = fields.find(
-            (f) =>
-              err.problem.detail?.toLowerCase().includes(f.name.replace(/_/g, ' ')) ||
-              err.problem.detail?.includes(f.name),
-          );
-          if (named && fields.length > 1) {
-            replace(
-              errors.get(named.name)!,
-              h('strong', {}, err.problem.title),
-              err.problem.detail ? ` — ${err.problem.detail}` : '',
-            );
-            inputs.get(named.name)?.setAttribute('aria-invalid', 'true');
-            placed = true;
-          }
-        }
-      }
-      if (!placed) showProblem(general, err);
+      if (!(err instanceof ApiError && placeFieldProblem(err, boxes))) showProblem(general, err);
     } finally {
       button.disabled = false;
     }
+  };
+  // send shows every failure in the form itself.
+  el.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void send();
   });
   return el;
 }
@@ -151,7 +170,7 @@ export function form(
 export function action(label: string, run: () => Promise<void>, cls = 'secondary'): HTMLElement {
   const err = h('span', { role: 'alert', class: 'error' });
   const button = h('button', { type: 'button', class: cls }, label) as HTMLButtonElement;
-  button.addEventListener('click', async () => {
+  const runShowingProblem = async () => {
     err.textContent = '';
     button.disabled = true;
     try {
@@ -161,6 +180,7 @@ export function action(label: string, run: () => Promise<void>, cls = 'secondary
     } finally {
       button.disabled = false;
     }
-  });
+  };
+  button.addEventListener('click', () => void runShowingProblem());
   return h('span', { class: 'row' }, button, err);
 }

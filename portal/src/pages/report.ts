@@ -1,6 +1,6 @@
 import { call, data, get } from './api.js';
 import { copyButton, h, local, replace } from './dom.js';
-import { action, form } from './forms.js';
+import { action, form, type Field } from './forms.js';
 import type { Page } from './main.js';
 
 interface Finding {
@@ -219,6 +219,21 @@ export function reportBody(report: Report): HTMLElement[] {
   ];
 }
 
+/** Who may read a shared report, and for how long. */
+const SHARE_FIELDS: Field[] = [
+  {
+    name: 'audience',
+    label: 'Who may read it',
+    options: [
+      ['anyone', 'anyone with the link'],
+      ['signed_in', 'signed-in accounts'],
+      ['emails', 'named people'],
+    ],
+  },
+  { name: 'emails', label: 'Emails (named people; comma-separated)', type: 'text', autocomplete: 'off' },
+  { name: 'days', label: 'Expires after (days; empty: never)', type: 'number', min: '1', value: '7' },
+];
+
 export const reportPage: Page = async (main, _params, id) => {
   const report = await get<Report>(`/v1/analysis/report/${encodeURIComponent(id)}`);
   const share = h('section', { 'aria-label': 'Share' });
@@ -226,61 +241,40 @@ export const reportPage: Page = async (main, _params, id) => {
     replace(
       share,
       h('h2', {}, 'Share'),
-      form(
-        [
+      form(SHARE_FIELDS, 'Create share link', async (v) => {
+        const days = Number(v.days);
+        const emails = v
+          .emails!.split(',')
+          .map((e) => e.trim())
+          .filter(Boolean);
+        const link = await data<{ url: string; expires_at: string | null; audience: string }>(
+          'POST',
+          `/v1/analysis/report/${encodeURIComponent(id)}/share`,
           {
-            name: 'audience',
-            label: 'Who may read it',
-            options: [
-              ['anyone', 'anyone with the link'],
-              ['signed_in', 'signed-in accounts'],
-              ['emails', 'named people'],
-            ],
+            audience: v.audience,
+            ...(v.audience === 'emails' ? { emails } : {}),
+            ...(days > 0 ? { expires_at: new Date(Date.now() + days * 86_400_000).toISOString() } : {}),
           },
-          {
-            name: 'emails',
-            label: 'Emails (named people; comma-separated)',
-            type: 'text',
-            autocomplete: 'off',
-          },
-          { name: 'days', label: 'Expires after (days; empty: never)', type: 'number', min: '1', value: '7' },
-        ],
-        'Create share link',
-        async (v) => {
-          const days = Number(v.days);
-          const emails = v
-            .emails!.split(',')
-            .map((e) => e.trim())
-            .filter(Boolean);
-          const link = await data<{ url: string; expires_at: string | null; audience: string }>(
-            'POST',
-            `/v1/analysis/report/${encodeURIComponent(id)}/share`,
-            {
-              audience: v.audience,
-              ...(v.audience === 'emails' ? { emails } : {}),
-              ...(days > 0 ? { expires_at: new Date(Date.now() + days * 86_400_000).toISOString() } : {}),
-            },
-          );
-          // The link names the configured public address; on this page it opens on this origin.
-          const url = `${location.origin}${new URL(link.url).pathname}`;
-          replace(
-            share,
-            h('h2', {}, 'Share'),
-            h(
-              'p',
-              {},
-              `Link for ${link.audience}, expires ${link.expires_at ? local(link.expires_at) : 'never'}:`,
-            ),
-            h('p', {}, h('a', { href: url, 'data-testid': 'share-url' }, url)),
-            copyButton(() => url, 'Copy link'),
-            action('Revoke the link', async () => {
-              await call('DELETE', `/v1/analysis/report/${encodeURIComponent(id)}/share`);
-              shareForm();
-              share.append(h('p', { role: 'status', class: 'ok' }, 'The link was revoked.'));
-            }),
-          );
-        },
-      ),
+        );
+        // The link names the configured public address; on this page it opens on this origin.
+        const url = `${location.origin}${new URL(link.url).pathname}`;
+        replace(
+          share,
+          h('h2', {}, 'Share'),
+          h(
+            'p',
+            {},
+            `Link for ${link.audience}, expires ${link.expires_at ? local(link.expires_at) : 'never'}:`,
+          ),
+          h('p', {}, h('a', { href: url, 'data-testid': 'share-url' }, url)),
+          copyButton(() => url, 'Copy link'),
+          action('Revoke the link', async () => {
+            await call('DELETE', `/v1/analysis/report/${encodeURIComponent(id)}/share`);
+            shareForm();
+            share.append(h('p', { role: 'status', class: 'ok' }, 'The link was revoked.'));
+          }),
+        );
+      }),
       action('Revoke the live link', async () => {
         await call('DELETE', `/v1/analysis/report/${encodeURIComponent(id)}/share`);
         share.append(h('p', { role: 'status', class: 'ok' }, 'The link was revoked.'));

@@ -9,7 +9,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { createNatsBus } from '@meridian/bus';
+import { createNatsBus, type Bus } from '@meridian/bus';
 import { RPC } from '@meridian/contracts';
 import { createTestDatabase } from '@meridian/db/testing';
 import { startServer } from '@meridian/http-kit';
@@ -59,6 +59,115 @@ async function fillLedger(deps: BillingDeps, accountId: string, rows: number): P
   await sql`analyze billing.ledger_entries`.execute(deps.db);
 }
 
+/** Spends a second: in process over 64 accounts and one, over NATS, against a bare insert. */
+async function spendFigures(deps: BillingDeps, client: Bus): Promise<void> {
+  await sql`create table billing.bare_entries (like billing.ledger_entries including defaults including identity)`.execute(
+    deps.db,
+  );
+  const accounts = Array.from({ length: 64 }, () => randomUUID());
+  for (const a of accounts)
+    await post(deps, {
+      account_id: a,
+      reason: 'admin_grant',
+      amount_atomic: 10 ** 12,
+      ref: null,
+      actor: 'operator:bench',
+      idempotency_key: `seed:${a}`,
+    });
+
+  const bare = await rate((i) =>
+    deps.db.transaction().execute((trx) =>
+      trx
+        .insertInto('bare_entries' as 'ledger_entries')
+        .values({
+          account_id: accounts[i % 64]!,
+          created_at: new Date(),
+          delta_atomic: -1,
+          reason: 'report',
+          ref: null,
+          actor: 'service',
+          idempotency_key: `bare:${i}`,
+          order_id: null,
+          tx_signature: null,
+          corrects_id: null,
+        })
+        .execute(),
+    ),
+  );
+  const inProcess = await rate((i) =>
+    post(deps, {
+      account_id: accounts[i % 64]!,
+      reason: 'report',
+      amount_atomic: 1,
+      ref: null,
+      actor: 'service',
+      idempotency_key: `spend:${i}`,
+    }),
+  );
+  const oneAccount = await rate((i) =>
+    post(deps, {
+      account_id: accounts[0]!,
+      reason: 'report',
+      amount_atomic: 1,
+      ref: null,
+      actor: 'service',
+      idempotency_key: `one:${i}`,
+    }),
+  );
+  const overNats = await rate((i) =>
+    client.request(RPC.billingCreditSpend, {
+      account_id: accounts[i % 64]!,
+      order_id: `run-bench${String(i).padStart(6, '0')}`,
+      item: 'run:audit_base',
+    }),
+  );
+  console.log(
+    `billing spends, ${CONCURRENCY} concurrent, ${SECONDS} s each (peer: bare one-row INSERT transaction, ${bare.toFixed(0)}/s)`,
+  );
+  console.log(
+    `  spend, 64 accounts, in process     ${inProcess.toFixed(0).padStart(7)}/s   ${(inProcess / bare).toFixed(2)} x bare insert`,
+  );
+  console.log(
+    `  spend, one account (row lock)      ${oneAccount.toFixed(0).padStart(7)}/s   ${(oneAccount / bare).toFixed(2)} x bare insert`,
+  );
+  console.log(
+    `  spend over NATS request/reply      ${overNats.toFixed(0).padStart(7)}/s   ${(overNats / bare).toFixed(2)} x bare insert`,
+  );
+}
+
+/** GET /v1/credits of an account with a million rows, against one with ten. */
+async function creditsFigures(deps: BillingDeps, serverUrl: string): Promise<void> {
+  const big = randomUUID();
+  const small = randomUUID();
+  const t0 = performance.now();
+  await fillLedger(deps, big, MILLION);
+  await fillLedger(deps, small, 10);
+  const filled = (performance.now() - t0) / 1000;
+  const headers = async (account: string) =>
+    callerHeaders({ account_id: account, auth: 'session', session_id: randomUUID() });
+  const read =
+    (account: string, h: Record<string, string>, query = '') =>
+    async () => {
+      const res = await fetch(`${serverUrl}/v1/credits${query}`, { headers: h });
+      if (res.status !== 200) throw new Error(`GET /v1/credits answered ${res.status}`);
+      await res.arrayBuffer();
+    };
+  const [hBig, hSmall] = [await headers(big), await headers(small)];
+  await latency(50, read(big, hBig));
+  const peer = await latency(500, read(small, hSmall));
+  const first = await latency(500, read(big, hBig));
+  const deep = await latency(500, read(big, hBig, '?limit=100&before=500000'));
+  console.log(
+    `GET /v1/credits (a million rows filled in ${filled.toFixed(1)} s; peer: an account with 10 rows, median ${peer.median.toFixed(2)} ms)`,
+  );
+  console.log(
+    `  1,000,000 rows, first page         median ${first.median.toFixed(2)} ms  p99 ${first.p99.toFixed(2)} ms   ${(first.median / peer.median).toFixed(2)} x peer`,
+  );
+  console.log(
+    `  1,000,000 rows, limit 100 mid-way  median ${deep.median.toFixed(2)} ms  p99 ${deep.p99.toFixed(2)} ms   ${(deep.median / peer.median).toFixed(2)} x peer`,
+  );
+}
+
 export async function run(): Promise<void> {
   const database = await createTestDatabase('billing_bench');
   const namespace = `b${randomBytes(4).toString('hex')}`;
@@ -80,108 +189,8 @@ export async function run(): Promise<void> {
   });
   const server = await startServer(service.app, { port: 0 });
   try {
-    await sql`create table billing.bare_entries (like billing.ledger_entries including defaults including identity)`.execute(
-      deps.db,
-    );
-    const accounts = Array.from({ length: 64 }, () => randomUUID());
-    for (const a of accounts)
-      await post(deps, {
-        account_id: a,
-        reason: 'admin_grant',
-        amount_atomic: 10 ** 12,
-        ref: null,
-        actor: 'operator:bench',
-        idempotency_key: `seed:${a}`,
-      });
-
-    const bare = await rate((i) =>
-      deps.db.transaction().execute((trx) =>
-        trx
-          .insertInto('bare_entries' as 'ledger_entries')
-          .values({
-            account_id: accounts[i % 64]!,
-            created_at: new Date(),
-            delta_atomic: -1,
-            reason: 'report',
-            ref: null,
-            actor: 'service',
-            idempotency_key: `bare:${i}`,
-            order_id: null,
-            tx_signature: null,
-            corrects_id: null,
-          })
-          .execute(),
-      ),
-    );
-    const inProcess = await rate((i) =>
-      post(deps, {
-        account_id: accounts[i % 64]!,
-        reason: 'report',
-        amount_atomic: 1,
-        ref: null,
-        actor: 'service',
-        idempotency_key: `spend:${i}`,
-      }),
-    );
-    const oneAccount = await rate((i) =>
-      post(deps, {
-        account_id: accounts[0]!,
-        reason: 'report',
-        amount_atomic: 1,
-        ref: null,
-        actor: 'service',
-        idempotency_key: `one:${i}`,
-      }),
-    );
-    const overNats = await rate((i) =>
-      client.request(RPC.billingCreditSpend, {
-        account_id: accounts[i % 64]!,
-        order_id: `run-bench${String(i).padStart(6, '0')}`,
-        item: 'run:audit_base',
-      }),
-    );
-    console.log(
-      `billing spends, ${CONCURRENCY} concurrent, ${SECONDS} s each (peer: bare one-row INSERT transaction, ${bare.toFixed(0)}/s)`,
-    );
-    console.log(
-      `  spend, 64 accounts, in process     ${inProcess.toFixed(0).padStart(7)}/s   ${(inProcess / bare).toFixed(2)} x bare insert`,
-    );
-    console.log(
-      `  spend, one account (row lock)      ${oneAccount.toFixed(0).padStart(7)}/s   ${(oneAccount / bare).toFixed(2)} x bare insert`,
-    );
-    console.log(
-      `  spend over NATS request/reply      ${overNats.toFixed(0).padStart(7)}/s   ${(overNats / bare).toFixed(2)} x bare insert`,
-    );
-
-    const big = randomUUID();
-    const small = randomUUID();
-    const t0 = performance.now();
-    await fillLedger(deps, big, MILLION);
-    await fillLedger(deps, small, 10);
-    const filled = (performance.now() - t0) / 1000;
-    const headers = async (account: string) =>
-      callerHeaders({ account_id: account, auth: 'session', session_id: randomUUID() });
-    const read =
-      (account: string, h: Record<string, string>, query = '') =>
-      async () => {
-        const res = await fetch(`${server.url}/v1/credits${query}`, { headers: h });
-        if (res.status !== 200) throw new Error(`GET /v1/credits answered ${res.status}`);
-        await res.arrayBuffer();
-      };
-    const [hBig, hSmall] = [await headers(big), await headers(small)];
-    await latency(50, read(big, hBig));
-    const peer = await latency(500, read(small, hSmall));
-    const first = await latency(500, read(big, hBig));
-    const deep = await latency(500, read(big, hBig, '?limit=100&before=500000'));
-    console.log(
-      `GET /v1/credits (a million rows filled in ${filled.toFixed(1)} s; peer: an account with 10 rows, median ${peer.median.toFixed(2)} ms)`,
-    );
-    console.log(
-      `  1,000,000 rows, first page         median ${first.median.toFixed(2)} ms  p99 ${first.p99.toFixed(2)} ms   ${(first.median / peer.median).toFixed(2)} x peer`,
-    );
-    console.log(
-      `  1,000,000 rows, limit 100 mid-way  median ${deep.median.toFixed(2)} ms  p99 ${deep.p99.toFixed(2)} ms   ${(deep.median / peer.median).toFixed(2)} x peer`,
-    );
+    await spendFigures(deps, client);
+    await creditsFigures(deps, server.url);
   } finally {
     await server.close();
     await client.close();

@@ -132,7 +132,9 @@ export async function run(db: Kysely<Database>, command: Command, args: Args): P
         .join('\n');
     case 'refund':
       return refund(db, args);
-    default:
+    case 'grant':
+    case 'revoke':
+    case 'topup':
       return postByOperator(db, command, args);
   }
 }

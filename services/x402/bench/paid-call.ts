@@ -9,7 +9,7 @@
  * Run: npx -y pnpm@10 bench x402   (BENCH_CALLS, default 100)
  */
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { HTTPFacilitatorClient } from '@x402/core/http';
@@ -40,15 +40,52 @@ function summary(times: number[]) {
 const fmt = (s: { mean: number; p50: number; p90: number }) =>
   `mean ${s.mean.toFixed(1)} ms, p50 ${s.p50.toFixed(1)}, p90 ${s.p90.toFixed(1)}`;
 
-export async function run(): Promise<void> {
-  const facilitator = await startX402Facilitator();
-  const database = await createTestDatabase('bench_x402');
-  const namespace = `b${randomBytes(4).toString('hex')}`;
+type Summary = ReturnType<typeof summary>;
+
+/** The three paths side by side: the facilitator alone (1), a bare seller (2), ours (3). */
+function printFigures(f: Summary, b: Summary, o: Summary): void {
+  process.stdout.write(
+    [
+      `x402 paid call, ${CALLS} sequential calls each (LiteSVM facilitator in its own process)`,
+      `  (1) facilitator's own verify+settle:       ${fmt(f)}`,
+      `  (2) bare seller: facilitator over HTTP:     ${fmt(b)}`,
+      `  (3) ours: gateway + x402 service + stub:    ${fmt(o)}`,
+      `  added by our path over (1): ${(o.mean - f.mean).toFixed(1)} ms a call; ratio (3)/(1) mean ${(o.mean / f.mean).toFixed(2)}, p50 ${(o.p50 / f.p50).toFixed(2)}`,
+      `  added by our path over (2): ${(o.mean - b.mean).toFixed(1)} ms a call; ratio (3)/(2) mean ${(o.mean / b.mean).toFixed(2)}, p50 ${(o.p50 / b.p50).toFixed(2)}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+/** The data service's place: answers every call with the same envelope, at once. */
+async function startDataStub(): Promise<Server> {
   const stub = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(ENVELOPE);
   });
   await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
+  return stub;
+}
+
+/** Each paid call through the gateway in turn, timed to its whole answer (ms). */
+async function timePaidCalls(url: string, headers: string[]): Promise<number[]> {
+  const times: number[] = [];
+  for (const header of headers) {
+    const t0 = performance.now();
+    const res = await fetch(url, { headers: { 'payment-signature': header } });
+    await res.arrayBuffer();
+    times.push(performance.now() - t0);
+    if (res.status !== 200 || !res.headers.get('payment-response'))
+      throw new Error(`paid call answered ${res.status}`);
+  }
+  return times;
+}
+
+export async function run(): Promise<void> {
+  const facilitator = await startX402Facilitator();
+  const database = await createTestDatabase('bench_x402');
+  const namespace = `b${randomBytes(4).toString('hex')}`;
+  const stub = await startDataStub();
   const env = {
     NATS_URL,
     BUS_NAMESPACE: namespace,
@@ -110,32 +147,10 @@ export async function run(): Promise<void> {
       to.verify.slice(from.verify.length).map((v, i) => v + (to.settle[from.settle.length + i] ?? 0));
     const ownBare = own(before, after);
 
-    const ours: number[] = [];
     const headers = (await Promise.all(Array.from({ length: CALLS }, payment))).map(encode);
-    for (const header of headers) {
-      const t0 = performance.now();
-      const res = await fetch(`${gateway.url}${PATH}`, { headers: { 'payment-signature': header } });
-      await res.arrayBuffer();
-      ours.push(performance.now() - t0);
-      if (res.status !== 200 || !res.headers.get('payment-response'))
-        throw new Error(`paid call answered ${res.status}`);
-    }
+    const ours = await timePaidCalls(`${gateway.url}${PATH}`, headers);
     const ownOurs = own(after, await facilitator.timings());
-
-    const f = summary([...ownBare, ...ownOurs]);
-    const b = summary(bare);
-    const o = summary(ours);
-    process.stdout.write(
-      [
-        `x402 paid call, ${CALLS} sequential calls each (LiteSVM facilitator in its own process)`,
-        `  (1) facilitator's own verify+settle:       ${fmt(f)}`,
-        `  (2) bare seller: facilitator over HTTP:     ${fmt(b)}`,
-        `  (3) ours: gateway + x402 service + stub:    ${fmt(o)}`,
-        `  added by our path over (1): ${(o.mean - f.mean).toFixed(1)} ms a call; ratio (3)/(1) mean ${(o.mean / f.mean).toFixed(2)}, p50 ${(o.p50 / f.p50).toFixed(2)}`,
-        `  added by our path over (2): ${(o.mean - b.mean).toFixed(1)} ms a call; ratio (3)/(2) mean ${(o.mean / b.mean).toFixed(2)}, p50 ${(o.p50 / b.p50).toFixed(2)}`,
-        '',
-      ].join('\n'),
-    );
+    printFigures(summary([...ownBare, ...ownOurs]), summary(bare), summary(ours));
   } finally {
     await gateway.close();
     await service.close();

@@ -1,5 +1,5 @@
 /**
- * The markets the live connectors serve (INGEST_MODE=live; issue 16, data-api-interface 2.3: 19 spot
+ * The markets the live connectors serve (INGEST_MODE=live; data-api-interface 2.3: 19 spot
  * and 19 futures markets). Under replay the catalogue lists only the recorded BTC markets; live mode
  * lists these. Entities are BASE-QUOTE; a futures entity is the perpetual of its base, answered in USD.
  */

@@ -76,7 +76,18 @@ function carriedV4(address: V6): V4 | null {
     case 'unspecified':
     case 'loopback':
       return null;
-    default:
+    // Named one by one, so that a range a new ipaddr.js adds is judged here before it passes:
+    // only the IPv4-compatible block (::/96), which the library has no name for, carries one.
+    case 'unicast':
+    case 'reserved':
+    case 'multicast':
+    case 'linkLocal':
+    case 'uniqueLocal':
+    case 'benchmarking':
+    case 'amt':
+    case 'as112v6':
+    case 'orchid2':
+    case 'droneRemoteIdProtocolEntityTags':
       return inAny(address, EXTRA_RESERVED_V6.slice(0, 1)) ? v4Of(p[6]!, p[7]!) : null;
   }
 }

@@ -110,6 +110,59 @@ export interface Platform {
   close(): Promise<void>;
 }
 
+/** Analysis's environment: the common settings, the DNS zone, slow sweeps, then the test's own. */
+function analysisEnvOf(
+  common: Record<string, string>,
+  dns: DnsPeer,
+  env: Record<string, string>,
+): Record<string, string> {
+  return {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...common,
+    DNS_SERVERS: dns.address,
+    CREDENTIALS_KEY,
+    RUN_ACK_WAIT_MS: '1500',
+    RUN_SWEEP_MS: '3600000',
+    RESCAN_POLL_MS: '3600000',
+    ...env,
+  };
+}
+
+/** Credit granted as an operator does, through billing's admin script. */
+async function grantByOperator(databaseUrl: string, accountId: string, amount: number): Promise<void> {
+  const args = ['grant', '--operator', 'test', '--account', accountId, '--amount', String(amount)];
+  const run = await runScript('services/billing/scripts/admin.ts', [...args, '--note', `t${randomUUID()}`], {
+    DATABASE_URL: databaseUrl,
+  });
+  if (run.code !== 0) throw new Error(run.stderr);
+}
+
+/** A subscription to `tier`, bought from billing directly. */
+async function subscribe(billingUrl: string, headers: Record<string, string>, tier: string): Promise<void> {
+  const res = await fetch(`${billingUrl}/v1/audit/subscribe`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ tier }),
+  });
+  if (res.status !== 200) throw new Error(`subscribe answered ${res.status}: ${await res.text()}`);
+}
+
+/** Adds the domain through the routes, publishes its TXT record in the zone, and verifies it. */
+async function verifyDomain(
+  a: Analysis,
+  dns: DnsPeer,
+  headers: Record<string, string>,
+  domain: string,
+): Promise<void> {
+  const added = await request(a.app).post('/v1/analysis/domains').set(headers).send({ domain });
+  if (added.status !== 201 && added.status !== 200) throw new Error(JSON.stringify(added.body));
+  const { name, value } = added.body.data.verification;
+  dns.zone.TXT.set(name, [...(dns.zone.TXT.get(name) ?? []), value]);
+  const checked = await request(a.app).get(`/v1/analysis/verify?domain=${domain}`).set(headers);
+  if (!checked.body.data?.verified) throw new Error(`not verified: ${JSON.stringify(checked.body)}`);
+}
+
 /**
  * Analysis as main.ts assembles it (with a stand-in pipeline), billing as its own process, a DNS
  * zone on loopback, on a fresh database and a private NATS namespace.
@@ -129,17 +182,7 @@ export async function startPlatform(prefix: string, env: Record<string, string> 
     ...common,
     DEPOSIT_ADDRESS: 'Dep1t5WaLLet1111111111111111111111111111111',
   });
-  const analysisEnv = {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    ...common,
-    DNS_SERVERS: dns.address,
-    CREDENTIALS_KEY,
-    RUN_ACK_WAIT_MS: '1500',
-    RUN_SWEEP_MS: '3600000',
-    RESCAN_POLL_MS: '3600000',
-    ...env,
-  };
+  const analysisEnv = analysisEnvOf(common, dns, env);
   const behaviours = new Map<string, Behaviour>();
   const seen: PipelineInput[] = [];
   const open: Analysis[] = [];
@@ -168,10 +211,6 @@ export async function startPlatform(prefix: string, env: Record<string, string> 
   });
   const as = (accountId: string) =>
     callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' });
-  const admin = async (args: string[]) => {
-    const run = await runScript('services/billing/scripts/admin.ts', args, { DATABASE_URL: database.url });
-    if (run.code !== 0) throw new Error(run.stderr);
-  };
   return {
     env: analysisEnv,
     dns,
@@ -182,45 +221,14 @@ export async function startPlatform(prefix: string, env: Record<string, string> 
     a,
     replica,
     as,
-    grant: (accountId, amount) =>
-      admin([
-        'grant',
-        '--operator',
-        'test',
-        '--account',
-        accountId,
-        '--amount',
-        String(amount),
-        '--note',
-        `t${randomUUID()}`,
-      ]),
+    grant: (accountId, amount) => grantByOperator(database.url, accountId, amount),
     balance: async (accountId) => {
       const reply = await client.request<BalanceReply>(RPC.billingBalanceRead, { account_id: accountId });
       if (!reply.ok) throw new Error(reply.problem.detail);
       return reply.data.balance_atomic;
     },
-    subscribe: async (accountId, tier) => {
-      const billingApp = billing.url;
-      const res = await fetch(`${billingApp}/v1/audit/subscribe`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(await as(accountId)) },
-        body: JSON.stringify({ tier }),
-      });
-      if (res.status !== 200) throw new Error(`subscribe answered ${res.status}: ${await res.text()}`);
-    },
-    verified: async (accountId, domain) => {
-      const added = await request(a.app)
-        .post('/v1/analysis/domains')
-        .set(await as(accountId))
-        .send({ domain });
-      if (added.status !== 201 && added.status !== 200) throw new Error(JSON.stringify(added.body));
-      const { name, value } = added.body.data.verification;
-      dns.zone.TXT.set(name, [...(dns.zone.TXT.get(name) ?? []), value]);
-      const checked = await request(a.app)
-        .get(`/v1/analysis/verify?domain=${domain}`)
-        .set(await as(accountId));
-      if (!checked.body.data?.verified) throw new Error(`not verified: ${JSON.stringify(checked.body)}`);
-    },
+    subscribe: async (accountId, tier) => subscribe(billing.url, await as(accountId), tier),
+    verified: async (accountId, domain) => verifyDomain(a, dns, await as(accountId), domain),
     close: async () => {
       await client.close();
       for (const one of open.reverse()) await one.close().catch(() => undefined);

@@ -1,15 +1,10 @@
-import { ingestBatchSchema, type IngestBatch } from '@meridian/contracts';
 import type { Logger, Metrics } from '@meridian/observability';
 import { Counter, Gauge } from 'prom-client';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
-import type { ConnectorDefinition, ConnectorKeys, Poll } from '../adapters/connectors/connector.js';
-import {
-  createUpstreamHttp,
-  UpstreamError,
-  type UpstreamHttp,
-} from '../adapters/connectors/upstream-http.js';
+import type { ConnectorDefinition, ConnectorKeys } from '../adapters/connectors/connector.js';
+import { createUpstreamHttp } from '../adapters/connectors/upstream-http.js';
 import {
   afterPoll,
   initialHealth,
@@ -18,6 +13,7 @@ import {
   type PollOutcome,
 } from '../domain/connector-health.js';
 import type { Ingestor } from '../flows/ingestor.js';
+import { pollOnce } from './live-poll.js';
 import type { Database } from '../db/database.js';
 import { leaseHolder, releaseLeases, takeLease } from '../db/repositories/connector-leases.js';
 
@@ -82,42 +78,6 @@ const STANDBY_CHECK_MS = 15_000;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-/** One poll, written all or nothing, told as an outcome; never throws. */
-async function pollOnce(
-  poll: Poll,
-  http: UpstreamHttp,
-  ingestor: Ingestor,
-  now: () => number,
-): Promise<PollOutcome> {
-  let batches: IngestBatch[];
-  try {
-    const answer = await poll(http, new Date(now()));
-    batches = answer.map((b) => ingestBatchSchema.parse(b));
-  } catch (err) {
-    if (err instanceof UpstreamError)
-      return {
-        ok: false,
-        kind: err.kind,
-        message: err.message,
-        at: now(),
-        ...(err.status === undefined ? {} : { status: err.status }),
-        ...(err.retryAfterMs === undefined ? {} : { retryAfterMs: err.retryAfterMs }),
-      };
-    const message = err instanceof Error ? err.message.slice(0, 300) : 'unreadable answer';
-    return { ok: false, kind: 'malformed', message: `unreadable answer: ${message}`, at: now() };
-  }
-  const nonEmpty = batches.filter((b) => b.rows.length > 0);
-  if (nonEmpty.length === 0) return { ok: true, rows: 0, at: now() };
-  try {
-    const result = await ingestor.ingestAll(nonEmpty);
-    if (!result.ok) return { ok: false, kind: 'refused', message: result.detail, at: now() };
-  } catch (err) {
-    const message = err instanceof Error ? err.message.slice(0, 300) : 'store failed';
-    return { ok: false, kind: 'store_failed', message, at: now() };
-  }
-  return { ok: true, rows: nonEmpty.reduce((n, b) => n + b.rows.length, 0), at: now() };
-}
-
 function instruments(metrics: Metrics, report: () => Record<string, ConnectorReport>) {
   const registers = [metrics.registry];
   const polls = new Counter({
@@ -154,30 +114,23 @@ function instruments(metrics: Metrics, report: () => Record<string, ConnectorRep
           this.set({ connector: name }, r.last_success_at ? Date.parse(r.last_success_at) / 1000 : 0);
     },
   });
-  return { polls, rows };
+  /** One poll's outcome counted, and its rows. */
+  const count = (connector: string, outcome: PollOutcome) => {
+    polls.inc({ connector, outcome: outcome.ok ? (outcome.rows > 0 ? 'ok' : 'empty') : outcome.kind });
+    if (outcome.ok) rows.inc({ connector }, outcome.rows);
+  };
+  return { count };
 }
 
-/**
- * Starts every live connector (INGEST_MODE=live): each polls on its own timer, backs off on its own
- * failures (domain/connector-health.ts) and writes each answer all or nothing, so one upstream that
- * fails, hangs or rate-limits us never stops or delays another. Nothing polls before `start()`.
- */
-export function createLiveIngest(
-  deps: LiveDeps,
+/** Which connectors run (opted in, their keys set) and why the others do not. */
+function planConnectors(
   definitions: readonly ConnectorDefinition[],
   settings: LiveIngestSettings,
-  now: () => number = Date.now,
-  random: () => number = Math.random,
-): LiveIngest {
-  const startedAt = now();
-  const http = createUpstreamHttp({
-    timeoutMs: settings.timeoutMs,
-    userAgent: `meridian-data/1${settings.keys.INGEST_CONTACT ? ` (${settings.keys.INGEST_CONTACT})` : ''}`,
-  });
+  startedAt: number,
+): { off: Record<string, ConnectorReport>; running: Map<string, Running> } {
   const chosen = definitions.filter((d) => settings.only.length === 0 || settings.only.includes(d.name));
   const off: Record<string, ConnectorReport> = {};
   const running = new Map<string, Running>();
-  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   for (const def of chosen) {
     if (def.optIn && !settings.only.includes(def.name)) {
       off[def.name] = offReport(def, `not started: name it in INGEST_CONNECTORS to run it (${def.optIn})`);
@@ -194,58 +147,121 @@ export function createLiveIngest(
       health: initialHealth(startedAt),
     });
   }
-  const report = (): Record<string, ConnectorReport> => {
-    const at = now();
-    const out: Record<string, ConnectorReport> = { ...off };
-    for (const [name, { def, cadenceMs, health, standbyFor }] of running)
-      out[name] = standbyFor
-        ? {
-            ...offReport(def, 'another replica polls it'),
-            state: 'standby',
-            stale: false,
-            polled_by: standbyFor,
-          }
-        : {
-            state: health.state,
-            products: def.products,
-            stale: isStale(health, cadenceMs, startedAt, at),
-            last_success_at: iso(health.lastSuccessAt),
-            last_poll_at: iso(health.lastPollAt),
-            last_rows: health.lastRows,
-            consecutive_failures: health.consecutiveFailures,
-            last_error: health.lastError && { ...health.lastError, at: iso(health.lastError.at)! },
-            next_poll_at: iso(health.nextPollAt),
-            ...(def.note || def.optIn ? { note: def.note ?? def.optIn } : {}),
-          };
-    return out;
-  };
-  const { polls, rows } = instruments(deps.metrics, report);
+  return { off, running };
+}
+
+/** `/ready`'s details of every connector at `at`: off, standby, or its health. */
+function reportOf(
+  off: Record<string, ConnectorReport>,
+  running: Map<string, Running>,
+  startedAt: number,
+  at: number,
+): Record<string, ConnectorReport> {
+  const out: Record<string, ConnectorReport> = { ...off };
+  for (const [name, { def, cadenceMs, health, standbyFor }] of running)
+    out[name] = standbyFor
+      ? {
+          ...offReport(def, 'another replica polls it'),
+          state: 'standby',
+          stale: false,
+          polled_by: standbyFor,
+        }
+      : {
+          state: health.state,
+          products: def.products,
+          stale: isStale(health, cadenceMs, startedAt, at),
+          last_success_at: iso(health.lastSuccessAt),
+          last_poll_at: iso(health.lastPollAt),
+          last_rows: health.lastRows,
+          consecutive_failures: health.consecutiveFailures,
+          last_error: health.lastError && { ...health.lastError, at: iso(health.lastError.at)! },
+          next_poll_at: iso(health.nextPollAt),
+          ...(def.note || def.optIn ? { note: def.note ?? def.optIn } : {}),
+        };
+
+  return out;
+}
+
+/** A recovery, and a failure when it starts and every tenth time it repeats. */
+function logOutcome(
+  logger: Logger,
+  name: string,
+  before: ConnectorHealth,
+  after: ConnectorHealth,
+  outcome: PollOutcome,
+): void {
+  if (outcome.ok) {
+    if (before.consecutiveFailures > 0) logger.info({ connector: name }, 'connector recovered');
+  } else if (before.consecutiveFailures === 0 || after.consecutiveFailures % 10 === 0) {
+    logger.warn(
+      {
+        connector: name,
+        kind: outcome.kind,
+        status: outcome.status,
+        failures: after.consecutiveFailures,
+        next_poll_at: iso(after.nextPollAt),
+      },
+      `connector poll failed: ${outcome.message}`,
+    );
+  }
+}
+
+/** The connectors' HTTP client: their timeout, and a user agent that names the contact when one is set. */
+const upstreamHttpOf = (settings: LiveIngestSettings) =>
+  createUpstreamHttp({
+    timeoutMs: settings.timeoutMs,
+    userAgent: `meridian-data/1${settings.keys.INGEST_CONTACT ? ` (${settings.keys.INGEST_CONTACT})` : ''}`,
+  });
+
+/**
+ * Whether this replica polls the connector now; a standby looks again soon, to take over a lapsed
+ * lease.
+ */
+async function leased(
+  deps: LiveDeps,
+  lease: { holder: string; name: string; leaseMs: number; now: () => number },
+  entry: Running,
+): Promise<boolean> {
+  const { holder, name, leaseMs, now } = lease;
+  try {
+    if (await takeLease(deps.db, name, holder, leaseMs)) {
+      if (entry.standbyFor)
+        deps.logger.info({ connector: name }, 'connector taken over from another replica');
+      entry.standbyFor = undefined;
+      return true;
+    }
+    entry.standbyFor = (await leaseHolder(deps.db, name)) ?? 'another replica';
+  } catch (err) {
+    deps.logger.warn({ err, connector: name }, 'connector lease could not be read; trying again');
+  }
+  entry.health = { ...entry.health, nextPollAt: now() + Math.min(entry.cadenceMs, STANDBY_CHECK_MS) };
+  return false;
+}
+
+/**
+ * Starts every live connector (INGEST_MODE=live): each polls on its own timer, backs off on its own
+ * failures (domain/connector-health.ts) and writes each answer all or nothing, so one upstream that
+ * fails, hangs or rate-limits us never stops or delays another. Nothing polls before `start()`.
+ */
+export function createLiveIngest(
+  deps: LiveDeps,
+  definitions: readonly ConnectorDefinition[],
+  settings: LiveIngestSettings,
+  now: () => number = Date.now,
+  random: () => number = Math.random,
+): LiveIngest {
+  const startedAt = now();
+  const http = upstreamHttpOf(settings);
+  const { off, running } = planConnectors(definitions, settings, startedAt);
+  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const report = () => reportOf(off, running, startedAt, now());
+  const { count } = instruments(deps.metrics, report);
   let stopped = false;
   const timers = new Set<NodeJS.Timeout>();
   const inFlight = new Set<Promise<void>>();
   const firsts: Promise<void>[] = [];
 
-  /** Whether this replica polls `name` now; a standby looks again soon, to take over a lapsed lease. */
-  const leased = async (name: string, leaseMs: number, entry: Running): Promise<boolean> => {
-    try {
-      if (await takeLease(deps.db, name, holder, leaseMs)) {
-        if (entry.standbyFor)
-          deps.logger.info({ connector: name }, 'connector taken over from another replica');
-        entry.standbyFor = undefined;
-        return true;
-      }
-      entry.standbyFor = (await leaseHolder(deps.db, name)) ?? 'another replica';
-    } catch (err) {
-      deps.logger.warn({ err, connector: name }, 'connector lease could not be read; trying again');
-    }
-    entry.health = { ...entry.health, nextPollAt: now() + Math.min(entry.cadenceMs, STANDBY_CHECK_MS) };
-    return false;
-  };
-
-  const startOne = (
-    name: string,
-    entry: { def: ConnectorDefinition; cadenceMs: number; health: ConnectorHealth },
-  ) => {
+  const startOne = (name: string, entry: Running) => {
     const poll = entry.def.open(settings.urls[name] ?? entry.def.url, settings.keys);
     const schedule = {
       cadenceMs: entry.cadenceMs,
@@ -254,29 +270,12 @@ export function createLiveIngest(
     // Renewed at every poll; lapses when this replica stops polling (gone, or backing off long).
     const leaseMs = entry.cadenceMs + settings.timeoutMs + LEASE_MARGIN_MS;
     const turn = async (): Promise<void> => {
-      if (!(await leased(name, leaseMs, entry))) return;
+      if (!(await leased(deps, { holder, name, leaseMs, now }, entry))) return;
       const outcome = await pollOnce(poll, http, deps.ingestor, now);
       const before = entry.health;
       entry.health = afterPoll(before, outcome, schedule, random());
-      polls.inc({
-        connector: name,
-        outcome: outcome.ok ? (outcome.rows > 0 ? 'ok' : 'empty') : outcome.kind,
-      });
-      if (outcome.ok) {
-        rows.inc({ connector: name }, outcome.rows);
-        if (before.consecutiveFailures > 0) deps.logger.info({ connector: name }, 'connector recovered');
-      } else if (before.consecutiveFailures === 0 || entry.health.consecutiveFailures % 10 === 0) {
-        deps.logger.warn(
-          {
-            connector: name,
-            kind: outcome.kind,
-            status: outcome.status,
-            failures: entry.health.consecutiveFailures,
-            next_poll_at: iso(entry.health.nextPollAt),
-          },
-          `connector poll failed: ${outcome.message}`,
-        );
-      }
+      count(name, outcome);
+      logOutcome(deps.logger, name, before, entry.health, outcome);
     };
     const loop = (first: boolean): Promise<void> => {
       if (stopped) return Promise.resolve();

@@ -308,6 +308,24 @@ describe('ingest', () => {
     expect([Number(obs.value), obs.payload]).toEqual([3.33, { a: 1 }]);
   });
 
+  /** An option mark on SOL, an underlying the replay catalogue does not list. */
+  const solOptionMark = (ts: string) => ({
+    instrument: 'SOL-22MAY20-200-C',
+    ts,
+    underlying: 'SOL',
+    expiry: '2023-03-12T08:00:00Z',
+    strike: 200,
+    option_type: 'call' as const,
+    underlying_px: 210,
+    mark_price_usd: 12,
+    mark_iv: 0.8,
+    delta: 0.5,
+    gamma: null,
+    vega: null,
+    theta: null,
+    open_interest: 1,
+  });
+
   it('refuses a market the catalogue does not list, naming the field, and stores nothing of it', async () => {
     const rpc = ingestRpc(createIngestor(db.db, catalogFor('replay')));
     const refused = async (batch: IngestBatch) => {
@@ -341,28 +359,7 @@ describe('ingest', () => {
       rows: [{ ts: bar.ts, funding_rate: 0 }],
     });
     expect(perp.detail).toContain('PEPE-USDT is not a perpetual of a crypto/futures base');
-    const option = await refused({
-      kind: 'option_marks',
-      source: 'deribit',
-      rows: [
-        {
-          instrument: 'SOL-22MAY20-200-C',
-          ts: bar.ts,
-          underlying: 'SOL',
-          expiry: '2023-03-12T08:00:00Z',
-          strike: 200,
-          option_type: 'call',
-          underlying_px: 210,
-          mark_price_usd: 12,
-          mark_iv: 0.8,
-          delta: 0.5,
-          gamma: null,
-          vega: null,
-          theta: null,
-          open_interest: 1,
-        },
-      ],
-    });
+    const option = await refused({ kind: 'option_marks', source: 'deribit', rows: [solOptionMark(bar.ts)] });
     expect(option.errors![0]!.path).toBe('batch.rows.0.underlying');
     const stored = await db.db.selectFrom('candles_1m').select('symbol').where('source', '=', 'x').execute();
     expect(stored).toEqual([]);

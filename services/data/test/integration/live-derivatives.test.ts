@@ -442,9 +442,8 @@ describe('live derivatives connectors against upstreams on loopback', () => {
       expect(index.value.method).toMatch(/DVOL/);
     });
 
-    it('BTC through the data app in live mode: funding, mark_price and basis over three venues', async () => {
-      // The samples' times (up to 3 s after their poll instant) moved into the last minute, none in the future.
-      const at = Date.now() - 15_000;
+    /** The three venues' perpetual samples, moved to `at`, and one minute of BTC spot in USD and USDT. */
+    async function answerBtcVenues(at: number): Promise<void> {
       for (const u of ['BTC', 'ETH']) {
         peer.answer(`${API}/get_book_summary_by_currency?currency=${u}&kind=option`, { body: rpc([]) });
         peer.answer(`${API}/get_volatility_index_data?currency=${u}`, {
@@ -477,6 +476,12 @@ describe('live derivatives connectors against upstreams on loopback', () => {
           },
           catalogFor('live'),
         );
+    }
+
+    it('BTC through the data app in live mode: funding, mark_price and basis over three venues', async () => {
+      // The samples' times (up to 3 s after their poll instant) moved into the last minute, none in the future.
+      const at = Date.now() - 15_000;
+      await answerBtcVenues(at);
       // The service's own composition in live mode (dataDeps), pointed at the upstream peer.
       const deps = testDeps(db, {
         INGEST_MODE: 'live',

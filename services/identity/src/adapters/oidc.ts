@@ -45,7 +45,7 @@ function lazyProvider(config: OidcProviderConfig): OidcProvider {
   };
 }
 
-/** openid-client, loaded at the first sign-in with a provider, not at start (issue 19: idle memory). */
+/** openid-client, loaded at the first sign-in with a provider, not at start, to keep it out of idle memory. */
 const openid = () => import('openid-client');
 
 async function discover(config: OidcProviderConfig): Promise<client.Configuration> {

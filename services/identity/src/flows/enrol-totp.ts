@@ -17,7 +17,7 @@ export async function enrolTotp(deps: IdentityDeps, accountId: string) {
     totp_secret_sealed: seal(deps.totpKey, secret, sealContext(accountId)),
     totp_last_step: null,
   });
-  // qrcode is loaded at the first enrolment, not at start (issue 19: idle memory).
+  // qrcode is loaded at the first enrolment, not at start: most processes never draw a QR code.
   const { default: QRCode } = await import('qrcode');
   const uri = otpauthUri(secret, deps.config.TOTP_ISSUER, account.email ?? account.nickname ?? accountId);
   return ok({

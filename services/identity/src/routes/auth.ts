@@ -98,6 +98,14 @@ function sessionsEnded(res: express.Response, done: ResetDone): express.Response
 
 export function authRoutes(deps: IdentityDeps): Router {
   const router = Router();
+  signUpRoutes(router, deps);
+  signInRoutes(router, deps);
+  recoveryRoutes(router, deps);
+  return router;
+}
+
+/** Signing up and confirming the email address (by API or by the mailed link's page). */
+function signUpRoutes(router: Router, deps: IdentityDeps): void {
   router.post('/auth/signup', async (req, res) => {
     const input = parseInput(credentials, req.body);
     valueOf(await signUp(deps, { ...input, clientAddress: clientAddress(req) }));
@@ -126,6 +134,10 @@ export function authRoutes(deps: IdentityDeps): Router {
     valueOf(await resendConfirmation(deps, parseInput(emailInput, req.body).email));
     res.status(202).json(envelope(MAILED));
   });
+}
+
+/** Signing in (with a second factor when the account has one) and out. */
+function signInRoutes(router: Router, deps: IdentityDeps): void {
   router.post('/auth/login', async (req, res) => {
     const input = parseInput(credentials, req.body);
     const outcome = valueOf(await logIn(deps, { ...input, place: signInPlaceOf(req) }));
@@ -161,6 +173,10 @@ export function authRoutes(deps: IdentityDeps): Router {
     clearSessionCookie(res);
     res.json(envelope({ signed_out: true }));
   });
+}
+
+/** A forgotten password and a locked sign-in: the mailed links, their pages and their posts. */
+function recoveryRoutes(router: Router, deps: IdentityDeps): void {
   router.post('/auth/password/forgot', async (req, res) => {
     valueOf(await requestReset(deps, parseInput(emailInput, req.body).email));
     res.status(202).json(envelope(MAILED));
@@ -212,5 +228,4 @@ export function authRoutes(deps: IdentityDeps): Router {
     const { token } = parseQuery(tokenInput, req.query);
     res.type('html').send(resetPasswordPage(token));
   });
-  return router;
 }

@@ -25,7 +25,7 @@ export interface CheckedPayment {
 
 /**
  * @x402/svm and the Solana codecs under it (~9 MB resident), loaded at the first payment checked,
- * not at start (issue 19: idle memory); every later call finds the module already loaded.
+ * not at start, to keep it out of idle memory; every later call finds the module already loaded.
  */
 const svm = () => import('@x402/svm');
 

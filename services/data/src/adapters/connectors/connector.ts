@@ -28,7 +28,7 @@ export interface ConnectorKeys {
 export type Poll = (http: UpstreamHttp, now: Date) => Promise<IngestBatchInput[]>;
 
 /**
- * A live upstream (issue 16): one module per upstream under src/adapters/connectors/, listed in
+ * A live upstream: one module per upstream under src/adapters/connectors/, listed in
  * index.ts. Started by src/jobs/live-ingest.ts when INGEST_MODE=live.
  */
 export interface ConnectorDefinition {

@@ -42,6 +42,31 @@ export async function upsertBatch(
   return { inserted, updated };
 }
 
+/** An option mark row by row, the columns named one by one so nothing else reaches the table. */
+function optionMarksUpsert(batch: Extract<IngestBatch, { kind: 'option_marks' }>): Upsert {
+  return {
+    table: 'option_marks',
+    key: ['source', 'instrument', 'ts'],
+    values: batch.rows.map((r) => ({
+      source: batch.source,
+      instrument: r.instrument,
+      ts: r.ts,
+      underlying: r.underlying,
+      expiry: r.expiry,
+      strike: r.strike,
+      option_type: r.option_type,
+      underlying_px: r.underlying_px,
+      mark_price_usd: r.mark_price_usd,
+      mark_iv: r.mark_iv,
+      delta: r.delta,
+      gamma: r.gamma,
+      vega: r.vega,
+      theta: r.theta,
+      open_interest: r.open_interest,
+    })),
+  };
+}
+
 function toUpsert(batch: IngestBatch): Upsert {
   switch (batch.kind) {
     case 'candles': {
@@ -77,27 +102,7 @@ function toUpsert(batch: IngestBatch): Upsert {
       };
     }
     case 'option_marks':
-      return {
-        table: 'option_marks',
-        key: ['source', 'instrument', 'ts'],
-        values: batch.rows.map((r) => ({
-          source: batch.source,
-          instrument: r.instrument,
-          ts: r.ts,
-          underlying: r.underlying,
-          expiry: r.expiry,
-          strike: r.strike,
-          option_type: r.option_type,
-          underlying_px: r.underlying_px,
-          mark_price_usd: r.mark_price_usd,
-          mark_iv: r.mark_iv,
-          delta: r.delta,
-          gamma: r.gamma,
-          vega: r.vega,
-          theta: r.theta,
-          open_interest: r.open_interest,
-        })),
-      };
+      return optionMarksUpsert(batch);
     case 'funding':
       return {
         table: 'funding_rates',

@@ -61,7 +61,11 @@ export function scaleBtcBatch(batch: IngestBatchInput, f: number): IngestBatchIn
           return { ...r, value: Math.round(value * 100) / 100, payload: { ...payload, price_usd: price } };
         }),
       };
-    default:
+    // A funding rate is a ratio, which the scaling keeps; trades and candles come from the spot
+    // recordings, which are the level itself and are never scaled.
+    case 'funding':
+    case 'trades':
+    case 'candles':
       return batch;
   }
 }

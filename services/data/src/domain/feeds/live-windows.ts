@@ -1,7 +1,7 @@
 import { newYorkDate } from '../new-york-time.js';
 
 /**
- * The date windows of the live connectors whose queries move with the clock (issue 16): built from
+ * The date windows of the live connectors whose queries move with the clock: built from
  * the `now` each poll is given, so a test (or a restart) asks exactly what it expects.
  */
 
