@@ -2,11 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { catalogFor, allMetrics, findMetric, type CatalogHit } from '@meridian/contracts';
 import type { Deps } from '../../src/app.js';
 import { feedResolvers } from '../../src/flows/resolve/index.js';
-import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
 import type { MetricAnswer } from '../../src/domain/metric-resolver.js';
 import { ingest } from '../../src/flows/ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
-import { testDeps } from '../support/app.js';
+import { playRecordings, testDeps } from '../support/app.js';
 
 /**
  * Every feed resolver takes its age limits from the catalogue (MetricEntry.cadence_ms, max_age_ms),
@@ -19,8 +18,9 @@ describe('feed ages from the catalogue', () => {
 
   beforeAll(async () => {
     db = await migratedDatabase('data_feeds_cadence');
-    deps = testDeps(db);
-    await loadRecordedFeeds(deps, loadedAt);
+    // As main.ts plays under replay: the futures are the market replay's perpetuals, not a recording.
+    deps = testDeps(db, {}, () => loadedAt.getTime());
+    await playRecordings(deps);
   });
   afterAll(() => db.drop());
 
