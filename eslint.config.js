@@ -123,7 +123,7 @@ export default tseslint.config(
     },
   },
   {
-    // What costs every process memory for nothing (README "Memory"): an ES import of node:http
+    // What costs every process memory for nothing (docs/memory.md): an ES import of node:http
     // loads node's own undici and http2; localeCompare maps ICU's collation data.
     files: [
       'services/*/src/**/*.ts',

@@ -36,7 +36,7 @@ async function loadPGlite(): Promise<{ PGlite: typeof PGlite; options: PGliteOpt
  * tier-up took ~550 MB of native memory while it ran (a bare PGlite peaked at ~720 MB against
  * ~160 MB without it), memory the allocator kept, so the process idled higher for it. Without it
  * PGlite's queries ran no slower on this machine (the tier-up's compile jobs compete with them for
- * the cores): see the README's "Memory". Set before the first PGlite compiles its module, and only
+ * the cores): see docs/memory.md. Set before the first PGlite compiles its module, and only
  * in a process that opens one (the split services, on PostgreSQL, never do).
  */
 const WASM_BASELINE_FLAGS = ['--no-wasm-tier-up', '--no-wasm-dynamic-tiering'];

@@ -72,7 +72,7 @@ function background(deps: DataDeps): Array<() => Promise<void>> {
     deps.logger.info('replay first load done');
   });
   // The first load's garbage (parsed recordings, batches) would otherwise stay in the old generation;
-  // each minute's plays leave theirs too, which V8 would keep resident at idle (README, "Memory").
+  // each minute's plays leave theirs too, which V8 would keep resident at idle (docs/memory.md).
   void firstLoad.then(() => {
     collectGarbage();
     compaction = idleCompaction();

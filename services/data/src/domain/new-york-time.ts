@@ -4,7 +4,7 @@
  * US rule in force since 2007 (Energy Policy Act of 2005): UTC−4 from the second Sunday of March,
  * 02:00 local, to the first Sunday of November, 02:00 local; UTC−5 otherwise. Computed here rather
  * than asked of Intl: the first Intl.DateTimeFormat with a time zone maps some 5 MB of ICU data
- * into the process for good (README, "Memory"). The unit test checks it against ICU hour by hour,
+ * into the process for good (docs/memory.md). The unit test checks it against ICU hour by hour,
  * so a change of the law shows there first once node's ICU carries it.
  */
 const HOUR_MS = 3_600_000;

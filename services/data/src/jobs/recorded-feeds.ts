@@ -272,7 +272,7 @@ interface RefreshOptions {
 
 /**
  * Plays each fresh feed again when its slot turns (checked every 15 s), so an answer stays as fresh
- * as the recorded data was when it was recorded (README, "Replay"); the first run plays them all.
+ * as the recorded data was when it was recorded (docs/decisions.md, "Replay"); the first run plays them all.
  */
 export function startFeedRefresh(
   deps: DataDeps,

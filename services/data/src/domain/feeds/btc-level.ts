@@ -1,7 +1,7 @@
 import type { IngestBatchInput, OptionMarkRow } from '@meridian/contracts';
 
 /**
- * One BTC price level across replayed recordings made years apart (data service README, "Replay"):
+ * One BTC price level across replayed recordings made years apart (services/data/docs/decisions.md, "One BTC price level in the replay"):
  * the options chain (2020, underlying near 9k) and the network statistics (2024-11, near 90k) are
  * scaled to the replayed spot price at the instant they are played at, so that underlying = spot and
  * market cap = price x supply hold in one answer and one demo (the perpetuals are recorded in the spot
