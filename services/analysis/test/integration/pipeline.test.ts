@@ -1,109 +1,41 @@
+// The audit pipeline run against sites on loopback built to pass and to fail every check, and the
+// scanner's SSRF guard refusing loopback, private and metadata addresses.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rootCertificates } from 'node:tls';
-import { startDnsPeer, type DnsEntry, type DnsPeer } from '@meridian/test-peers';
-import type { Finding, Report } from '@meridian/contracts';
+import type { DnsPeer } from '@meridian/test-peers';
 import { reportSchema } from '@meridian/contracts';
 import { guardedFetch, ScanRefused, type ScannerOptions } from '../../src/adapters/scanner/http.js';
 import { createScannerResolver } from '../../src/adapters/scanner/resolver.js';
-import { parseConfig } from '../../src/config.js';
-import { NothingReachable, runPipeline, type PipelineInput } from '../../src/flows/run-pipeline.js';
+import { NothingReachable, runPipeline } from '../../src/flows/run-pipeline.js';
+import type { Site } from './sites.js';
 import {
-  badSite,
-  goodSite,
-  makeCa,
-  metadataRedirect,
-  oldSite,
-  selfSigned,
-  startSite,
-  type Site,
-} from './sites.js';
+  authorization,
+  closedPort,
+  find,
+  input,
+  passed,
+  pipelineDeps,
+  problems,
+  startPipelineSites,
+  type PipelineSites,
+} from './support/pipeline-sites.js';
 
+let sites: PipelineSites;
 let dns: DnsPeer;
 let good: Site;
 let bad: Site;
 let old: Site;
 let meta: Site;
-let ca: string[];
-
-const includes = Array.from({ length: 11 }, (_, i) => `include:i${i}.bad.test`).join(' ');
-const zone: Record<string, DnsEntry> = {
-  'good.test': {
-    A: ['127.0.0.1'],
-    TXT: ['v=spf1 ip4:127.0.0.1 -all', 'google-site-verification=abc'],
-    MX: [{ exchange: 'mx.good.test', priority: 10 }],
-    CAA: [{ tag: 'issue', value: 'letsencrypt.org' }],
-    signed: true,
-  },
-  '_dmarc.good.test': { TXT: ['v=DMARC1; p=reject; rua=mailto:d@good.test'] },
-  'bad.test': { A: ['127.0.0.1'], TXT: [`v=spf1 ${includes} -all`] },
-  ...Object.fromEntries(
-    Array.from({ length: 11 }, (_, i) => [`i${i}.bad.test`, { TXT: ['v=spf1 ip4:192.0.2.1 ~all'] }]),
-  ),
-  'old.test': { A: ['127.0.0.1'], TXT: ['v=spf1 +all'] },
-  '_dmarc.old.test': { TXT: ['v=DMARC1; p=none'] },
-  'meta.test': { A: ['127.0.0.1'] },
-  'private.test': { A: ['10.0.0.5'] },
-};
 
 beforeAll(async () => {
-  const authority = await makeCa();
-  ca = [...rootCertificates, authority.cert];
-  dns = await startDnsPeer(zone);
-  [good, bad, old, meta] = await Promise.all([
-    authority.leaf('good.test').then((pem) => startSite(pem, goodSite)),
-    selfSigned('wrong.test').then((pem) => startSite(pem, badSite)),
-    authority
-      .leaf('old.test', 10)
-      .then((pem) =>
-        startSite(
-          { ...pem, minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT:@SECLEVEL=0' },
-          oldSite,
-        ),
-      ),
-    authority.leaf('meta.test').then((pem) => startSite(pem, metadataRedirect)),
-  ]);
+  sites = await startPipelineSites();
+  ({ dns, good, bad, old, meta } = sites);
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([dns?.close(), good?.close(), bad?.close(), old?.close(), meta?.close()]);
+  await sites?.close();
 });
 
-function depsFor(site: Site, env: Record<string, string> = {}) {
-  return {
-    config: parseConfig({
-      INTERNAL_AUTH_SECRET: 'x'.repeat(32),
-      DNS_SERVERS: dns.address,
-      SCANNER_ALLOW_LOOPBACK: 'true',
-      SCANNER_HTTP_PORT: String(site.httpPort),
-      SCANNER_HTTPS_PORT: String(site.httpsPort),
-      SCANNER_TIMEOUT_MS: '4000',
-      SCANNER_ACTIVE_DELAY_MS: '5',
-      ...env,
-    }),
-    scannerCa: ca,
-  };
-}
-
-const input = (domain: string, extra: Partial<PipelineInput> = {}): PipelineInput => ({
-  run_id: `run-${domain}`,
-  domain,
-  tier: 'audit_base',
-  ...extra,
-});
-
-const authorization = () => ({
-  scope: [] as string[],
-  starts_at: new Date(Date.now() - 3_600_000).toISOString(),
-  ends_at: new Date(Date.now() + 3_600_000).toISOString(),
-});
-
-const problems = (r: Report) =>
-  r.findings
-    .filter((f) => !f.passed)
-    .map((f) => f.id)
-    .sort();
-const passed = (r: Report) => r.findings.filter((f) => f.passed).map((f) => f.id);
-const find = (r: Report, id: string): Finding | undefined => r.findings.find((f) => f.id === id);
+const depsFor = (site: Site, env: Record<string, string> = {}) => pipelineDeps(sites, site, env);
 
 describe('the pipeline against sites built to pass and to fail', () => {
   it('gives the well-configured site an A+ with every stage traced', async () => {
@@ -304,15 +236,6 @@ describe('the pipeline against sites built to pass and to fail', () => {
     expect(active.length).toBeLessThanOrEqual(3);
   }, 60_000);
 });
-
-async function closedPort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 describe('the SSRF guard', () => {
   const options = (allowLoopback: boolean, site: Site): ScannerOptions => ({

@@ -1,3 +1,5 @@
+// Abuse of accounts and their limits: pre-hijacking an address before its owner confirms it, sign-up
+// floods, key churn, and sign-in lockouts that hold attackers back without locking the owner out.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { generate } from 'otplib';
@@ -5,8 +7,16 @@ import { EVENTS, RPC } from '@meridian/contracts';
 import { insertLink } from '../../src/db/repositories/oidc.js';
 import { freshEmail, linkIn, startHarness, STRONG_PASSWORD, type Harness } from './harness.js';
 import { anonymous, asSession, pressConfirmButton, submitResetForm } from './flows.js';
+import {
+  abuseCalls,
+  ATTACKER_PASSWORD,
+  deviceCookieOf,
+  freshAddress,
+  VICTIM_PASSWORD,
+} from './support/abuse-calls.js';
 
 let h: Harness;
+const { post, signUp, logIn, accountOf } = abuseCalls(() => h);
 
 const SIGNUP_LIMIT = 5;
 const KEY_LIMIT = 3;
@@ -30,51 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
 });
-
-let addresses = 0;
-/** A client address of its own for each caller, so the sign-up quota of one never meets another's. */
-const freshAddress = () => {
-  addresses += 1;
-  return `10.77.${Math.floor(addresses / 250)}.${(addresses % 250) + 1}`;
-};
-
-const post = async (path: string, body: unknown, ip: string, headers?: Record<string, string>) =>
-  request(h.app)
-    .post(path)
-    .set(headers ?? (await anonymous()))
-    .set('x-forwarded-for', ip)
-    .send(body as object);
-
-const ATTACKER_PASSWORD = 'squatter-chosen-passphrase-31';
-const VICTIM_PASSWORD = 'harbour-lantern-quince-58';
-
-async function signUp(email: string, password: string, ip = freshAddress()) {
-  const res = await post('/auth/signup', { email, password }, ip);
-  expect(res.status).toBe(202);
-  return res;
-}
-
-async function logIn(email: string, password: string, ip = freshAddress(), cookie?: string) {
-  const headers = { ...(await anonymous()), ...(cookie ? { cookie } : {}) };
-  return post('/auth/login', { email, password }, ip, headers);
-}
-
-/** The device cookie an answer sets, as a browser sends it back (`name=value`). */
-function deviceCookieOf(res: request.Response): string {
-  const cookies = (res.headers['set-cookie'] as unknown as string[] | undefined) ?? [];
-  const set = cookies.find((c) => c.startsWith('meridian_device='));
-  if (!set) throw new Error('no device cookie was set');
-  expect(set).toMatch(/HttpOnly/);
-  expect(set).toMatch(/Path=\/auth/);
-  return set.split(';')[0]!;
-}
-
-const accountOf = (email: string) =>
-  h.deps.db
-    .selectFrom('accounts')
-    .select(['id', 'totp_state', 'password_proven_at'])
-    .where('email', '=', email)
-    .executeTakeFirstOrThrow();
 
 describe('account pre-hijacking', () => {
   it("a second sign-up of an unconfirmed address replaces the first one's password and voids its link", async () => {
