@@ -8,6 +8,16 @@ import {
   type PostgresServer,
 } from '@meridian/test-peers';
 import { grantCredit, postJson, type SignedIn, signedInAccount } from './src/accounts.js';
+import {
+  STREAMS,
+  expectAppliedOnce,
+  expectBookingsPaidOnce,
+  expectEachEventOnce,
+  openSchemas,
+  waitUntilQuiet,
+  type BillingTables,
+} from './src/after-recovery.js';
+import { eventually } from './src/eventually.js';
 import { streamReader } from './src/streams.js';
 import { ledgerSums } from './src/ledger.js';
 import { SERVICE_NAMES, startSystem, type System } from './src/system.js';
@@ -18,7 +28,7 @@ import { SERVICE_NAMES, startSystem, type System } from './src/system.js';
  * system runs on a private nats-server and a private PostgreSQL cluster (the machine's servers are
  * shared by the tests running beside this one and are never restarted). Afterwards every event of
  * every outbox is in its stream once, every durable consumer applied each event of its filter once,
- * and every ledger balance equals the sum of its entries.
+ * and every ledger balance equals the sum of its entries (those checks: src/after-recovery.ts).
  */
 describe('faults: NATS and Postgres restarts, a service killed between write and publish', () => {
   let nats: NatsServer;
@@ -239,162 +249,3 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
     }
   }, 120_000);
 });
-
-/** Each service's schema, opened on the system's database for the checks after recovery. */
-function openSchemas(url: string) {
-  const open = <T>(schema: string) => openDatabase<T>({ kind: 'pg', url, poolSize: 1 }, schema);
-  return {
-    identity: open<OutboxOnly>('identity'),
-    billing: open<BillingTables>('billing'),
-    requests: open<RequestsTables>('requests'),
-    analysis: open<OutboxOnly>('analysis'),
-    x402: open<OutboxOnly>('x402'),
-    data: open<OutboxOnly>('data'),
-  };
-}
-
-type Schemas = ReturnType<typeof openSchemas>;
-type Schema = keyof Schemas;
-type Reader = Awaited<ReturnType<typeof streamReader>>;
-type OutboxRows = Awaited<ReturnType<typeof outboxOf>>;
-
-const STREAMS = {
-  identity: 'IDENTITY',
-  billing: 'BILLING',
-  requests: 'REQUESTS',
-  analysis: 'ANALYSIS',
-  x402: 'X402',
-  data: 'DATA',
-} as const;
-
-const DURABLES = [
-  ['BILLING', 'identity__plan_changed'],
-  ['BILLING', 'requests__order_paid'],
-  ['BILLING', 'analysis__order_paid'],
-  ['REQUESTS', 'identity__booking_confirmed'],
-] as const;
-
-function outboxOnly(dbs: Schemas, schema: Schema) {
-  return (dbs[schema] as ReturnType<typeof openDatabase<OutboxOnly>>).db;
-}
-
-function outboxOf(dbs: Schemas, schema: Schema) {
-  return outboxOnly(dbs, schema)
-    .selectFrom('outbox')
-    .select(['id', 'subject', 'payload', 'sent_at'])
-    .orderBy('seq')
-    .execute();
-}
-
-/** Quiet: every outbox relayed, every durable consumer caught up with nothing unacknowledged. */
-async function waitUntilQuiet(dbs: Schemas, reader: Reader): Promise<void> {
-  await eventually(async () => {
-    for (const schema of Object.keys(dbs) as Schema[])
-      if ((await outboxOf(dbs, schema)).some((r) => r.sent_at === null)) return false;
-    for (const [stream, durable] of DURABLES) {
-      const state = await reader.durable(stream, durable);
-      if (state.pending > 0 || state.ackPending > 0) return false;
-    }
-    return true;
-  }, 60_000);
-}
-
-/** Every stream holds each event of its service's outbox exactly once: no copy, no gap. */
-async function expectEachEventOnce(dbs: Schemas, reader: Reader) {
-  const outboxes = new Map<string, OutboxRows>();
-  let events = 0;
-  for (const [schema, stream] of Object.entries(STREAMS) as Array<[Schema, string]>) {
-    const rows = await outboxOf(dbs, schema);
-    outboxes.set(schema, rows);
-    const { ids } = await reader.contents(stream);
-    expect({ stream, copies: ids.filter((id, i) => ids.indexOf(id) !== i) }).toEqual({
-      stream,
-      copies: [],
-    });
-    expect({ stream, ids: [...ids].sort() }).toEqual({ stream, ids: rows.map((r) => r.id).sort() });
-    events += ids.length;
-  }
-  expect(await reader.messages('DEADLETTER')).toBe(0);
-  return { outboxes, events };
-}
-
-/**
- * Each consumer applied each event of its filter once (processed_events, recorded in the
- * transaction of the change).
- */
-async function expectAppliedOnce(dbs: Schemas, outboxes: Map<string, OutboxRows>): Promise<void> {
-  const billingRows = outboxes.get('billing')!;
-  const ofType = (rows: OutboxRows, subject: string) => rows.filter((r) => r.subject === subject);
-  const ids = (rows: OutboxRows) => rows.map((r) => r.id).sort();
-  const orderOf = (r: OutboxRows[number]) => (r.payload as { data: { order_id: string } }).data.order_id;
-  const processed = async (schema: Schema, consumer: string) =>
-    (
-      await outboxOnly(dbs, schema)
-        .selectFrom('processed_events')
-        .select('event_id')
-        .where('consumer', '=', consumer)
-        .execute()
-    )
-      .map((r) => r.event_id)
-      .sort();
-  expect(await processed('identity', 'identity__plan_changed')).toEqual(
-    ids(ofType(billingRows, 'billing.plan.changed.v1')),
-  );
-  expect(await processed('identity', 'identity__booking_confirmed')).toEqual(
-    ids(ofType(outboxes.get('requests')!, 'requests.booking.confirmed.v1')),
-  );
-  expect(await processed('requests', 'requests__order_paid')).toEqual(
-    ids(ofType(billingRows, 'billing.order.paid.v1').filter((r) => orderOf(r).startsWith('booking-'))),
-  );
-}
-
-/** Bookings: each one answered 201 is confirmed, paid by one debit, and mailed once. */
-async function expectBookingsPaidOnce(
-  dbs: Schemas,
-  mails: ReadonlyArray<{ text: string }>,
-  booked: readonly string[],
-): Promise<number> {
-  const bookings = await dbs.requests.db.selectFrom('bookings').select(['id', 'status']).execute();
-  const debits = await dbs.billing.db
-    .selectFrom('ledger_entries')
-    .select(['order_id', 'delta_atomic'])
-    .where('reason', '=', 'booking')
-    .execute();
-  for (const b of bookings.filter((x) => x.status === 'confirmed')) {
-    expect({ booking: b.id, debits: debits.filter((d) => d.order_id === b.id).length }).toEqual({
-      booking: b.id,
-      debits: 1,
-    });
-    expect({ booking: b.id, mails: mails.filter((m) => m.text.includes(b.id)).length }).toEqual({
-      booking: b.id,
-      mails: 1,
-    });
-  }
-  expect(booked.filter((id) => !bookings.some((b) => b.id === id && b.status === 'confirmed'))).toEqual([]);
-  // No debit for a booking that is not confirmed.
-  const confirmed = new Set(bookings.filter((x) => x.status === 'confirmed').map((b) => b.id));
-  expect(debits.filter((d) => !confirmed.has(d.order_id!))).toEqual([]);
-  return bookings.length;
-}
-
-async function eventually(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`not so within ${timeoutMs} ms`);
-}
-
-/** The columns the checks read, of each service's own schema. */
-interface OutboxOnly {
-  outbox: { id: string; seq: number; subject: string; payload: unknown; sent_at: Date | null };
-  processed_events: { consumer: string; event_id: string };
-}
-interface BillingTables extends OutboxOnly {
-  balances: { account_id: string; balance_atomic: number };
-  ledger_entries: { account_id: string; delta_atomic: number; reason: string; order_id: string | null };
-}
-interface RequestsTables extends OutboxOnly {
-  bookings: { id: string; status: string };
-}

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { linkIn, startSmtp } from '@meridian/test-peers';
 import { createKey, mailTo, postJson, pressConfirmButton, signedInAccount } from './src/accounts.js';
+import { eventuallyAnswered } from './src/eventually.js';
+import { clientAddresses, postFromClient } from './src/forwarded-clients.js';
 import { totpCode } from './src/totp.js';
 import { startSystem, type System } from './src/system.js';
 
@@ -153,36 +155,12 @@ describe('identity through the gateway', () => {
     expect((await fetch(`${system.gatewayUrl}/v1/account`, { headers: bearer })).status).toBe(401);
   });
 
-  let clients = 0;
   /** A client address of its own, which the gateway (trusting loopback) forwards to identity. */
-  const freshClient = () => {
-    clients += 1;
-    return `203.0.113.${clients}`;
-  };
-
+  const freshClient = clientAddresses();
   const postFrom = (client: string, path: string, body: unknown, session?: string) =>
-    fetch(`${system.gatewayUrl}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-forwarded-for': client,
-        ...(session ? { authorization: `Bearer ${session}` } : {}),
-      },
-      body: JSON.stringify(body),
-    });
+    postFromClient(system, client, path, body, session);
 
   const linkOf = (text: string) => linkIn({ text });
-
-  /** Polls until the gateway answers `status` (revocations reach it by event), within 15 s. */
-  async function eventually(status: number, call: () => Promise<Response>): Promise<number> {
-    const deadline = Date.now() + 15_000;
-    let seen = (await call()).status;
-    while (seen !== status && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-      seen = (await call()).status;
-    }
-    return seen;
-  }
 
   describe('account pre-hijacking', () => {
     const attackerPassword = 'squatter-chosen-passphrase-31';
@@ -241,10 +219,10 @@ describe('identity through the gateway', () => {
       expect(done.status).toBe(200);
 
       // identity.key.revoked.v1 and identity.session.revoked.v1 reach the gateway, which drops them.
-      expect(await eventually(401, whoami)).toBe(401);
+      expect(await eventuallyAnswered(401, whoami)).toBe(401);
       const account = () =>
         fetch(`${system.gatewayUrl}/v1/account`, { headers: { authorization: `Bearer ${session}` } });
-      expect(await eventually(401, account)).toBe(401);
+      expect(await eventuallyAnswered(401, account)).toBe(401);
       expect((await postFrom(attacker, '/auth/login', { email, password: attackerPassword })).status).toBe(
         401,
       );

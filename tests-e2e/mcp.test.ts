@@ -2,25 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createNatsBus, newEvent, type Bus } from '@meridian/bus';
 import { EVENTS, STREAMS } from '@meridian/contracts';
 import { freePort, startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
 import { createKey, signedInAccount } from './src/accounts.js';
+import { callUntilServed, structured } from './src/mcp-tools.js';
 import { startSystem, type System } from './src/system.js';
 
 const TOOLS = ['browse_catalog', 'get_metric', 'reference_price', 'ohlcv', 'recent_trades', 'option_chain'];
-
-interface Structured {
-  data?: unknown;
-  meta?: { truncated: boolean; next_cursor: string | null; hint: string; returned?: number };
-  error_category?: string;
-  status?: number;
-  detail?: string;
-  what_to_do?: string;
-}
-
-const structured = (r: unknown) => (r as CallToolResult).structuredContent as Structured;
 
 describe('the MCP server through the gateway, with the SDK client over Streamable HTTP and stdio', () => {
   let system: System;
@@ -37,15 +26,6 @@ describe('the MCP server through the gateway, with the SDK client over Streamabl
       new StreamableHTTPClientTransport(new URL(`${system.gatewayUrl}/mcp`), { requestInit: { headers } }),
     );
     return client;
-  }
-
-  /** Retries while the replay has not yet stored what the metric reads (404 until it has). */
-  async function callUntilServed(client: Client, name: string, args: Record<string, unknown>) {
-    for (let i = 0; ; i++) {
-      const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
-      if (!r.isError || structured(r).status !== 404 || i === 60) return r;
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
   }
 
   beforeAll(async () => {

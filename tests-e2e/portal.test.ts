@@ -11,7 +11,8 @@ import {
   startSmtp,
   type DnsPeer,
 } from '@meridian/test-peers';
-import { SCREENSHOTS, answerTo, check, expectLandingToShowPrices } from './src/browser-checks.js';
+import { SCREENSHOTS, check, expectLandingToShowPrices } from './src/browser-checks.js';
+import { consultingAndSubscription, exploreData } from './src/portal-flows.js';
 import { startSite, type Site } from './src/site.js';
 import { grantCredit } from './src/accounts.js';
 import { startSystem, type System } from './src/system.js';
@@ -176,91 +177,6 @@ describeWithBrowser('the web portal in a real browser', () => {
     await stranger.close();
   }
 
-  /** A consulting slot booked from credit, a service request counted, a subscription bought once. */
-  async function consultingAndSubscription(page: Page): Promise<void> {
-    // Consulting: a slot in the person's own time zone, booked from credit; a service request counted.
-    await page.goto(`${base}/#/consulting`);
-    // The first slots may start within the booking notice (an hour here): take one further on.
-    const slot = page.getByLabel('Slot');
-    await slot.selectOption({ index: 3 });
-    await page.getByRole('button', { name: 'Book' }).click();
-    await page.getByTestId('booking').waitFor();
-    await expect(page.getByTestId('booking').textContent()).resolves.toMatch(/confirmed.*paid from credit/);
-    await expect(page.getByTestId('bookings').textContent()).resolves.toMatch(
-      /confirmed \(\$[\d.]+, from credit\)/,
-    );
-    await page.getByLabel('Kind').selectOption('consultancy');
-    await page.getByRole('button', { name: 'Send request' }).click();
-    await expect(page.getByTestId('request-count').textContent()).resolves.toContain('this 1 time.');
-    await page.getByRole('button', { name: 'Send request' }).click();
-    await page.getByText('this 2 times.').waitFor();
-    await check(page, '09-consulting');
-    // Paid from credit: the balance went down.
-    await page.goto(`${base}/#/credit`);
-    await page.getByTestId('balance').waitFor();
-    await expect(page.getByTestId('balance').textContent()).resolves.not.toBe('$300.00');
-    // A purchase sent twice (a double click, Enter twice) charges once: one key, one ledger row.
-    const before = (await page.evaluate(
-      async () => ((await (await fetch('/v1/credits')).json()) as { balance_atomic: number }).balance_atomic,
-    )) as number;
-    const sent: string[] = [];
-    page.on('request', (r) => {
-      if (r.method() === 'POST' && r.url().endsWith('/v1/audit/subscribe'))
-        sent.push(r.headers()['idempotency-key'] ?? '');
-    });
-    await page.locator('form', { has: page.getByLabel('Subscribe for a month to') }).evaluate((f) => {
-      (f as unknown as { requestSubmit(): void }).requestSubmit();
-      (f as unknown as { requestSubmit(): void }).requestSubmit();
-    });
-    await page
-      .getByTestId('subscription')
-      .getByText(/audit_base, until/)
-      .waitFor();
-    const credits = (await page.evaluate(async () => (await fetch('/v1/credits')).json())) as {
-      balance_atomic: number;
-      entries: Array<{ reason: string }>;
-    };
-    expect(sent).toHaveLength(2);
-    expect(sent[0]).toMatch(/^[0-9a-f]{32}$/);
-    expect(sent[1]).toBe(sent[0]);
-    expect(credits.entries.filter((e) => e.reason === 'subscription')).toHaveLength(1);
-    expect(before - credits.balance_atomic).toBe(49_000_000);
-  }
-
-  /** The data explorer: the catalogue, the demo without a key, a series as a chart and as a table. */
-  async function exploreData(page: Page, key: string): Promise<void> {
-    // The data explorer: the catalogue's categories, the demo without a key, then a series chart
-    // read with the person's key.
-    await page.goto(`${base}/#/data`);
-    await page.getByTestId('categories').waitFor();
-    await expect(page.getByTestId('categories').textContent()).resolves.toContain('crypto');
-    await page.getByRole('button', { name: 'Show' }).click();
-    await page.locator('pre').waitFor();
-    await page.getByLabel(/Your API key/).fill(key);
-    await page.getByRole('combobox', { name: /^Metric/ }).selectOption('/v1/data/crypto/spot/ohlcv');
-    await page.getByLabel('Ask for a series').check();
-    const series = await answerTo<{ data: unknown[] }>(page, /\/v1\/data\/crypto\/spot\/ohlcv\?/, () =>
-      page.getByRole('button', { name: 'Show' }).click(),
-    );
-    const drawn = page.getByRole('img', {
-      name: /Chart of \/v1\/data\/crypto\/spot\/ohlcv\?entity=BTC-USD&series=true/,
-    });
-    await drawn.waitFor();
-    const d = (await drawn.locator('path').getAttribute('d'))!;
-    expect(d.match(/[ML]/g)).toHaveLength(series.data.length);
-    await page.getByLabel(/Answer a series as a table/).check();
-    const table = await answerTo<{ data: { columns: string[]; rows: unknown[][] } }>(
-      page,
-      /format=table/,
-      () => page.getByRole('button', { name: 'Show' }).click(),
-    );
-    const tabled = page.getByTestId('answer-table');
-    await tabled.waitFor();
-    expect(await tabled.locator('thead th').allInnerTexts()).toEqual(table.data.columns);
-    expect(await tabled.locator('tbody tr').count()).toBe(table.data.rows.length);
-    await check(page, '10-data');
-  }
-
   /** Signed out, the session cookie is gone; signing in again asks for the TOTP code. */
   async function signOutAndBackIn(
     page: Page,
@@ -350,9 +266,9 @@ describeWithBrowser('the web portal in a real browser', () => {
 
     await runReportAndShare(page);
 
-    await consultingAndSubscription(page);
+    await consultingAndSubscription(page, base);
 
-    await exploreData(page, key);
+    await exploreData(page, base, key);
 
     await signOutAndBackIn(page, context, email, secret);
 

@@ -5,6 +5,7 @@ import { EVENTS, STREAMS } from '@meridian/contracts';
 import { openDatabase, type OpenDatabase } from '@meridian/db';
 import { startDnsPeer, startSmtp, type DnsPeer, type ServiceProcess } from '@meridian/test-peers';
 import { createKey, grantCredit, postJson, type SignedIn, signedInAccount } from './src/accounts.js';
+import { served, timed, type AnalysisTables, type Answer, type BillingTables } from './src/replicas.js';
 import { startSite, type Site } from './src/site.js';
 import { startSystem, type System } from './src/system.js';
 
@@ -23,52 +24,6 @@ const READERS_PER_GATEWAY = 6;
 /** Runs commissioned before the kill, and after it. */
 const RUNS_BEFORE = 6;
 const RUNS_AFTER = 3;
-/** No request may take longer than this (a hang). */
-const REQUEST_LIMIT_MS = 15_000;
-
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  ms: number;
-  error?: string;
-}
-
-/** Sums the samples of one metric whose labels match every `labels` pattern, from a Prometheus text page. */
-function sampleSum(page: string, metric: string, labels: RegExp[]): number {
-  let sum = 0;
-  for (const line of page.split('\n')) {
-    if (!line.startsWith(`${metric}{`)) continue;
-    const labelText = line.slice(metric.length, line.lastIndexOf('}') + 1);
-    if (labels.every((l) => l.test(labelText))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return sum;
-}
-
-/** What one replica's /metrics says it served. */
-async function served(url: string) {
-  const page = await (await fetch(`${url}/metrics`)).text();
-  const count = 'http_request_duration_seconds_count';
-  return {
-    dataReads: sampleSum(page, count, [/method="GET"/, /route="\/v1\/data\//, /status="200"/]),
-    runsCommissioned: sampleSum(page, count, [
-      /method="POST"/,
-      /route="\/v1\/analysis\/run"/,
-      /status="20[01]"/,
-    ]),
-    jobsDone: sampleSum(page, 'bus_messages_total', [
-      /direction="consume"/,
-      /subject="[^"]*analysis\.run\.requested[^"]*"/,
-      /outcome="ok"/,
-    ]),
-  };
-}
-
-interface AnalysisTables {
-  runs: { id: string; account_id: string; status: string; attempts: number; worker: string | null };
-}
-interface BillingTables {
-  ledger_entries: { account_id: string; order_id: string | null; delta_atomic: number };
-}
 
 describe('two replicas of data and analysis, one of each killed under load', () => {
   let system: System;
@@ -173,24 +128,6 @@ describe('two replicas of data and analysis, one of each killed under load', () 
     await dns?.close();
     await site?.close();
   });
-
-  /** A request with a bound: a hang is an answer of its own (status 0) rather than a stuck test. */
-  async function timed(url: string, init: RequestInit = {}): Promise<{ answer: Answer; body: unknown }> {
-    const started = Date.now();
-    try {
-      const res = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_LIMIT_MS) });
-      const body = (await res.json()) as unknown;
-      return {
-        answer: { status: res.status, retryAfter: res.headers.get('retry-after'), ms: Date.now() - started },
-        body,
-      };
-    } catch (err) {
-      return {
-        answer: { status: 0, retryAfter: null, ms: Date.now() - started, error: String(err) },
-        body: null,
-      };
-    }
-  }
 
   const read = (gateway: string) =>
     timed(`${gateway}/v1/data/crypto/spot/reference_price?entity=BTC-USD`, { headers: { 'x-api-key': key } });
