@@ -63,13 +63,16 @@ describe('lint keeps files and functions small', () => {
     expect(await broken('services/billing/scripts/fixture.ts', fn('short', 80), rules)).toEqual([]);
   });
 
-  it('counts each test of a describe(...), not the describe callback, and lets a test file be long', async () => {
+  it('counts each test of a describe(...), not the describe callback, and holds a test file to 350 lines too', async () => {
     const test = (lines: number) =>
       `  it('works', () => {\n${'    expect(1).toBe(1);\n'.repeat(lines - 2)}  });\n`;
     const file = (tests: string[]) =>
       `import { describe, expect, it } from '@jest/globals';\ndescribe('a', () => {\n${tests.join('')}});\n`;
     const path = 'services/billing/test/unit/fixture.test.ts';
-    expect(await broken(path, file([test(80), test(80), test(80), test(80), test(80)]), rules)).toEqual([]);
+    expect(await broken(path, file([test(80), test(80), test(80), test(80)]), rules)).toEqual([]);
+    expect(await broken(path, file([test(80), test(80), test(80), test(80), test(80)]), rules)).toEqual([
+      'max-lines',
+    ]);
     expect(await broken(path, file([test(81)]), rules)).toEqual(['meridian/max-lines-per-function']);
   });
 });
