@@ -15,6 +15,7 @@ import {
 import { activeAuthorization } from '../db/repositories/authorizations.js';
 import type { DomainRow } from '../db/repositories/domains.js';
 import {
+  commissionedRun,
   findRun,
   insertRun,
   moveRun,
@@ -67,7 +68,7 @@ export async function commissionRun(
   const sub = await deps.bus.request<Subscription>(RPC.billingSubscriptionRead, { account_id: accountId });
   if (!sub.ok) return upstream(sub.problem);
   const covered = covers(sub.data, asked.tier, now);
-  const run: RunRow = {
+  const run = commissionedRun({
     id: `run-${randomUUID()}`,
     account_id: accountId,
     domain_id: owned.value.id,
@@ -75,23 +76,11 @@ export async function commissionRun(
     tier: asked.tier,
     status: covered ? 'queued' : 'awaiting_payment',
     payment: covered ? 'subscription' : (asked.payment ?? 'credit'),
-    amount_atomic: 0,
-    pay: null,
     idempotency_key: idempotencyKey ?? null,
     origin: 'request',
-    rescan_week: null,
-    attempts: 0,
-    worker: null,
-    lease_until: null,
     created_at: now,
     queued_at: covered ? now : null,
-    started_at: null,
-    finished_at: null,
-    error: null,
-    refund: null,
-    refund_atomic: null,
-    report: null,
-  };
+  });
   if (run.payment === 'deposit') {
     const quote = await deps.bus.request<OrderQuote>(RPC.billingOrderRegister, {
       account_id: accountId,

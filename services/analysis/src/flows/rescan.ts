@@ -17,7 +17,7 @@ import {
   upsertRescan,
   type RescanRow,
 } from '../db/repositories/rescans.js';
-import { insertRun, type RunRow } from '../db/repositories/runs.js';
+import { commissionedRun, insertRun } from '../db/repositories/runs.js';
 import { covers, runItem } from '../domain/entitlement.js';
 import { WEEK_MS, nextDue, rescanWeek } from '../domain/rescan.js';
 import type { AnalysisDeps } from '../deps.js';
@@ -88,7 +88,7 @@ export async function runDueRescans(deps: AnalysisDeps, now = new Date()): Promi
       const week = rescanWeek(due.next_due_at);
       const domain = await domainById(trx, due.domain_id);
       const id = rescanRunId(due.domain_id, week);
-      const run: RunRow = {
+      const run = commissionedRun({
         id,
         account_id: due.account_id,
         domain_id: due.domain_id,
@@ -96,23 +96,11 @@ export async function runDueRescans(deps: AnalysisDeps, now = new Date()): Promi
         tier: due.tier,
         status: 'queued',
         payment: 'subscription',
-        amount_atomic: 0,
-        pay: null,
-        idempotency_key: null,
         origin: 'rescan',
         rescan_week: week,
-        attempts: 0,
-        worker: null,
-        lease_until: null,
         created_at: now,
         queued_at: now,
-        started_at: null,
-        finished_at: null,
-        error: null,
-        refund: null,
-        refund_atomic: null,
-        report: null,
-      };
+      });
       const tier = due.tier as AuditTier;
       const ready = domain ? await readyToRun(deps, domain, tier, now) : refuse('domain_removed', '');
       if (!ready.ok) {

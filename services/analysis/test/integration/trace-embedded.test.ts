@@ -9,7 +9,7 @@ import { CompiledQuery } from 'kysely';
 import { waitFor } from '@meridian/bus/testing';
 import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
 import { parseConfig } from '../../src/config.js';
-import { insertRun } from '../../src/db/repositories/runs.js';
+import { commissionedRun, insertRun } from '../../src/db/repositories/runs.js';
 import type { AnalysisDeps } from '../../src/deps.js';
 import { enqueueRun } from '../../src/flows/events.js';
 import type { RunPipeline } from '../../src/flows/pipeline-types.js';
@@ -98,31 +98,21 @@ describe('the live trace on the embedded database', () => {
     const now = new Date();
     // A run queued as a covered commission queues it, without billing (not part of this process).
     await deps.db.transaction().execute(async (trx) => {
-      await insertRun(trx, {
-        id: runId,
-        account_id: account,
-        domain_id: domainId,
-        domain: 'embedded.example',
-        tier: 'audit_base',
-        status: 'queued',
-        payment: 'subscription',
-        amount_atomic: 0,
-        pay: null,
-        idempotency_key: null,
-        origin: 'request',
-        rescan_week: null,
-        attempts: 0,
-        worker: null,
-        lease_until: null,
-        created_at: now,
-        queued_at: now,
-        started_at: null,
-        finished_at: null,
-        error: null,
-        refund: null,
-        refund_atomic: null,
-        report: null,
-      });
+      await insertRun(
+        trx,
+        commissionedRun({
+          id: runId,
+          account_id: account,
+          domain_id: domainId,
+          domain: 'embedded.example',
+          tier: 'audit_base',
+          status: 'queued',
+          payment: 'subscription',
+          origin: 'request',
+          created_at: now,
+          queued_at: now,
+        }),
+      );
       await enqueueRun(trx, runId, 1);
     });
     let text = '';

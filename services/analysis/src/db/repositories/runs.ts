@@ -4,6 +4,41 @@ import type { Database } from '../database.js';
 type Db = Kysely<Database> | Transaction<Database>;
 export type RunRow = Omit<Database['runs'], 'attempts'> & { attempts: number };
 
+type NewRun = Pick<
+  RunRow,
+  | 'id'
+  | 'account_id'
+  | 'domain_id'
+  | 'domain'
+  | 'tier'
+  | 'status'
+  | 'payment'
+  | 'origin'
+  | 'created_at'
+  | 'queued_at'
+> &
+  Partial<Pick<RunRow, 'idempotency_key' | 'rescan_week'>>;
+
+/** A run as commissioned: nothing charged, attempted, refunded or reported yet. */
+export function commissionedRun(run: NewRun): RunRow {
+  return {
+    amount_atomic: 0,
+    pay: null,
+    idempotency_key: null,
+    rescan_week: null,
+    attempts: 0,
+    worker: null,
+    lease_until: null,
+    started_at: null,
+    finished_at: null,
+    error: null,
+    refund: null,
+    refund_atomic: null,
+    report: null,
+    ...run,
+  };
+}
+
 const COLUMNS = [
   'id',
   'account_id',
