@@ -4,3 +4,4 @@ export * from './pglite.js';
 export * from './command.js';
 export * from './listen.js';
 export { serveCommands, type CommandMain } from './command-socket.js';
+export * from './operator-actions.js';

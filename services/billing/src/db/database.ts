@@ -1,3 +1,4 @@
+import type { OperatorActionsTable } from '@meridian/db';
 import type { Generated } from 'kysely';
 import type { OutboxTables } from '@meridian/bus';
 
@@ -44,14 +45,7 @@ export interface Database extends OutboxTables {
     recorded_at: Date;
   };
   /** Append-only (a trigger refuses UPDATE and DELETE). */
-  operator_actions: {
-    id: Generated<string>;
-    at: Date;
-    actor: string;
-    action: string;
-    target: string;
-    reason: string;
-  };
+  operator_actions: OperatorActionsTable;
   watcher_cursors: { address: string; last_signature: string; updated_at: Date };
   subscription_periods: {
     id: Generated<number>;

@@ -1,3 +1,4 @@
+import type { OperatorActionsTable } from '@meridian/db';
 import type { Generated } from 'kysely';
 import type { OutboxTables } from '@meridian/bus';
 import type { Plan } from '@meridian/contracts';
@@ -94,14 +95,7 @@ export interface Database extends OutboxTables {
     granted_by: string;
   };
   /** Append-only (a trigger refuses UPDATE and DELETE). */
-  operator_actions: {
-    id: Generated<string>;
-    at: Date;
-    actor: string;
-    action: string;
-    target: string;
-    reason: string;
-  };
+  operator_actions: OperatorActionsTable;
   oidc_links: {
     issuer: string;
     subject: string;

@@ -1,3 +1,4 @@
+import type { OperatorActionsTable } from '@meridian/db';
 import type { Generated } from 'kysely';
 import type { OutboxTables } from '@meridian/bus';
 
@@ -18,14 +19,7 @@ export interface Database extends OutboxTables {
     reviewed_at: Date | null;
   };
   /** Append-only (a trigger refuses UPDATE and DELETE). */
-  operator_actions: {
-    id: Generated<string>;
-    at: Date;
-    actor: string;
-    action: string;
-    target: string;
-    reason: string;
-  };
+  operator_actions: OperatorActionsTable;
   bookings: {
     id: string;
     account_id: string;

@@ -1,6 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../database.js';
 
+/** The operator log's one writer, shared by every service that keeps the table. */
+export { insertOperatorAction } from '@meridian/db';
+
 type Db = Kysely<Database> | Transaction<Database>;
 
 export type QueueFilter = 'pending' | 'done' | 'all';
@@ -79,13 +82,6 @@ export async function markOverdue(db: Db, finishedBefore: Date, now: Date): Prom
     .returning('run_id')
     .execute();
   return rows.map((r) => r.run_id);
-}
-
-export async function insertOperatorAction(
-  db: Db,
-  row: { at: Date; actor: string; action: string; target: string; reason: string },
-): Promise<void> {
-  await db.insertInto('operator_actions').values(row).execute();
 }
 
 /** Whether the run's review was marked overdue (its part is refunded, whatever came after). */

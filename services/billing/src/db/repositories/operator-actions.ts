@@ -1,14 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database } from '../database.js';
 
-type Db = Kysely<Database> | Transaction<Database>;
-
-export async function insertOperatorAction(
-  db: Db,
-  row: { at: Date; actor: string; action: string; target: string; reason: string },
-): Promise<void> {
-  await db.insertInto('operator_actions').values(row).execute();
-}
+/** The operator log's one writer, shared by every service that keeps the table. */
+export { insertOperatorAction } from '@meridian/db';
 
 /**
  * Settles an unmatched deposit once: `topup` for the account it is assigned to, or `returned`

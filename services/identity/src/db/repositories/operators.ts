@@ -1,6 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../database.js';
 
+/** The operator log's one writer, shared by every service that keeps the table. */
+export { insertOperatorAction } from '@meridian/db';
+
 type Db = Kysely<Database> | Transaction<Database>;
 
 /** Grants the role; answers false when the account held it already. */
@@ -37,13 +40,6 @@ export function listOperators(db: Db) {
     ])
     .orderBy('operator_roles.granted_at')
     .execute();
-}
-
-export async function insertOperatorAction(
-  db: Db,
-  row: { at: Date; actor: string; action: string; target: string; reason: string },
-): Promise<void> {
-  await db.insertInto('operator_actions').values(row).execute();
 }
 
 export function listOperatorActions(db: Db, limit: number) {

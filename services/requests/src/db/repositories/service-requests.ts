@@ -1,6 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../database.js';
 
+/** The operator log's one writer, shared by every service that keeps the table. */
+export { insertOperatorAction } from '@meridian/db';
+
 type Db = Kysely<Database> | Transaction<Database>;
 
 /**
@@ -70,11 +73,4 @@ export async function markRequest(
     .where('id', '=', id)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
-}
-
-export async function insertOperatorAction(
-  db: Db,
-  row: { at: Date; actor: string; action: string; target: string; reason: string },
-): Promise<void> {
-  await db.insertInto('operator_actions').values(row).execute();
 }
