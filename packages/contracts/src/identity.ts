@@ -77,3 +77,17 @@ export const accountEmailReplySchema = z.object({
   nickname: z.string().nullable().optional(),
 });
 export type AccountEmailReply = z.infer<typeof accountEmailReplySchema>;
+
+/**
+ * rpc.identity.operator.resolve.v1: an operator's command names its operator by email; identity
+ * answers who that is only when the account holds the operator role (else a 403 problem with
+ * error_category `operator_required`, or 404 `not_found` for no such account).
+ */
+export const operatorResolveRequestSchema = z.object({ email: z.email() });
+export const operatorResolveReplySchema = z.object({
+  account_id: z.string(),
+  email: z.string(),
+  /** The public nickname, if set. */
+  nickname: z.string().nullable(),
+});
+export type OperatorResolveReply = z.infer<typeof operatorResolveReplySchema>;

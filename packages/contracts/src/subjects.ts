@@ -9,6 +9,8 @@ export const RPC = {
   identitySessionVerify: 'rpc.identity.session.verify.v1',
   /** Analysis → identity: the confirmed email of an account (a share link's named audience). */
   identityAccountEmail: 'rpc.identity.account.email.v1',
+  /** Operators' commands → identity: the operator an email names, refused when it holds no operator role. */
+  identityOperatorResolve: 'rpc.identity.operator.resolve.v1',
   /** Connectors, replay, importer → data: store one batch (ingestBatchSchema), idempotent. */
   dataIngest: 'rpc.data.ingest.v1',
   /** Analysis, requests → billing: pay an order from credit (idempotent by order id). */
