@@ -61,6 +61,23 @@ export type Finding = z.infer<typeof findingSchema>;
 export const GRADES = ['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F'] as const;
 export const gradeSchema = z.enum(GRADES);
 
+/** The areas a report grades apart beside the overall grade (services/analysis/README.md). */
+export const REPORT_AREAS = ['headers', 'transport', 'mail_dns', 'exposure'] as const;
+export type ReportArea = (typeof REPORT_AREAS)[number];
+export const REPORT_AREA_NAMES: Readonly<Record<ReportArea, string>> = {
+  headers: 'Headers',
+  transport: 'Transport (TLS)',
+  mail_dns: 'Mail and DNS',
+  exposure: 'Exposure',
+};
+export const reportAreaScoreSchema = z.object({
+  area: z.enum(REPORT_AREAS),
+  /** null when none of the area's checks ran, or the site could not be graded. */
+  score: z.number().int().nullable(),
+  grade: gradeSchema.nullable(),
+});
+export type ReportAreaScore = z.infer<typeof reportAreaScoreSchema>;
+
 export const RUN_STATUSES = ['awaiting_payment', 'queued', 'running', 'succeeded', 'failed'] as const;
 export const runStatusSchema = z.enum(RUN_STATUSES);
 
@@ -72,9 +89,14 @@ export const reportSchema = z.object({
   status: runStatusSchema,
   started_at: z.string().nullable(),
   finished_at: z.string().nullable(),
-  /** 0 and up; 100 is the baseline before modifiers, as the HTTP Observatory counts. */
+  /**
+   * 0 and up; 100 is the baseline before modifiers, as the HTTP Observatory counts. null while
+   * the run is unfinished, and when the home page answered a server error (not graded).
+   */
   score: z.number().int().nullable(),
   grade: gradeSchema.nullable(),
+  /** Each area's own score and grade; absent on reports made before areas were graded. */
+  areas: z.array(reportAreaScoreSchema).optional(),
   summary: z.string(),
   findings: z.array(findingSchema),
   /** Since the previous finished run of the same domain: ids of findings new and resolved. */

@@ -23,6 +23,8 @@ interface Report {
   finished_at: string | null;
   score: number | null;
   grade: string | null;
+  /** Each area's own grade beside the overall one; absent on older reports. */
+  areas?: { area: string; score: number | null; grade: string | null }[];
   summary: string;
   findings: Finding[];
   changes: { previous_run_id: string; new: string[]; resolved: string[] } | null;
@@ -152,6 +154,30 @@ function gradeBand(grade: string | null): string {
   return letter ? 'poor' : 'none';
 }
 
+const AREA_NAMES: Record<string, string> = {
+  headers: 'Headers',
+  transport: 'Transport (TLS)',
+  mail_dns: 'Mail and DNS',
+  exposure: 'Exposure',
+};
+
+/** Each area's grade, so a floor of 0 overall does not hide which parts of the site are sound. */
+function areasList(report: Report): HTMLElement {
+  if (!report.areas?.length) return h('span');
+  return h(
+    'ul',
+    { class: 'areas', 'aria-label': 'Grades by area', 'data-testid': 'areas' },
+    ...report.areas.map((a) =>
+      h(
+        'li',
+        {},
+        h('strong', { class: `badge grade grade-${gradeBand(a.grade)}` }, a.grade ?? '—'),
+        ` ${AREA_NAMES[a.area] ?? a.area}${a.score === null ? ': not graded' : `: ${a.score}`}`,
+      ),
+    ),
+  );
+}
+
 /** The report body: grade, summary, findings by severity, changes; shared by the owner's page. */
 export function reportBody(report: Report): HTMLElement[] {
   const problems = report.findings.filter((f) => outcomeOf(f) === 'problem');
@@ -170,6 +196,7 @@ export function reportBody(report: Report): HTMLElement[] {
       ),
       ` score ${report.score ?? '—'} · ${report.tier} · ${local(report.finished_at)}`,
     ),
+    areasList(report),
     h('p', { 'data-testid': 'summary' }, report.summary),
     report.review ? reviewBox(report.review) : h('span'),
     h('h2', {}, 'Changes since the last run'),

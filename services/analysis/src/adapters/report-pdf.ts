@@ -1,4 +1,5 @@
 import { SEVERITIES, type Finding, type Report } from '@meridian/contracts';
+import { areasLine } from '../domain/report.js';
 import { reviewLine } from '../domain/review.js';
 
 const MARGIN = 50;
@@ -62,6 +63,7 @@ function cover(doc: PDFKit.PDFDocument, report: Report): void {
   doc
     .fontSize(10)
     .text(`Tier ${report.tier}. Run ${report.run_id}, finished ${report.finished_at ?? 'not yet'}.`);
+  if (areasLine(report)) doc.text(`By area: ${areasLine(report)}`);
   if (report.review) doc.text(reviewLine(report.review));
   doc.moveDown(0.5);
   doc.fontSize(11).text(report.summary);

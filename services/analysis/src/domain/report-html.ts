@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { SEVERITIES, escapeHtml, type Finding, type Report } from '@meridian/contracts';
+import { areasLine } from './report.js';
 import { reviewLine } from './review.js';
 
 /**
@@ -59,6 +60,7 @@ export function reportPage(report: Report, pdfHref: string): string {
   const body = [
     `<h1>Audit of ${escapeHtml(report.domain)}</h1>`,
     `<p><span class="grade" aria-label="Grade ${escapeHtml(report.grade ?? 'none')}">${escapeHtml(report.grade ?? '–')}</span> score ${report.score ?? '–'}</p>`,
+    areasLine(report) ? `<p class="areas">By area: ${escapeHtml(areasLine(report))}</p>` : '',
     `<p>${escapeHtml(report.summary)}</p>`,
     `<p>Tier ${escapeHtml(report.tier)}, finished ${escapeHtml(report.finished_at ?? 'not yet')}. <a href="${escapeHtml(pdfHref)}">Download the PDF</a></p>`,
     report.review ? `<p class="review">${escapeHtml(reviewLine(report.review))}</p>` : '',

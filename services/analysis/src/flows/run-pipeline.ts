@@ -1,7 +1,7 @@
 import type { Finding, Report } from '@meridian/contracts';
 import { notRun } from '../domain/checks/finding.js';
 import { TIER_STAGES, type StageName } from '../domain/delivery.js';
-import { scoreFindings } from '../domain/grade.js';
+import { scoreAreas, scoreFindings } from '../domain/grade.js';
 import { changesSince, ordered, summarize } from '../domain/report.js';
 import { activeStage } from './pipeline/active.js';
 import {
@@ -95,7 +95,11 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput, trac
   for (const name of TIER_STAGES[input.tier]) findings.push(...(await runStage(ctx, STAGES[name])));
   const { score, grade } = scoreFindings(findings);
   const sorted = ordered(findings);
-  await trace('pipeline', 'finished', `grade ${grade}, score ${score}`);
+  await trace(
+    'pipeline',
+    'finished',
+    grade ? `grade ${grade}, score ${score}` : 'not graded: the home page is an error page',
+  );
   return {
     run_id: input.run_id,
     domain: ctx.domain,
@@ -105,6 +109,7 @@ export async function runPipeline(deps: PipelineDeps, input: PipelineInput, trac
     finished_at: ctx.now().toISOString(),
     score,
     grade,
+    areas: scoreAreas(findings),
     summary: summarize(ctx.domain, score, grade, sorted),
     findings: sorted,
     changes: changesSince(input.previous, sorted),

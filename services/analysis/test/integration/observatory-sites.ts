@@ -17,6 +17,8 @@ export interface ObservatorySite {
   head?: string;
   /** Answers every request from an Origin with that origin and Access-Control-Allow-Credentials. */
   reflectOrigin?: boolean;
+  /** The home page's status (200 unless given). */
+  status?: number;
 }
 
 const BASELINE_HEADERS: Record<string, string> = {
@@ -47,7 +49,7 @@ function answer(site: ObservatorySite, host: string, req: IncomingMessage, res: 
   if (path !== '/')
     return void res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('Not Found');
   res
-    .writeHead(200, headers)
+    .writeHead(site.status ?? 200, headers)
     .end(
       `<!doctype html><html lang="en"><head><title>${host}</title>${site.head ?? ''}</head><body><p>${host}</p></body></html>`,
     );

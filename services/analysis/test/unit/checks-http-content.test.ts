@@ -108,10 +108,12 @@ describe('HTTP, header and cookie checks', () => {
       secure: true,
       httpOnly: true,
       sameSite: 'lax',
+      path: '/',
+      domain: null,
     });
     expect(ids(cookieChecks(['sid=1; Secure; HttpOnly; SameSite=Strict'], true))).toEqual(['cookies.ok']);
     expect(ids(cookieChecks(['session=1; Path=/'], true))).toEqual([
-      'cookies.secure.missing',
+      'cookies.secure.session-missing',
       'cookies.httponly.missing',
       'cookies.samesite.missing',
     ]);

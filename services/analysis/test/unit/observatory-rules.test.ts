@@ -163,7 +163,7 @@ describe('cookies', () => {
       ['cookies.secure.dropped', -20, 'sessionid'],
     ]);
     expect(judged(['sessionid=x; HttpOnly; SameSite=Lax'], false)).toEqual([
-      ['cookies.secure.missing', -20, 'sessionid'],
+      ['cookies.secure.session-missing', -40, 'sessionid'],
     ]);
   });
 });

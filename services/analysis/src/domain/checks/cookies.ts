@@ -6,19 +6,38 @@ export interface ParsedCookie {
   secure: boolean;
   httpOnly: boolean;
   sameSite: string | null;
+  path: string | null;
+  domain: string | null;
 }
 
 export function parseSetCookie(line: string): ParsedCookie {
   const [pair, ...attrs] = line.split(';').map((s) => s.trim());
   const name = (pair ?? '').split('=')[0]!.trim();
   const lower = attrs.map((a) => a.toLowerCase());
-  const same = lower.find((a) => a.startsWith('samesite='));
+  const valueOf = (attr: string) => {
+    const found = attrs.find((a) => a.toLowerCase().startsWith(`${attr}=`));
+    return found === undefined ? null : found.slice(attr.length + 1).trim();
+  };
   return {
     name,
     secure: lower.includes('secure'),
     httpOnly: lower.includes('httponly'),
-    sameSite: same ? same.slice('samesite='.length) : null,
+    sameSite: valueOf('samesite')?.toLowerCase() ?? null,
+    path: valueOf('path'),
+    domain: valueOf('domain'),
   };
+}
+
+const SAME_SITE_VALUES = new Set(['strict', 'lax', 'none']);
+
+/**
+ * The cookie-name prefixes' rules (RFC 6265bis 4.1.3): `__Secure-` needs Secure, `__Host-` also
+ * Path=/ and no Domain. Browsers refuse a cookie that breaks them.
+ */
+function breaksPrefix(c: ParsedCookie): boolean {
+  if (/^__secure-/i.test(c.name)) return !c.secure;
+  if (/^__host-/i.test(c.name)) return !c.secure || c.path !== '/' || c.domain !== null;
+  return false;
 }
 
 /** A session or sign-in cookie, by its name, as the HTTP Observatory tells them. */
@@ -47,44 +66,96 @@ function dropped(cookies: ParsedCookie[]): Finding[] {
 }
 
 /**
- * Cookies (HTTP Observatory "cookies"): Secure on every cookie; HttpOnly on session cookies (an
- * anti-CSRF token or a preference may be read by scripts); SameSite on every cookie, which an
- * anti-CSRF token needs most. `overHttps` is false when the site answers over plain HTTP only.
+ * Cookies that browsers refuse outright: SameSite=None without Secure (Chrome, Firefox and Safari
+ * reject it) and a broken `__Secure-`/`__Host-` prefix. Like Secure cookies sent over http, the
+ * site's cookie never works, so the figure is the one of `cookies.secure.dropped`.
  */
-export function cookieChecks(setCookieLines: string[], overHttps: boolean): Finding[] {
-  if (setCookieLines.length === 0)
-    return [pass('cookies.none', 'cookies', 'No cookies are set', 'no Set-Cookie header')];
-  const all = setCookieLines.map(parseSetCookie);
-  const out: Finding[] = overHttps ? [] : dropped(all);
-  const kept = overHttps ? all : all.filter((c) => !c.secure);
-  const insecure = kept.filter((c) => !c.secure);
-  const scriptableSessions = kept.filter((c) => isSessionCookie(c.name) && !c.httpOnly);
-  const csrfNoSameSite = kept.filter((c) => isCsrfToken(c.name) && c.sameSite === null);
-  const noSameSite = kept.filter(
-    (c) => !isCsrfToken(c.name) && (c.sameSite === null || (c.sameSite === 'none' && !c.secure)),
-  );
-  if (insecure.length)
+function refused(cookies: ParsedCookie[]): Finding[] {
+  const noneInsecure = cookies.filter((c) => c.sameSite === 'none' && !c.secure);
+  const badPrefix = cookies.filter(breaksPrefix);
+  return [
+    ...(noneInsecure.length
+      ? [
+          fail(
+            'cookies.samesite.none-insecure',
+            'cookies',
+            'Cookies with SameSite=None but without Secure, which browsers refuse',
+            'medium',
+            names(noneInsecure),
+            'Add `Secure` to every `SameSite=None` cookie (or use SameSite=Lax).',
+            -20,
+          ),
+        ]
+      : []),
+    ...(badPrefix.length
+      ? [
+          fail(
+            'cookies.prefix.invalid',
+            'cookies',
+            'Cookies break the rules of their __Secure- or __Host- prefix, so browsers refuse them',
+            'medium',
+            names(badPrefix),
+            'A `__Secure-` cookie needs `Secure`; a `__Host-` cookie needs `Secure`, `Path=/` and no `Domain`.',
+            -20,
+          ),
+        ]
+      : []),
+  ];
+}
+
+/**
+ * Cookies without Secure (HTTP Observatory): a session cookie costs -40, any other -20; under
+ * HSTS, which keeps the browser on https, -10 and -5.
+ */
+function withoutSecure(cookies: ParsedCookie[], hsts: boolean): Finding[] {
+  const sessions = cookies.filter((c) => isSessionCookie(c.name));
+  const others = cookies.filter((c) => !isSessionCookie(c.name));
+  const underHsts = hsts ? ' (HSTS keeps browsers on https, which softens it)' : '';
+  return [
+    ...(sessions.length
+      ? [
+          fail(
+            'cookies.secure.session-missing',
+            'cookies',
+            `Session cookies without the Secure flag${underHsts}`,
+            hsts ? 'low' : 'high',
+            names(sessions),
+            'Add `Secure` to session and sign-in cookies so they are never sent over plain HTTP.',
+            hsts ? -10 : -40,
+          ),
+        ]
+      : []),
+    ...(others.length
+      ? [
+          fail(
+            'cookies.secure.missing',
+            'cookies',
+            `Cookies without the Secure flag${underHsts}`,
+            hsts ? 'low' : 'medium',
+            names(others),
+            'Add `Secure` to every cookie so it is never sent over plain HTTP.',
+            hsts ? -5 : -20,
+          ),
+        ]
+      : []),
+  ];
+}
+
+function sameSiteFindings(cookies: ParsedCookie[]): Finding[] {
+  const invalid = cookies.filter((c) => c.sameSite !== null && !SAME_SITE_VALUES.has(c.sameSite));
+  const csrfNoSameSite = cookies.filter((c) => isCsrfToken(c.name) && c.sameSite === null);
+  const noSameSite = cookies.filter((c) => !isCsrfToken(c.name) && c.sameSite === null);
+  const out: Finding[] = [];
+  if (invalid.length)
     out.push(
       fail(
-        'cookies.secure.missing',
+        'cookies.samesite.invalid',
         'cookies',
-        'Cookies without the Secure flag',
+        'Cookies with a SameSite value browsers do not know',
         'medium',
-        names(insecure),
-        'Add `Secure` to every cookie so it is never sent over plain HTTP.',
+        invalid.map((c) => `${c.name} (SameSite=${c.sameSite})`).join(', '),
+        'Use `SameSite=Strict`, `Lax` or `None` (with Secure).',
         -20,
-      ),
-    );
-  if (scriptableSessions.length)
-    out.push(
-      fail(
-        'cookies.httponly.missing',
-        'cookies',
-        'Session cookies readable by scripts (no HttpOnly)',
-        'high',
-        names(scriptableSessions),
-        'Add `HttpOnly` to session and sign-in cookies, so an injected script cannot steal the session.',
-        -30,
       ),
     );
   if (csrfNoSameSite.length)
@@ -111,6 +182,43 @@ export function cookieChecks(setCookieLines: string[], overHttps: boolean): Find
         -5,
       ),
     );
+  return out;
+}
+
+/**
+ * Cookies (HTTP Observatory "cookies"): Secure on every cookie; HttpOnly on session cookies (an
+ * anti-CSRF token or a preference may be read by scripts); a valid SameSite on every cookie,
+ * which an anti-CSRF token needs most. `overHttps` is false when the site answers over plain
+ * HTTP only; `hsts` is true when its https answer carries a Strict-Transport-Security browsers keep.
+ */
+export function cookieChecks(setCookieLines: string[], overHttps: boolean, hsts = false): Finding[] {
+  if (setCookieLines.length === 0)
+    return [pass('cookies.none', 'cookies', 'No cookies are set', 'no Set-Cookie header')];
+  const all = setCookieLines.map(parseSetCookie);
+  const out: Finding[] = overHttps ? [] : dropped(all);
+  const received = overHttps ? all : all.filter((c) => !c.secure);
+  out.push(...refused(received));
+  const kept = received.filter((c) => !breaksPrefix(c) && !(c.sameSite === 'none' && !c.secure));
+  out.push(
+    ...withoutSecure(
+      kept.filter((c) => !c.secure),
+      hsts,
+    ),
+  );
+  const scriptableSessions = kept.filter((c) => isSessionCookie(c.name) && !c.httpOnly);
+  if (scriptableSessions.length)
+    out.push(
+      fail(
+        'cookies.httponly.missing',
+        'cookies',
+        'Session cookies readable by scripts (no HttpOnly)',
+        'high',
+        names(scriptableSessions),
+        'Add `HttpOnly` to session and sign-in cookies, so an injected script cannot steal the session.',
+        -30,
+      ),
+    );
+  out.push(...sameSiteFindings(kept));
   if (out.length === 0) {
     const scriptable = all.filter((c) => !c.httpOnly);
     const note = scriptable.length ? `; readable by scripts, not session cookies: ${names(scriptable)}` : '';

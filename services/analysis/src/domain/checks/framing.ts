@@ -10,7 +10,9 @@ const restricts = (ancestors: string[]) =>
 /**
  * Framing (HTTP Observatory "x-frame-options"). frame-ancestors counts from a header only: browsers
  * ignore it in `<meta>`. Stricter than the Observatory on purpose: `X-Frame-Options: ALLOW-FROM`
- * protects nothing in current browsers, which ignore it, so it is no protection here.
+ * protects nothing in current browsers, which ignore it, so it is no protection here; and a
+ * frame-ancestors that lets any site frame the page wins over `X-Frame-Options: DENY`, which
+ * browsers then ignore (both the Observatory and our earlier rule credited the XFO).
  */
 export function framingChecks(page: Response): Finding[] {
   const ancestors = enforcedPolicies(page)
@@ -28,9 +30,16 @@ export function framingChecks(page: Response): Finding[] {
         5,
       ),
     ];
-  if (xfo === 'DENY' || xfo === 'SAMEORIGIN')
+  // Browsers obey frame-ancestors and ignore X-Frame-Options whenever both are sent (CSP 3, 6.4.2).
+  if (!ancestors && (xfo === 'DENY' || xfo === 'SAMEORIGIN'))
     return [pass('headers.framing.xfo', 'headers', 'X-Frame-Options restricts framing', xfo)];
-  const ignored = xfo.startsWith('ALLOW-FROM') ? ' (ALLOW-FROM is ignored by current browsers)' : '';
+  const ignored = ancestors
+    ? xfo
+      ? ' (ignored: browsers obey frame-ancestors when both are sent)'
+      : ''
+    : xfo.startsWith('ALLOW-FROM')
+      ? ' (ALLOW-FROM is ignored by current browsers)'
+      : '';
   return [
     fail(
       'headers.framing.missing',
@@ -38,7 +47,7 @@ export function framingChecks(page: Response): Finding[] {
       'The page may be framed by any site (clickjacking)',
       'medium',
       `X-Frame-Options: ${xfo || 'absent'}${ignored}; frame-ancestors: ${ancestors?.join(' ') ?? 'absent'}`,
-      ignored
+      xfo.startsWith('ALLOW-FROM')
         ? "Replace ALLOW-FROM with CSP `frame-ancestors 'self' https://allowed.example`."
         : "Add `frame-ancestors 'self'` to the CSP (or `X-Frame-Options: DENY`).",
       -20,

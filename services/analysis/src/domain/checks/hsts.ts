@@ -3,8 +3,17 @@ import type { Response } from '../observations.js';
 import { fail, pass } from './finding.js';
 import { headerOf } from './page.js';
 
-const SIX_MONTHS = 15_768_000;
+/** The HTTP Observatory's minimum: 180 days (15,552,000 s), what people mean by six months. */
+const SIX_MONTHS = 15_552_000;
 const ONE_YEAR = 31_536_000;
+const maxAgeOf = (hsts: string) => Number(/max-age\s*=\s*"?(\d+)/i.exec(hsts)?.[1] ?? NaN);
+
+/** Whether browsers keep this page's HSTS: received over https with a positive max-age. */
+export function hstsProtects(page: Response): boolean {
+  if (new URL(page.url).protocol !== 'https:') return false;
+  return maxAgeOf(headerOf(page.headers, 'strict-transport-security')) > 0;
+}
+
 const REMEDY = 'Send `Strict-Transport-Security: max-age=63072000; includeSubDomains` on HTTPS responses.';
 
 /**
@@ -28,7 +37,7 @@ export function hstsChecks(page: Response): Finding[] {
         -20,
       ),
     ];
-  const maxAge = Number(/max-age\s*=\s*"?(\d+)/i.exec(hsts)?.[1] ?? NaN);
+  const maxAge = maxAgeOf(hsts);
   if (!hsts || Number.isNaN(maxAge))
     return [
       fail(
@@ -49,7 +58,7 @@ export function hstsChecks(page: Response): Finding[] {
         'Strict-Transport-Security max-age is under six months',
         'low',
         hsts,
-        'Raise max-age to at least 15768000 (six months); two years is usual.',
+        'Raise max-age to at least 15552000 (180 days); two years is usual.',
         -10,
       ),
     ];

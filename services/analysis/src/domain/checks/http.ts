@@ -3,7 +3,7 @@ import type { HttpObservation, Response } from '../observations.js';
 import { bannerChecks } from './banners.js';
 import { corsChecks } from './cors.js';
 import { cspChecks } from './csp.js';
-import { fail, pass } from './finding.js';
+import { fail, notRun, pass } from './finding.js';
 import { framingChecks } from './framing.js';
 import { hstsChecks } from './hsts.js';
 import { isolationChecks, xctoChecks } from './isolation.js';
@@ -47,6 +47,18 @@ export function redirectChecks(obs: HttpObservation, domain: string): Finding[] 
       ),
     ];
   const first = obs.plain[1];
+  if (first && new URL(first.url).protocol !== 'https:')
+    return [
+      fail(
+        'http.redirect.initial-not-https',
+        'http',
+        'HTTP first redirects to another plain-HTTP address before HTTPS',
+        'low',
+        chain,
+        `Answer http://${domain}/ with a 301 straight to https://${domain}/.`,
+        -10,
+      ),
+    ];
   if (first && new URL(first.url).hostname !== domain)
     return [
       fail(
@@ -60,6 +72,37 @@ export function redirectChecks(obs: HttpObservation, domain: string): Finding[] 
       ),
     ];
   return [pass('http.redirect.https', 'http', 'HTTP redirects to HTTPS', chain)];
+}
+
+/** A home page answering 5xx shows an error page, not the site: nothing on it can be graded. */
+export const isServerError = (page: Response): boolean => page.status >= 500;
+
+/** The finding that says the site could not be graded (domain/grade.ts then gives no score). */
+export const UNGRADED_FINDING = 'http.page.error';
+
+export function pageErrorChecks(page: Response): Finding[] {
+  if (!isServerError(page)) return [];
+  return [
+    fail(
+      UNGRADED_FINDING,
+      'http',
+      'The home page answers with a server error, so the site could not be graded',
+      'high',
+      `${page.status} ${page.url}`,
+      'Fix the server error so the home page answers 200, then run the audit again.',
+    ),
+  ];
+}
+
+/** What a stage that reads the home page reports instead of grading an error page. */
+export function notGradedOnError(stage: 'headers' | 'cookies' | 'content', page: Response): Finding {
+  return notRun(
+    `${stage}.page-error`,
+    stage,
+    `The ${stage} checks did not run: the home page is an error page`,
+    `the home page answered ${page.status}`,
+    'Fix the server error so the home page answers 200, then run the audit again.',
+  );
 }
 
 /**

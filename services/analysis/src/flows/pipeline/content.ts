@@ -1,5 +1,6 @@
 import { guardedFetch } from '../../adapters/scanner/http.js';
 import { crawlChecks, pageChecks, sriChecks } from '../../domain/checks/content.js';
+import { isServerError, notGradedOnError } from '../../domain/checks/http.js';
 import { mainOrigin, type Stage } from './context.js';
 import { fetchAt, textResource } from './files.js';
 
@@ -7,6 +8,7 @@ import { fetchAt, textResource } from './files.js';
 export const contentStage: Stage = {
   name: 'content',
   async run(ctx) {
+    if (isServerError(ctx.page!)) return [notGradedOnError('content', ctx.page!)];
     const origin = mainOrigin(ctx);
     const robots = await fetchAt(ctx, origin, '/robots.txt').then(textResource, () => null);
     const named = robots?.status === 200 ? /^\s*sitemap\s*:\s*(\S+)/im.exec(robots.body)?.[1] : undefined;

@@ -1,6 +1,6 @@
 import type { Finding } from '@meridian/contracts';
 import { guardedFetch, setCookies, type SeenResponse } from '../../adapters/scanner/http.js';
-import { redirectChecks } from '../../domain/checks/http.js';
+import { pageErrorChecks, redirectChecks } from '../../domain/checks/http.js';
 import type { HttpObservation, Response } from '../../domain/observations.js';
 import { describe, NothingReachable, type Stage } from './context.js';
 import { logIn } from './login.js';
@@ -53,6 +53,6 @@ export const httpStage: Stage = {
       ...(http.plain ? [`http://${domain}`] : []),
     ];
     ctx.page = (http.secure ?? http.plain)!.at(-1)!;
-    return [...out, ...redirectChecks(http, domain)];
+    return [...out, ...redirectChecks(http, domain), ...pageErrorChecks(ctx.page)];
   },
 };
