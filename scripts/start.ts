@@ -20,6 +20,7 @@ import { start as startPortal } from '@meridian/portal';
 import { BUS_JOURNAL_SCHEMA, collectGarbage, type SharedInfra } from '@meridian/runtime';
 // The gate of the local chain only: LiteSVM and the Solana clients load in the chain's own process.
 import { localDepositWallet, startLazyLocalChain, writeLocalChain } from '@meridian/local-chain';
+import { DEMO_HOST, startDemoResolver, startDemoSite } from '@meridian/local-demo';
 
 type Closers = Array<() => Promise<void>>;
 
@@ -141,11 +142,13 @@ async function main(): Promise<void> {
   try {
     const payments = await localPayments(env, dataDir, closers);
     Object.assign(env, payments.env);
+    const audits = await localAudits(env, dataDir, closers);
+    Object.assign(env, audits.env);
     const gateway = await startParts(env, shared, closers);
     if (shared.pglite) await serveOperatorCommands(dataDir, shared.pglite, env, closers);
     const mode = `${env.DATABASE_URL ? 'postgres' : `PGlite in ${dataDir}`}, ${env.NATS_URL ? 'NATS' : 'in-process bus'}`;
     console.log(
-      `\nMeridian is up (${mode}): http://localhost:${gateway.port} (MCP: http://localhost:${gateway.port}/mcp, metrics: ${gateway.metricsUrl})\n${payments.note}\n`,
+      `\nMeridian is up (${mode}): http://localhost:${gateway.port} (MCP: http://localhost:${gateway.port}/mcp, metrics: ${gateway.metricsUrl})\n${payments.note}\n${audits.note}\n`,
     );
   } catch (err) {
     await stop(closers);
@@ -217,6 +220,37 @@ async function localPayments(
       (deposits
         ? `  top up credit: ${dataDir === '.data' ? '' : `DATA_DIR=${dataDir} `}npx -y pnpm@10 deposit:pay --memo top-<account_id> --usd 25`
         : `  deposits go to DEPOSIT_ADDRESS=${env.DEPOSIT_ADDRESS}`),
+  };
+}
+
+/**
+ * DNS stays on this machine unless the person names resolvers (DNS_SERVERS): analysis asks the
+ * all-in-one's own resolver, which answers only the demo zone and refuses every other name. Unless
+ * AUDIT_DEMO is `off` it also serves the demo site (packages/local-demo), so the whole audit
+ * (verify, run, report, PDF, share) can be tried offline. Deployments never run this file.
+ */
+async function localAudits(env: Env, dataDir: string, closers: Closers): Promise<{ env: Env; note: string }> {
+  if (env.DNS_SERVERS) return { env: {}, note: `Audits resolve names through ${env.DNS_SERVERS}.` };
+  const resolver = await startDemoResolver(dataDir);
+  closers.push(() => resolver.close());
+  if (env.AUDIT_DEMO === 'off')
+    return {
+      env: { DNS_SERVERS: resolver.address },
+      note: 'Audits: no DNS lookup leaves this machine (set DNS_SERVERS to audit real domains).',
+    };
+  const site = await startDemoSite(dataDir);
+  closers.push(() => site.close());
+  const dir = dataDir === '.data' ? '' : `DATA_DIR=${dataDir} `;
+  return {
+    env: {
+      DNS_SERVERS: resolver.address,
+      DEMO_SITE: `${DEMO_HOST}=${site.httpPort}/${site.httpsPort}`,
+      DEMO_SITE_CA: site.caFile,
+    },
+    note:
+      `Try an audit offline: add the domain ${DEMO_HOST} (a demo site this machine serves), publish its TXT record with\n` +
+      `  ${dir}npx -y pnpm@10 demo:txt --name _meridian-verify.${DEMO_HOST} --value meridian-verify=<token shown in the portal>\n` +
+      '  No DNS lookup leaves this machine: set DNS_SERVERS (e.g. 1.1.1.1:53) to audit real domains.',
   };
 }
 

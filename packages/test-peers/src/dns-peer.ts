@@ -1,4 +1,5 @@
 import dns2 from 'dns2';
+import { bindDnsServer } from '@meridian/local-demo';
 
 const { Packet } = dns2;
 type DnsHandler = dns2.DnsHandler;
@@ -97,47 +98,6 @@ export async function startDnsPeer(entries: Record<string, DnsEntry> = {}): Prom
     response.answers.push(...(answers as never[]));
     void send(response);
   };
-  const { udp, tcp, port } = await bindUdpAndTcp(handle);
-  return {
-    address: `127.0.0.1:${port}`,
-    zone,
-    close: async () => {
-      await Promise.all([udp.close(), tcp.close()]);
-    },
-  };
-}
-
-type DnsServer = ReturnType<typeof dns2.createServer>;
-
-/** Listens, or rejects with the server's own error (dns2 would otherwise throw it as an event). */
-function listenOn(server: DnsServer, options: Parameters<DnsServer['listen']>[0]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options).then(() => {
-      server.off('error', reject);
-      resolve();
-    }, reject);
-  });
-}
-
-/**
- * TCP first on a free port, then UDP on the same number. A port free for TCP may be bound by another
- * UDP socket of the tests running beside this one (or the reverse): then both close and another
- * port is tried.
- */
-async function bindUdpAndTcp(handle: DnsHandler): Promise<{ udp: DnsServer; tcp: DnsServer; port: number }> {
-  for (let attempt = 1; ; attempt++) {
-    const tcp = dns2.createServer({ tcp: true, handle });
-    const udp = dns2.createServer({ udp: true, handle });
-    try {
-      await listenOn(tcp, { tcp: { port: 0, address: '127.0.0.1' } });
-      const port = tcp.addresses().tcp?.port;
-      if (!port) throw new Error('the DNS peer did not bind');
-      await listenOn(udp, { udp: { port, address: '127.0.0.1' } });
-      return { udp, tcp, port };
-    } catch (err) {
-      await Promise.all([tcp.close().catch(() => undefined), udp.close().catch(() => undefined)]);
-      if (attempt >= 20 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-    }
-  }
+  const bound = await bindDnsServer(handle);
+  return { address: bound.address, zone, close: () => bound.close() };
 }

@@ -1,4 +1,4 @@
-import { ApiError, get, post, purchase } from './api.js';
+import { ApiError, call, get, post, purchase } from './api.js';
 import { copyButton, h, local, replace, usd } from './dom.js';
 import { action, form, problemBox } from './forms.js';
 import { credentialsSection } from './credentials.js';
@@ -39,11 +39,41 @@ interface Tier {
 
 const q = (domain: string) => `domain=${encodeURIComponent(domain)}`;
 
+/**
+ * `pnpm start` serves a demo site (the answer's `meta.demo_domain`; never set in a deployment), so
+ * a person can try the whole audit offline: add it, publish its record, run, read, share.
+ */
+function demoOffer(demo: string | null | undefined, domains: Domain[]): HTMLElement {
+  if (!demo || domains.some((d) => d.domain === demo)) return h('span');
+  const box = h(
+    'section',
+    { class: 'demo', 'aria-label': 'Try the audit offline', 'data-testid': 'demo-offer' },
+    h('h2', {}, 'Try the audit offline'),
+    h(
+      'p',
+      {},
+      `This local system serves a demo site, ${demo}, with a few mistakes on purpose. It is not a real site and exists only on this machine: add it to see verification, a run, its report, PDF and share link without the internet.`,
+    ),
+  );
+  const add = () =>
+    post<Domain>('/v1/analysis/domains', { domain: demo }).then(
+      (added) => void (location.hash = `#/domain/${encodeURIComponent(added.domain)}`),
+      (e: unknown) => void box.append(problemBox(e)),
+    );
+  box.append(h('button', { type: 'button', onclick: () => void add() }, 'Add the demo site'));
+  return box;
+}
+
 export const domainsPage: Page = async (main) => {
-  const domains = await get<Domain[]>('/v1/analysis/domains');
+  const listed = await call<{ data: Domain[]; meta?: { demo_domain?: string | null } }>(
+    'GET',
+    '/v1/analysis/domains',
+  );
+  const domains = listed.data;
   replace(
     main,
     h('h1', {}, 'Domains'),
+    demoOffer(listed.meta?.demo_domain, domains),
     form(
       [
         {

@@ -19,6 +19,20 @@ const pipelineConfig = {
     .pipe(z.array(z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[0-9.]+)(:\d{1,5})?$/, 'must be host:port')).min(1)),
   /** Tests only: lets the scanner reach loopback targets (never private or metadata ones). */
   SCANNER_ALLOW_LOOPBACK: flag.default(false),
+  /**
+   * `pnpm start` only: the demo site `host=<http port>/<https port>` on loopback, the one name the
+   * scanner may reach there, with its CA (a PEM file) trusted for it alone. Unset everywhere else.
+   */
+  DEMO_SITE: z
+    .string()
+    .regex(/^[a-z0-9.-]+=\d{1,5}\/\d{1,5}$/, 'must be host=<http port>/<https port>')
+    .transform((s) => {
+      const [host, ports] = s.split('=') as [string, string];
+      const [httpPort, httpsPort] = ports.split('/').map(Number) as [number, number];
+      return { host, httpPort, httpsPort };
+    })
+    .optional(),
+  DEMO_SITE_CA: z.string().min(1).optional(),
   /** Tests only: the ports the scanner uses for http:// and https:// URLs without one. */
   SCANNER_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(80),
   SCANNER_HTTPS_PORT: z.coerce.number().int().min(1).max(65535).default(443),

@@ -4,6 +4,7 @@ import type { TraceFeed } from './adapters/trace-feed.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { OpenStreams } from './domain/trace-streams.js';
+import type { DemoSiteTarget } from './flows/pipeline/context.js';
 import type { RunPipeline } from './flows/pipeline-types.js';
 
 /** What every part of this service gets: the chassis' deps and analysis' own parts. */
@@ -16,6 +17,8 @@ export interface AnalysisDeps extends ServiceDeps<Database, Config> {
   workerId: string;
   /** The audit itself (src/flows/run-pipeline.ts); tests put a stand-in of their own here. */
   pipeline: RunPipeline;
+  /** `pnpm start`'s demo site, the one loopback target the scanner may reach; null elsewhere. */
+  demoSite: DemoSiteTarget | null;
   /** Wakes this replica's trace streams when a run's trace or status changed. */
   traces: TraceFeed;
   /** This replica's open trace streams, within TRACE_STREAMS_PER_RUN and _PER_ACCOUNT. */

@@ -38,6 +38,12 @@ export function credentialsKeyOf(config: Config): Buffer {
 
 type Parts = Omit<AnalysisDeps, keyof ServiceDeps<Database, Config>>;
 
+/** The all-in-one's demo site with its CA, when `pnpm start` set DEMO_SITE and DEMO_SITE_CA. */
+function demoSiteOf(config: Config): Parts['demoSite'] {
+  if (!config.DEMO_SITE || !config.DEMO_SITE_CA) return null;
+  return { ...config.DEMO_SITE, ca: [readFileSync(config.DEMO_SITE_CA, 'utf8')] };
+}
+
 /** Analysis' own parts, added to the chassis' deps; tests may replace some (the pipeline). */
 export function analysisParts(config: Config, overrides: Partial<Parts> = {}): Parts {
   return {
@@ -45,6 +51,7 @@ export function analysisParts(config: Config, overrides: Partial<Parts> = {}): P
     credentialsKey: credentialsKeyOf(config),
     workerId: `${hostname()}/${process.pid}/${randomBytes(3).toString('hex')}`,
     pipeline: runPipeline,
+    demoSite: demoSiteOf(config),
     traces: new TraceFeed(config.DATABASE_URL !== undefined),
     streams: new OpenStreams({
       perRun: config.TRACE_STREAMS_PER_RUN,

@@ -134,3 +134,22 @@ export function detectProvider(nameServers: string[]): DnsProvider | undefined {
   }
   return best?.provider;
 }
+
+/**
+ * The all-in-one's demo site: its DNS is the resolver `pnpm start` runs, and `pnpm demo:txt` is
+ * that resolver's "add record" form. Offered only where DEMO_SITE is set.
+ */
+export function demoProviderHelp(record: { name: string; value: string }): {
+  provider: Omit<DnsProvider, 'patterns'>;
+  help: string;
+} {
+  return {
+    provider: {
+      id: 'meridian-demo',
+      name: 'Meridian demo resolver (this machine)',
+      help: 'Publish the record with the demo:txt command.',
+      docs: 'README.md#try-an-audit-offline',
+    },
+    help: `This is the demo site your own machine serves, so the audit can be tried offline. Publish the record on the demo resolver: npx -y pnpm@10 demo:txt --name ${record.name} --value ${record.value} (with DATA_DIR=… before it when pnpm start runs with one).`,
+  };
+}

@@ -8,7 +8,7 @@ import {
   recordCheck,
   type DomainRow,
 } from '../db/repositories/domains.js';
-import { DNS_PROVIDERS, GENERIC_HELP, detectProvider } from '../domain/dns-providers.js';
+import { DNS_PROVIDERS, GENERIC_HELP, demoProviderHelp, detectProvider } from '../domain/dns-providers.js';
 import { proves, verificationRecord } from '../domain/verification.js';
 import type { AnalysisDeps } from '../deps.js';
 
@@ -84,6 +84,19 @@ export async function checkOwnership(
 
 /** The DNS host of the domain's zone, from its NS records, with setup help for it. */
 export async function dnsProviderOf(deps: AnalysisDeps, domain: DomainRow) {
+  const record = verificationRecord(domain.hostname, domain.token);
+  if (deps.demoSite?.host === domain.hostname) {
+    const demo = demoProviderHelp(record);
+    return ok({
+      domain: domain.hostname,
+      zone: domain.hostname,
+      name_servers: [],
+      provider: { id: demo.provider.id, name: demo.provider.name, docs: demo.provider.docs },
+      help: demo.help,
+      record,
+      known_providers: DNS_PROVIDERS.map((p) => p.name),
+    });
+  }
   let zone: { zone: string; nameServers: string[] } | undefined;
   try {
     zone = await deps.dns.zoneNameServers(domain.hostname);
@@ -98,7 +111,7 @@ export async function dnsProviderOf(deps: AnalysisDeps, domain: DomainRow) {
     name_servers: zone?.nameServers.map((n) => n.toLowerCase()).sort() ?? [],
     provider: provider ? { id: provider.id, name: provider.name, docs: provider.docs } : null,
     help: provider?.help ?? GENERIC_HELP,
-    record: verificationRecord(domain.hostname, domain.token),
+    record,
     known_providers: DNS_PROVIDERS.map((p) => p.name),
   });
 }

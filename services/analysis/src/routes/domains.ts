@@ -17,7 +17,9 @@ export function domainRoutes(deps: AnalysisDeps): Router {
   const router = Router();
   router.get('/v1/analysis/domains', async (req, res) => {
     const accountId = sessionAccountOf(req);
-    res.json(envelope((await listDomains(deps, accountId)).map(domainView), {}, { method: METHOD }));
+    // `pnpm start`'s demo site, which a person can add and audit offline; null in every deployment.
+    const meta = { demo_domain: deps.demoSite?.host ?? null };
+    res.json(envelope((await listDomains(deps, accountId)).map(domainView), meta, { method: METHOD }));
   });
   router.post('/v1/analysis/domains', async (req, res) => {
     const accountId = sessionAccountOf(req);

@@ -1,3 +1,4 @@
+import { rootCertificates } from 'node:tls';
 import type { AuditTier, Finding, Report } from '@meridian/contracts';
 import type { ScannerOptions } from '../../adapters/scanner/http.js';
 import { createScannerResolver, type ScannerResolver } from '../../adapters/scanner/resolver.js';
@@ -18,8 +19,17 @@ type PipelineConfig = Pick<
   | 'SCANNER_ACTIVE_MAX_REQUESTS'
 >;
 
+/** The all-in-one's demo site (packages/local-demo): loopback allowed for its name alone. */
+export interface DemoSiteTarget {
+  host: string;
+  httpPort: number;
+  httpsPort: number;
+  ca: string[];
+}
+
 export interface PipelineDeps {
   config: PipelineConfig;
+  demoSite?: DemoSiteTarget | null;
   /** Trust anchors of the TLS chain check; unset: Node's bundled roots (tests add their CA). */
   scannerCa?: string[];
   /** A resolver other than the one DNS_SERVERS names (tests only). */
@@ -73,11 +83,28 @@ export interface Stage {
 
 export const describe = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/**
+ * The demo site is on loopback, which the SSRF guard refuses: for the demo's exact name (which
+ * only the all-in-one's own resolver answers) the scanner may reach loopback on the demo's ports
+ * and trusts the demo's CA. Every other name keeps the guard whole.
+ */
+function demoOptions(deps: PipelineDeps, domain: string): Partial<ScannerOptions> {
+  const demo = deps.demoSite;
+  if (!demo || demo.host !== domain) return {};
+  return {
+    policy: { allowLoopback: true },
+    httpPort: demo.httpPort,
+    httpsPort: demo.httpsPort,
+    ca: [...(deps.scannerCa ?? rootCertificates), ...demo.ca],
+  };
+}
+
 export function stageContext(deps: PipelineDeps, input: PipelineInput, trace: Trace): StageContext {
   const cfg = deps.config;
+  const domain = input.domain.toLowerCase().replace(/\.$/, '');
   return {
     input,
-    domain: input.domain.toLowerCase().replace(/\.$/, ''),
+    domain,
     config: cfg,
     options: {
       resolver:
@@ -89,6 +116,7 @@ export function stageContext(deps: PipelineDeps, input: PipelineInput, trace: Tr
       httpPort: cfg.SCANNER_HTTP_PORT,
       httpsPort: cfg.SCANNER_HTTPS_PORT,
       ...(deps.scannerCa ? { ca: deps.scannerCa } : {}),
+      ...demoOptions(deps, domain),
     },
     now: deps.now ?? (() => new Date()),
     trace,
