@@ -58,6 +58,8 @@ const platformConfig = {
     .default(600_000),
   /** Runs one account may have queued or running at once; one more is refused (429). */
   RUN_QUEUED_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Runs quoted for an on-chain deposit one account may hold unpaid at once; one more is refused (409). */
+  RUN_UNPAID_QUOTES_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(3),
   /** An unpaid on-chain quote of a run lapses after this many hours. */
   RUN_QUOTE_HOURS: z.coerce.number().min(0.01).max(720).default(24),
   /** How often the sweeper looks for abandoned runs, pending refunds and lapsed quotes. */

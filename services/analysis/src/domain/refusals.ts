@@ -16,5 +16,7 @@ export type AnalysisRefusal =
   | 'conflict'
   | 'too_many_streams'
   | 'too_many_runs'
+  /** Unpaid deposit quotes of runs reached the account's cap. */
+  | 'quote_limit'
   /** DNS, which verification asks, did not answer. */
   | 'service_unavailable';
