@@ -126,6 +126,49 @@ describe('service requests', () => {
     });
   });
 
+  describe('the cap on open requests naming a domain', () => {
+    const domains = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}-${i}.example`);
+
+    it('lets exactly ten of twelve new requests asked at once through; asking again, consultancy and closed ones are not capped', async () => {
+      const account = randomUUID();
+      const answers = await Promise.all(
+        domains(12, 'burst').map((domain) => ask(account, { kind: 'pentest', domain })),
+      );
+      expect(answers.map((a) => a.status).sort()).toEqual([...Array(10).fill(200), 409, 409]);
+      const refused = answers.find((a) => a.status === 409)!;
+      expect(refused.body).toMatchObject({ error_category: 'request_limit' });
+      const rows = await h.deps.db
+        .selectFrom('service_requests')
+        .select(['id', 'domain'])
+        .where('account_id', '=', account)
+        .execute();
+      expect(rows).toHaveLength(10);
+      expect((await ask(account, { kind: 'pentest', domain: rows[0]!.domain })).body.count).toBe(2);
+      expect((await ask(account, { kind: 'consultancy' })).status).toBe(200);
+      expect((await ask(account, { kind: 'pentest_discussion', domain: 'one-more.example' })).status).toBe(
+        409,
+      );
+
+      await h.deps.db
+        .updateTable('service_requests')
+        .set({ status: 'closed' })
+        .where('id', '=', rows[0]!.id)
+        .execute();
+      expect((await ask(account, { kind: 'pentest_discussion', domain: 'one-more.example' })).status).toBe(
+        200,
+      );
+      await h.deps.db
+        .updateTable('service_requests')
+        .set({ last_at: new Date(Date.now() - 31 * 86_400_000) })
+        .where('id', '=', rows[1]!.id)
+        .execute();
+      expect((await ask(account, { kind: 'pentest', domain: 'after-lapse.example' })).status).toBe(200);
+      expect((await ask(account, { kind: 'pentest', domain: 'past-cap.example' })).status).toBe(409);
+      // Reopening a closed one is a new open request: within the cap only.
+      expect((await ask(account, { kind: 'pentest', domain: rows[0]!.domain })).status).toBe(409);
+    });
+  });
+
   describe('requests:admin', () => {
     const admin = async (...argv: string[]) => {
       const out: string[] = [];
