@@ -66,9 +66,10 @@ const platformConfig = {
   RUN_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** How often the re-scan scheduler looks for due weekly re-scans. */
   RESCAN_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
-  /** Trace streams (server-sent events) one replica keeps open at once for one run, and for one account. */
+  /** Trace streams (server-sent events) one replica keeps open at once for one run, one account, in all. */
   TRACE_STREAMS_PER_RUN: z.coerce.number().int().min(1).max(1000).default(4),
   TRACE_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(10),
+  TRACE_STREAMS_TOTAL: z.coerce.number().int().min(1).max(100_000).default(500),
   /** Longest window of an active-testing authorization, in days. */
   AUTHORIZATION_MAX_DAYS: z.coerce.number().int().min(1).max(365).default(90),
 };
