@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createMemoryBus, openBusJournal, openMemoryBus } from '@meridian/bus';
-import { openDatabase, openPGlite, serveCommands } from '@meridian/db';
+import { openDatabase, openPGlite, serveCommands, type CommandIo } from '@meridian/db';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { start as startGateway } from '@meridian/gateway';
 import { start as startAnalysis } from '@meridian/analysis';
@@ -36,23 +36,28 @@ const SERVICES = {
 
 /**
  * The operators' commands, run by this process when it holds the embedded database: the command
- * line finds the socket under DATA_DIR and this process, the one writer, runs it (loaded then).
+ * line finds the socket under DATA_DIR and this process, the one writer, runs it (loaded then). A
+ * command that asks another service (requests:admin checks its operator with identity) is lent
+ * this process's in-process bus.
  */
-const OPERATOR_COMMANDS = {
+const operatorCommands = (bus: SharedInfra['bus']) => ({
   'billing:admin': async () => (await import('../services/billing/scripts/admin.js')).main,
-  'requests:admin': async () => (await import('../services/requests/scripts/admin.js')).main,
+  'requests:admin': async () => {
+    const { main } = await import('../services/requests/scripts/admin.js');
+    return (argv: string[], io: CommandIo) => main(argv, io, bus);
+  },
   'data:import': async () => (await import('../services/data/scripts/import.js')).main,
-};
+});
 
 /** Without the socket (a path too long for one, say) the system still runs; the commands then refuse. */
 async function serveOperatorCommands(
   dataDir: string,
-  pglite: NonNullable<SharedInfra['pglite']>,
+  shared: SharedInfra & { pglite: NonNullable<SharedInfra['pglite']> },
   env: Record<string, string | undefined>,
   closers: Closers,
 ): Promise<void> {
   try {
-    closers.push(await serveCommands(dataDir, pglite, OPERATOR_COMMANDS, env));
+    closers.push(await serveCommands(dataDir, shared.pglite, operatorCommands(shared.bus), env));
   } catch (err) {
     console.error(`operators' commands are not served: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -109,6 +114,8 @@ async function startParts(env: Env, shared: SharedInfra, closers: Closers) {
     PORT: '0',
     HOST: '127.0.0.1',
     MERIDIAN_API_URL: env.MERIDIAN_API_URL ?? `http://127.0.0.1:${gatewayPort}`,
+    // The gateway reaches the edge over loopback: the client address it writes is vouched for.
+    CLIENT_ADDRESS_PROXY: env.CLIENT_ADDRESS_PROXY ?? 'loopback',
   });
   urls.MCP_URL = mcp.url;
   closers.push(() => mcp.close());
@@ -145,7 +152,8 @@ async function main(): Promise<void> {
     const audits = await localAudits(env, dataDir, closers);
     Object.assign(env, audits.env);
     const gateway = await startParts(env, shared, closers);
-    if (shared.pglite) await serveOperatorCommands(dataDir, shared.pglite, env, closers);
+    if (shared.pglite)
+      await serveOperatorCommands(dataDir, { ...shared, pglite: shared.pglite }, env, closers);
     const mode = `${env.DATABASE_URL ? 'postgres' : `PGlite in ${dataDir}`}, ${env.NATS_URL ? 'NATS' : 'in-process bus'}`;
     console.log(
       `\nMeridian is up (${mode}): http://localhost:${gateway.port} (MCP: http://localhost:${gateway.port}/mcp, metrics: ${gateway.metricsUrl})\n${payments.note}\n${audits.note}\n`,

@@ -6,6 +6,7 @@ import { probeRouter } from '@meridian/runtime';
 import type { CallerCredentials } from './adapters/data-api.js';
 import type { Served } from './adapters/served-catalog.js';
 import type { Deps } from './deps.js';
+import { clientAddressOf } from './domain/client-address.js';
 import { callerKey } from './domain/credentials.js';
 import { registerAll } from './tools/index.js';
 
@@ -70,13 +71,18 @@ export function createApp(deps: Deps): Express {
   });
   app.use(probeRouter('mcp', deps.metrics, async () => undefined));
   app.post('/mcp', async (req: Request, res: Response) => {
-    const address = req.ip;
+    const address = clientAddressOf(
+      req.socket.remoteAddress,
+      req.headers['x-forwarded-for'],
+      deps.clientAddressProxies ?? [],
+    );
+    const key = deps.clientAddressKey;
     const caller: CallerCredentials = {
       key: callerKey(req.headers),
-      // The client address the gateway wrote (TRUST_PROXY), vouched for to the gateway: see README.
+      // The socket's peer, or the client the configured proxy names; vouched for per call: see README.
       forwardedFor: address,
-      ...(address && deps.clientAddressKey
-        ? { clientAddress: signClientAddress(address, deps.clientAddressKey) }
+      ...(address && key
+        ? { vouch: (method: string, target: string) => signClientAddress({ address, method, target }, key) }
         : {}),
     };
     const served = await deps.catalog.current().catch((err: unknown) => {

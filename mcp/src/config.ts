@@ -14,6 +14,12 @@ export const configSchema = baseConfigSchema
     MERIDIAN_API_URL: url.default('http://127.0.0.1:8080'),
     /** How long a tool waits for the data API before it answers a retryable tool error. */
     UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+    /**
+     * The proxy in front of this edge (the gateway) whose X-Forwarded-For names the MCP client:
+     * exact addresses, `loopback` or `uniquelocal`, comma-separated. Unset: the socket's peer is
+     * the client, and no header is read.
+     */
+    CLIENT_ADDRESS_PROXY: z.string().optional(),
     /** HMAC key of the cursors this server writes; set the same on every replica (unset: random per start). */
     MCP_CURSOR_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   });

@@ -15,6 +15,8 @@ export interface Deps {
   catalog: ServedCatalog;
   /** Peers whose X-Forwarded-For is believed (the gateway's network); HTTP edge only. */
   trustProxy?: string;
+  /** CLIENT_ADDRESS_PROXY: the proxy whose X-Forwarded-For names the client; HTTP edge only. */
+  clientAddressProxies?: readonly string[];
   /** The internal secret's key, to vouch for each caller's address to the gateway; HTTP edge only. */
   clientAddressKey?: Uint8Array;
 }

@@ -6,6 +6,7 @@ import { DataApi } from './adapters/data-api.js';
 import { CATALOG_MAX_AGE_MS, ServedCatalog } from './adapters/served-catalog.js';
 import { createApp } from './app.js';
 import { parseConfig } from './config.js';
+import { proxiesOf } from './domain/client-address.js';
 import { SERVICE } from './deps.js';
 
 /**
@@ -28,6 +29,7 @@ export async function start(env: Record<string, string | undefined>) {
     cursorSecret: config.MCP_CURSOR_SECRET ?? randomBytes(32).toString('hex'),
     catalog: new ServedCatalog(api, CATALOG_MAX_AGE_MS),
     trustProxy: config.TRUST_PROXY,
+    clientAddressProxies: proxiesOf(config.CLIENT_ADDRESS_PROXY),
     clientAddressKey: assertionKey(config.INTERNAL_AUTH_SECRET),
   });
   const server = await startServer(app, { port: config.PORT, host: config.HOST, logger });

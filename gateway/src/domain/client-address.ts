@@ -41,3 +41,25 @@ export function trustedProxies(setting: string): string[] {
     .filter((t) => t !== '');
   return list.length === 1 && list[0]!.toLowerCase() === 'none' ? [] : list;
 }
+
+/**
+ * The nonces of the client-address assertions this replica believed, each kept until its
+ * assertion expires: an assertion vouches for one request, and a replay of it is not believed.
+ * Time is passed in. At `max` nonces the oldest is dropped (they expire in insertion order).
+ */
+export class SeenAssertions {
+  private readonly until = new Map<string, number>();
+
+  constructor(private readonly max = 200_000) {}
+
+  /** True the first time a nonce is seen while it is valid; false for a replay. */
+  first(nonce: string, expiresS: number, nowMs: number): boolean {
+    for (const [seen, until] of this.until) {
+      if (until >= nowMs && this.until.size < this.max) break;
+      this.until.delete(seen);
+    }
+    if (this.until.has(nonce)) return false;
+    this.until.set(nonce, expiresS * 1000);
+    return true;
+  }
+}

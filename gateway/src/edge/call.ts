@@ -8,7 +8,7 @@ import {
 import { verifyClientAddress, writeProblem } from '@meridian/http-kit';
 import { formatTraceparent, type TraceContext } from '@meridian/observability';
 import proxyaddr from 'proxy-addr';
-import { trustedProxies } from '../domain/client-address.js';
+import { SeenAssertions, trustedProxies } from '../domain/client-address.js';
 import { corsHeaders, isPreflight, type CorsPolicy } from '../domain/cors.js';
 import { CLOSE_FIELDS } from './bodies.js';
 import type { InFlightGate } from './in-flight.js';
@@ -74,7 +74,8 @@ export interface FrontRules {
   trustProxy: string;
   /**
    * The internal secret's key: an edge of ours (the MCP server) names its client's address in
-   * CLIENT_ADDRESS_HEADER signed with it; an assertion that does not verify is ignored.
+   * CLIENT_ADDRESS_HEADER signed with it, bound to one request; an assertion that does not verify
+   * on this request, or was believed before, is ignored.
    */
   clientAddressKey: Uint8Array;
   /** Requests in flight per client address, one gate for both paths. */
@@ -89,6 +90,8 @@ export interface FrontRules {
 export class EdgeFront {
   /** undefined when no proxy is trusted (TRUST_PROXY `none`): the peer is the client. */
   private readonly trusted: ReturnType<typeof proxyaddr.compile> | undefined;
+  /** The assertions believed on this replica, so that none is believed twice. */
+  private readonly assertions = new SeenAssertions();
 
   constructor(private readonly rules: FrontRules) {
     const proxies = trustedProxies(rules.trustProxy);
@@ -123,8 +126,15 @@ export class EdgeFront {
    */
   private clientOf(req: IncomingMessage): string {
     const asserted = req.headers[CLIENT_ADDRESS_HEADER];
-    const vouched = asserted && verifyClientAddress(asserted, this.rules.clientAddressKey);
-    if (vouched) return vouched;
+    // Believed on the one request it was signed for (method and target), once (its nonce).
+    const vouched = asserted
+      ? verifyClientAddress(
+          asserted,
+          { method: req.method ?? '', target: req.url ?? '' },
+          this.rules.clientAddressKey,
+        )
+      : undefined;
+    if (vouched && this.assertions.first(vouched.nonce, vouched.expires, Date.now())) return vouched.address;
     return this.trusted ? proxyaddr(req, this.trusted) : (req.socket.remoteAddress ?? '');
   }
 }

@@ -66,6 +66,8 @@ describe('gateway: the client address the MCP edge vouches for', () => {
       LOG_LEVEL: 'silent',
       MERIDIAN_API_URL: gateway.url,
       INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+      // The gateway calls the edge from 127.0.0.1: its X-Forwarded-For names the MCP client.
+      CLIENT_ADDRESS_PROXY: '127.0.0.1',
     });
     const cookie = await peer.signIn(gateway.url, `mcp-${peer.namespace}@example.com`);
     victimKey = await peer.newKey(gateway.url, cookie);
@@ -109,7 +111,8 @@ describe('gateway: the client address the MCP edge vouches for', () => {
 
     // A vouching header without the internal secret's signature is ignored: still the attacker's budget.
     const wrongKey = assertionKey('x'.repeat(40));
-    for (const header of ['127.0.0.9', signClientAddress('127.0.0.9', wrongKey)]) {
+    const onData = { address: '127.0.0.9', method: 'GET', target: DATA };
+    for (const header of ['127.0.0.9', signClientAddress(onData, wrongKey)]) {
       const direct = await from(attacker, `${gateway.url}${DATA}`, {
         headers: { 'x-api-key': madeUpKey(), [CLIENT_ADDRESS_HEADER]: header },
       });
@@ -122,5 +125,30 @@ describe('gateway: the client address the MCP edge vouches for', () => {
     // A direct caller from the edge's own address, with a key this gateway has not cached yet.
     const direct = await from('127.0.0.1', `${gateway.url}${DATA}`, { headers: { 'x-api-key': directKey } });
     expect(direct.status).toBe(200);
+  });
+
+  it('believes a valid assertion once, on the request it was signed for: a replay or one moved onto another request spends the sender’s budget', async () => {
+    const attacker = '127.0.0.4';
+    const key = assertionKey(TEST_INTERNAL_AUTH_SECRET);
+    const direct = (header: string, path = DATA) =>
+      from(attacker, `${gateway.url}${path}`, {
+        headers: { 'x-api-key': madeUpKey(), [CLIENT_ADDRESS_HEADER]: header },
+      });
+    // The attacker's own budget of failed key checks, spent.
+    let status = 0;
+    for (let i = 0; i < 60 && status !== 429; i++) status = (await direct('none')).status;
+    expect(status).toBe(429);
+    // A valid assertion, as the edge sent it for one call of 127.0.0.10: believed once (401, that address's budget).
+    const signed = signClientAddress({ address: '127.0.0.10', method: 'GET', target: DATA }, key);
+    expect((await direct(signed)).status).toBe(401);
+    // Replayed within its minute: the attacker's budget again.
+    expect((await direct(signed)).status).toBe(429);
+    // Signed for another request (another target, another method): not believed here.
+    const other = '/v1/data/crypto/spot/reference_price?entity=ETH-USD';
+    const moved = [
+      signClientAddress({ address: '127.0.0.11', method: 'GET', target: other }, key),
+      signClientAddress({ address: '127.0.0.11', method: 'POST', target: DATA }, key),
+    ];
+    for (const header of moved) expect((await direct(header)).status).toBe(429);
   });
 });

@@ -7,8 +7,11 @@ export interface CallerCredentials {
   key?: string;
   /** X-Forwarded-For the gateway wrote on the MCP request, passed on (see README: client address). */
   forwardedFor?: string;
-  /** That address signed with the internal secret, which the gateway believes (CLIENT_ADDRESS_HEADER). */
-  clientAddress?: string;
+  /**
+   * That address signed with the internal secret for one call (its method and target, a fresh
+   * nonce), which the gateway believes once (CLIENT_ADDRESS_HEADER).
+   */
+  vouch?: (method: string, target: string) => string;
 }
 
 export type DataAnswer =
@@ -43,7 +46,7 @@ export class DataApi {
     };
     if (caller.key) headers['x-api-key'] = caller.key;
     if (caller.forwardedFor) headers['x-forwarded-for'] = caller.forwardedFor;
-    if (caller.clientAddress) headers[CLIENT_ADDRESS_HEADER] = caller.clientAddress;
+    if (caller.vouch) headers[CLIENT_ADDRESS_HEADER] = caller.vouch('GET', `${url.pathname}${url.search}`);
     let res: Response;
     try {
       res = await fetch(url, { headers, signal: AbortSignal.timeout(this.options.timeoutMs) });

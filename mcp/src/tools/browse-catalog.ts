@@ -54,7 +54,7 @@ export function registerBrowseCatalog(server: McpServer, ctx: ToolContext): void
         {},
         {
           ...(ctx.caller.forwardedFor ? { forwardedFor: ctx.caller.forwardedFor } : {}),
-          ...(ctx.caller.clientAddress ? { clientAddress: ctx.caller.clientAddress } : {}),
+          ...(ctx.caller.vouch ? { vouch: ctx.caller.vouch } : {}),
         },
       );
       if (!answer.ok) return failure(toolError(answer.refusal));

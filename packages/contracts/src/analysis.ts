@@ -109,7 +109,7 @@ export const reportSchema = z.object({
       status: z.enum(['pending', 'done']),
       note: z.string().nullable(),
       reviewed_at: z.string().nullable(),
-      /** The reviewing operator's public nickname, or email when none is set. */
+      /** The reviewing operator's public nickname, or UNNAMED_REVIEWER: never an email. */
       author: z.string().nullable().optional(),
       /** When the review is promised by; overdue, the run is refunded. */
       due_at: z.string().nullable().optional(),
@@ -162,6 +162,17 @@ export const shareLinkSchema = z.object({
   emails: z.array(z.string()),
   expires_at: z.string().nullable(),
 });
+
+/** How a review names an operator who has set no nickname: a report travels, an address stays private. */
+export const UNNAMED_REVIEWER = 'a Meridian reviewer';
+
+/**
+ * The author a review shows: the nickname, or UNNAMED_REVIEWER for none, and for an address a
+ * review recorded before this rule (or a nickname shaped like one) carries.
+ */
+export function publicReviewer(author: string | null | undefined): string {
+  return author && !author.includes('@') ? author : UNNAMED_REVIEWER;
+}
 
 /** analysis.review.recorded.v1 — an operator recorded the human review of a run; identity mails the owner. */
 export const reviewRecordedSchema = z.object({

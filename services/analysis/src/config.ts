@@ -72,15 +72,18 @@ const platformConfig = {
     .default(600_000),
   /** Runs one account may have queued or running at once; one more is refused (429). */
   RUN_QUEUED_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Runs quoted for an on-chain deposit one account may hold unpaid at once; one more is refused (409). */
+  RUN_UNPAID_QUOTES_PER_ACCOUNT: z.coerce.number().int().min(1).max(100).default(3),
   /** An unpaid on-chain quote of a run lapses after this many hours. */
   RUN_QUOTE_HOURS: z.coerce.number().min(0.01).max(720).default(24),
   /** How often the sweeper looks for abandoned runs, pending refunds and lapsed quotes. */
   RUN_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** How often the re-scan scheduler looks for due weekly re-scans. */
   RESCAN_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
-  /** Trace streams (server-sent events) one replica keeps open at once for one run, and for one account. */
+  /** Trace streams (server-sent events) one replica keeps open at once for one run, one account, in all. */
   TRACE_STREAMS_PER_RUN: z.coerce.number().int().min(1).max(1000).default(4),
   TRACE_STREAMS_PER_ACCOUNT: z.coerce.number().int().min(1).max(10_000).default(10),
+  TRACE_STREAMS_TOTAL: z.coerce.number().int().min(1).max(100_000).default(500),
   /** Longest window of an active-testing authorization, in days. */
   AUTHORIZATION_MAX_DAYS: z.coerce.number().int().min(1).max(365).default(90),
 };

@@ -56,6 +56,7 @@ export function analysisParts(config: Config, overrides: Partial<Parts> = {}): P
     streams: new OpenStreams({
       perRun: config.TRACE_STREAMS_PER_RUN,
       perAccount: config.TRACE_STREAMS_PER_ACCOUNT,
+      total: config.TRACE_STREAMS_TOTAL,
     }),
     ...overrides,
   };

@@ -3,15 +3,20 @@
  * person reviews each one and dispatches any assessment offline, after authorization).
  *
  *   pnpm requests:admin list [--status open|reviewed|closed] [--limit 50]
- *   pnpm requests:admin mark --id <n> --status reviewed|closed|open --operator ana [--note "called back"]
+ *   pnpm requests:admin mark --id <n> --status reviewed|closed|open --operator <email> [--note "called back"]
  *
  * It works through DATABASE_URL (or the embedded PGlite under DATA_DIR): whoever runs it is
- * authenticated by the database, and a mark names its operator. Exit code 0, or 2 with the reason.
+ * authenticated by the database. A command that changes a row names its operator by email, which
+ * identity resolves (rpc.identity.operator.resolve.v1, over the running system's bus) to an account
+ * holding the operator role; the change and its operator_actions row are one transaction. Exit
+ * code 0, or 2 with the reason.
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
+import { createNatsBus, type Bus } from '@meridian/bus';
+import { RPC, type OperatorResolveReply } from '@meridian/contracts';
 import {
   CommandRefused,
   processIo,
@@ -22,7 +27,8 @@ import {
 } from '@meridian/db';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
-import { listRequests, markRequest } from '../src/db/repositories/service-requests.js';
+import { listRequests } from '../src/db/repositories/service-requests.js';
+import { markRequestByOperator } from '../src/flows/mark-request.js';
 
 const STATUSES = ['open', 'reviewed', 'closed'] as const;
 
@@ -33,7 +39,7 @@ const listSchema = z.object({
 const markSchema = z.object({
   id: z.coerce.number().int().positive(),
   status: z.enum(STATUSES),
-  operator: z.string().regex(/^[a-z0-9._-]{2,40}$/i, 'a short operator name'),
+  operator: z.email('the email of an operator account'),
   note: z.string().min(1).max(2000).optional(),
 });
 
@@ -46,8 +52,23 @@ function parsed<S extends z.ZodType>(schema: S, values: unknown): z.infer<S> {
   return result.data;
 }
 
+/** The operator an email names, as identity answers it; a refusal of one line otherwise. */
+async function resolveOperator(bus: Bus, email: string): Promise<OperatorResolveReply> {
+  const reply = await bus.request<OperatorResolveReply>(RPC.identityOperatorResolve, { email });
+  if (reply.ok) return reply.data;
+  const { status, detail } = reply.problem;
+  if (status === 403) throw new CommandRefused(`${email} is not an operator`);
+  if (status === 404) throw new CommandRefused(`no account has the email ${email}`);
+  throw new CommandRefused(`identity could not check the operator ${email}: ${detail}`);
+}
+
+/** What a command needs besides the database: the bus on which identity names the operator. */
+export interface AdminParts {
+  bus: () => Promise<Bus>;
+}
+
 /** Runs one command; answers the text to print. */
-export async function run(db: Kysely<Database>, argv: string[]): Promise<string> {
+export async function run(db: Kysely<Database>, argv: string[], parts: AdminParts): Promise<string> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -66,25 +87,47 @@ export async function run(db: Kysely<Database>, argv: string[]): Promise<string>
   }
   if (positionals[0] === 'mark') {
     const { id, status, operator, note } = parsed(markSchema, values);
-    if (
-      !(await markRequest(
-        db,
-        id,
-        { status, operator_note: note ?? null, reviewed_by: `operator:${operator}` },
-        new Date(),
-      ))
-    )
-      throw new CommandRefused(`no request #${id}`);
-    return `#${id} marked ${status}`;
+    const who = await resolveOperator(await parts.bus(), operator);
+    const marked = await markRequestByOperator({ db }, who.account_id, { id, status, note: note ?? null });
+    if (!marked.ok) throw new CommandRefused(`no request #${id}`);
+    return `#${id} marked ${status} by ${operator}`;
   }
   throw new CommandRefused('the command is list or mark');
 }
 
+/**
+ * The bus of the running system: the one `pnpm start` lends a command it runs, else NATS at
+ * NATS_URL (BUS_NAMESPACE as the services use it). Opened only by a command that needs it.
+ */
+function busOf(env: NodeJS.ProcessEnv, lent: Bus | undefined, opened: Bus[]): () => Promise<Bus> {
+  return async () => {
+    if (lent) return lent;
+    if (!env.NATS_URL)
+      throw new CommandRefused(
+        'the operator is checked by identity over the bus: set NATS_URL, or run the command while pnpm start runs',
+      );
+    const bus = await createNatsBus({
+      url: env.NATS_URL,
+      name: 'requests-admin',
+      namespace: env.BUS_NAMESPACE,
+    });
+    opened.push(bus);
+    return bus;
+  };
+}
+
 /** The command line: opens the database, runs; the exit code. */
-export async function main(argv: string[], io: CommandIo = processIo): Promise<number> {
-  return runCommand('requests:admin', io, () =>
-    withServiceDatabase<Database, string>(io.env, 'requests', migrations, (db) => run(db, argv)),
-  );
+export async function main(argv: string[], io: CommandIo = processIo, lentBus?: Bus): Promise<number> {
+  const opened: Bus[] = [];
+  try {
+    return await runCommand('requests:admin', io, () =>
+      withServiceDatabase<Database, string>(io.env, 'requests', migrations, (db) =>
+        run(db, argv, { bus: busOf(io.env, lentBus, opened) }),
+      ),
+    );
+  } finally {
+    for (const bus of opened) await bus.close();
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)

@@ -26,6 +26,10 @@ export const configSchema = baseConfigSchema
     BOOKING_UNPAID_HOLDS: z.coerce.number().int().min(1).max(50).default(2),
     /** The fraction of a day's slots unpaid bookings may hold together. */
     BOOKING_UNPAID_DAY_SHARE: z.coerce.number().min(0).max(1).default(0.5),
+    /** Open service requests naming a domain one account may have at once. */
+    REQUESTS_OPEN_PER_ACCOUNT: z.coerce.number().int().min(1).max(1000).default(10),
+    /** An open request asked no more for this many days stops counting against the cap. */
+    REQUESTS_OPEN_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   })
   .transform((c) => ({
     ...c,
@@ -34,6 +38,7 @@ export const configSchema = baseConfigSchema
       horizonMs: c.CONSULTING_HORIZON_DAYS * 86_400_000,
     },
     holdRules: { perAccount: c.BOOKING_UNPAID_HOLDS, dayShare: c.BOOKING_UNPAID_DAY_SHARE },
+    openRequestRules: { perAccount: c.REQUESTS_OPEN_PER_ACCOUNT, liveMs: c.REQUESTS_OPEN_DAYS * 86_400_000 },
   }));
 
 export type Config = z.infer<typeof configSchema>;

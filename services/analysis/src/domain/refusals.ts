@@ -15,6 +15,10 @@ export type AnalysisRefusal =
   | 'not_found'
   | 'conflict'
   | 'too_many_streams'
+  /** A live trace of a run not paid for: it would never end. */
+  | 'run_not_paid'
   | 'too_many_runs'
+  /** Unpaid deposit quotes of runs reached the account's cap. */
+  | 'quote_limit'
   /** DNS, which verification asks, did not answer. */
   | 'service_unavailable';

@@ -1,4 +1,4 @@
-import type { Report } from '@meridian/contracts';
+import { publicReviewer, type Report } from '@meridian/contracts';
 
 /**
  * The promise of the `audit_review` tier: a human review within 72 hours of the run's finish
@@ -37,7 +37,8 @@ export function withReview(report: Report, record: ReviewRecord | undefined): Re
         status: 'done',
         note: record.note,
         reviewed_at: record.reviewed_at.toISOString(),
-        author: record.author,
+        // A review recorded before nicknames were required may hold an address: never shown.
+        author: publicReviewer(record.author),
         due_at,
       },
     };
@@ -50,6 +51,6 @@ export const REVIEW_NOTE_MAX = 10_000;
 /** The review as one line of text, the same on the shared page and in the PDF. */
 export function reviewLine(review: NonNullable<Report['review']>): string {
   if (review.status === 'done')
-    return `Human review by ${review.author ?? 'an operator'} (${review.reviewed_at ?? ''}): ${review.note ?? 'done'}`;
+    return `Human review by ${publicReviewer(review.author)} (${review.reviewed_at ?? ''}): ${review.note ?? 'done'}`;
   return `Human review: pending${review.due_at ? `, due ${review.due_at}` : ''}`;
 }

@@ -1,11 +1,13 @@
-/** How many trace streams may be open at once on one replica, per run and per account. */
+/** How many trace streams may be open at once on one replica, per run, per account and in all. */
 export interface StreamCaps {
   perRun: number;
   perAccount: number;
+  /** Every account together: many accounts each within their cap still hold one replica's sockets. */
+  total: number;
 }
 
 /** Which cap a new stream would pass, or null when it may open. */
-export type StreamOverCap = 'run' | 'account' | null;
+export type StreamOverCap = 'run' | 'account' | 'replica' | null;
 
 /** This replica's open trace streams, counted per run and per account. */
 export class OpenStreams {
@@ -18,6 +20,7 @@ export class OpenStreams {
   take(accountId: string, runId: string): StreamOverCap {
     if ((this.byRun.get(runId) ?? 0) >= this.caps.perRun) return 'run';
     if ((this.byAccount.get(accountId) ?? 0) >= this.caps.perAccount) return 'account';
+    if (this.open() >= this.caps.total) return 'replica';
     this.byRun.set(runId, (this.byRun.get(runId) ?? 0) + 1);
     this.byAccount.set(accountId, (this.byAccount.get(accountId) ?? 0) + 1);
     return null;

@@ -17,14 +17,17 @@ import type { DomainRow } from '../db/repositories/domains.js';
 import {
   commissionedRun,
   findRun,
+  dropUnpaidRun,
+  heldRuns,
   insertRun,
+  lockAccountRuns,
   moveRun,
   runByIdempotencyKey,
-  unfinishedRuns,
   type RunRow,
 } from '../db/repositories/runs.js';
 import { covers, runItem } from '../domain/entitlement.js';
 import type { AnalysisRefusal } from '../domain/refusals.js';
+import { mayCommission } from '../domain/run-caps.js';
 import type { AnalysisDeps } from '../deps.js';
 import { checkOwnership, ownDomain } from './domains.js';
 import { enqueueRun } from './events.js';
@@ -59,12 +62,6 @@ export async function commissionRun(
   if (!owned.ok) return owned;
   const ready = await readyToRun(deps, owned.value, asked.tier, now);
   if (!ready.ok) return ready;
-  const cap = deps.config.RUN_QUEUED_PER_ACCOUNT;
-  if ((await unfinishedRuns(deps.db, accountId)) >= cap)
-    return refuse(
-      'too_many_runs',
-      `This account has ${cap} runs queued or running, the most it may; commission more when one has finished.`,
-    );
   const sub = await deps.bus.request<Subscription>(RPC.billingSubscriptionRead, { account_id: accountId });
   if (!sub.ok) return upstream(sub.problem);
   const covered = covers(sub.data, asked.tier, now);
@@ -81,25 +78,9 @@ export async function commissionRun(
     created_at: now,
     queued_at: covered ? now : null,
   });
-  if (run.payment === 'deposit') {
-    const quote = await deps.bus.request<OrderQuote>(RPC.billingOrderRegister, {
-      account_id: accountId,
-      order_id: run.id,
-      item: runItem(asked.tier),
-    });
-    if (!quote.ok) return upstream(quote.problem);
-    const { amount_atomic, deposit_address, memo, asset, network } = quote.data;
-    // Billing refuses an order paid by deposit when it has no deposit address.
-    if (deposit_address === null) throw new Error('billing quoted a deposit order without a deposit address');
-    run.amount_atomic = amount_atomic;
-    run.pay = { amount_atomic, deposit_address, memo, asset, network };
-  }
-  const inserted = await deps.db.transaction().execute(async (trx) => {
-    if (!(await insertRun(trx, run))) return false;
-    if (covered) await enqueueRun(trx, run.id, 1);
-    return true;
-  });
-  if (!inserted) {
+  const placed = await placeRun(deps, run, now);
+  if (!placed.ok) return placed;
+  if (placed.value === 'key_taken') {
     // Another request with the same Idempotency-Key won the race: answer its run.
     const earlier = idempotencyKey
       ? await runByIdempotencyKey(deps.db, accountId, idempotencyKey)
@@ -107,8 +88,57 @@ export async function commissionRun(
     if (!earlier) throw new Error('a run insert conflicted without an idempotency key');
     return replay(deps, earlier, asked);
   }
+  if (run.payment === 'deposit') return quoteDeposit(deps, run);
   if (run.payment !== 'credit') return ok({ run, replayed: false });
   return payFromCredit(deps, run, false, now);
+}
+
+/**
+ * Inserts the run within the account's caps, decided under a lock on the account so that runs
+ * asked at once are counted one after the other; a covered run is queued in the same transaction.
+ */
+async function placeRun(
+  deps: AnalysisDeps,
+  run: RunRow,
+  now: Date,
+): Promise<Result<'placed' | 'key_taken', AnalysisRefusal>> {
+  const { RUN_QUEUED_PER_ACCOUNT, RUN_UNPAID_QUOTES_PER_ACCOUNT, RUN_QUOTE_HOURS } = deps.config;
+  const caps = { unfinished: RUN_QUEUED_PER_ACCOUNT, openQuotes: RUN_UNPAID_QUOTES_PER_ACCOUNT };
+  const quotedSince = new Date(now.getTime() - RUN_QUOTE_HOURS * 3_600_000);
+  return deps.db
+    .transaction()
+    .execute(async (trx): Promise<Result<'placed' | 'key_taken', AnalysisRefusal>> => {
+      await lockAccountRuns(trx, run.account_id);
+      if (run.idempotency_key && (await runByIdempotencyKey(trx, run.account_id, run.idempotency_key)))
+        return ok('key_taken');
+      const allowed = mayCommission(caps, await heldRuns(trx, run.account_id, quotedSince), run.payment);
+      if (!allowed.ok) return allowed;
+      if (!(await insertRun(trx, run))) return ok('key_taken');
+      if (run.status === 'queued') await enqueueRun(trx, run.id, 1);
+      return ok('placed');
+    });
+}
+
+/** Billing registers the deposit order of a placed run and says where to pay; the run keeps the quote. */
+async function quoteDeposit(
+  deps: AnalysisDeps,
+  run: RunRow,
+): Promise<Result<Commissioned, AnalysisRefusal> | Upstream> {
+  const quote = await deps.bus.request<OrderQuote>(RPC.billingOrderRegister, {
+    account_id: run.account_id,
+    order_id: run.id,
+    item: runItem(run.tier as AuditTier),
+  });
+  if (!quote.ok) {
+    await dropUnpaidRun(deps.db, run.id);
+    return upstream(quote.problem);
+  }
+  const { amount_atomic, deposit_address, memo, asset, network } = quote.data;
+  // Billing refuses an order paid by deposit when it has no deposit address.
+  if (deposit_address === null) throw new Error('billing quoted a deposit order without a deposit address');
+  const pay = { amount_atomic, deposit_address, memo, asset, network };
+  const quoted = await moveRun(deps.db, run.id, ['awaiting_payment'], { amount_atomic, pay });
+  return ok({ run: quoted ?? { ...run, amount_atomic, pay }, replayed: false });
 }
 
 /** The checks before any money moves: verified, and for active tiers authorized and still proved. */
@@ -173,12 +203,7 @@ async function payFromCredit(
   if (!spent.ok) {
     // Refused (402 short of credit...): nothing stays behind. Billing silent: the run waits, and
     // billing's paid event starts it if the spend went through after all.
-    if (spent.problem.status < 500)
-      await deps.db
-        .deleteFrom('runs')
-        .where('id', '=', run.id)
-        .where('status', '=', 'awaiting_payment')
-        .execute();
+    if (spent.problem.status < 500) await dropUnpaidRun(deps.db, run.id);
     return upstream(spent.problem);
   }
   const queued = await deps.db.transaction().execute(async (trx) => {

@@ -3,6 +3,7 @@ import {
   EVENTS,
   RPC,
   ok,
+  publicReviewer,
   refuse,
   type AccountEmailReply,
   type Result,
@@ -15,13 +16,16 @@ import { SERVICE } from '../deps.js';
 
 type Refused = 'not_found' | 'conflict' | 'service_unavailable';
 
-/** How the review names its author: the public nickname, else the confirmed email. */
+/**
+ * How the review names its author: the public nickname, else "a Meridian reviewer". Never the
+ * email: the review shows on shared pages, in PDFs and in the owner's mail.
+ */
 async function authorName(deps: AnalysisDeps, accountId: string): Promise<string | undefined> {
   const reply = await deps.bus.request<AccountEmailReply>(RPC.identityAccountEmail, {
     account_id: accountId,
   });
   if (!reply.ok) return undefined;
-  return reply.data.nickname ?? reply.data.email ?? `operator ${accountId.slice(0, 8)}`;
+  return publicReviewer(reply.data.nickname);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AnalysisDeps } from '../deps.js';
 import { TERMINAL, traceAfter } from './read-runs.js';
 
 const KEEPALIVE_MS = 15_000;
+const UNPAID = 'awaiting_payment';
 
 /** Where a stream's server-sent events go (the route's response). */
 export interface TraceSink {
@@ -38,15 +39,19 @@ export async function announceTrace(deps: AnalysisDeps, runId: string): Promise<
  * A run's live trace as server-sent events: the stored events after `afterSeq`, then new ones when
  * the run's writer announces them (never polled), then `event: end` once the run has finished. A
  * comment every 15 s keeps an idle connection open and reads once more, in case a notice was lost.
- * Refused past TRACE_STREAMS_PER_RUN or TRACE_STREAMS_PER_ACCOUNT streams open on this replica.
+ * Refused past TRACE_STREAMS_PER_RUN, _PER_ACCOUNT or _TOTAL streams open on this replica, and
+ * for a run not paid for: it waits for money, not a worker, and a stream of it would never end.
  */
 export function openTraceStream(
   deps: AnalysisDeps,
   accountId: string,
-  runId: string,
+  run: { id: string; status: string },
   afterSeq: number,
   sink: TraceSink,
 ): Result<TraceStream, AnalysisRefusal> {
+  if (run.status === UNPAID)
+    return refuse('run_not_paid', 'This run is not paid for; its trace starts once it is.');
+  const runId = run.id;
   const over = deps.streams.take(accountId, runId);
   if (over !== null) return tooManyStreams(deps, over);
   let seq = afterSeq;
@@ -71,7 +76,8 @@ export function openTraceStream(
       sink.write(`id: ${event.seq}\n${serverSentEvent('trace', event)}`);
       seq = event.seq;
     }
-    if (!run || TERMINAL.has(run.status)) {
+    // A run not paid (a credit spend billing left unanswered) is ended as a finished one would be.
+    if (!run || TERMINAL.has(run.status) || run.status === UNPAID) {
       sink.write(serverSentEvent('end', { run_id: runId, status: run?.status ?? 'failed' }));
       close();
       sink.end();
@@ -113,14 +119,25 @@ export function openTraceStream(
   });
 }
 
-function tooManyStreams(deps: AnalysisDeps, over: 'run' | 'account'): Result<never, AnalysisRefusal> {
+function tooManyStreams(
+  deps: AnalysisDeps,
+  over: 'run' | 'account' | 'replica',
+): Result<never, AnalysisRefusal> {
   const { perRun, perAccount } = deps.streams.caps;
-  return refuse(
-    'too_many_streams',
-    over === 'run'
-      ? `${perRun} trace streams of this run are open already; close one first.`
-      : `${perAccount} trace streams of this account are open already; close one first.`,
-  );
+  switch (over) {
+    case 'run':
+      return refuse(
+        'too_many_streams',
+        `${perRun} trace streams of this run are open already; close one first.`,
+      );
+    case 'account':
+      return refuse(
+        'too_many_streams',
+        `${perAccount} trace streams of this account are open already; close one first.`,
+      );
+    case 'replica':
+      return refuse('too_many_streams', 'Too many trace streams are open on this server; retry shortly.');
+  }
 }
 
 const serverSentEvent = (event: string, data: unknown) =>

@@ -11,7 +11,9 @@ export const ANALYSIS_PROBLEMS = {
   not_found: { kind: 'not_found' },
   conflict: { kind: 'conflict' },
   too_many_streams: { kind: 'rate_limit', category: 'too_many_streams', retryAfter: 5 },
+  run_not_paid: { kind: 'conflict', category: 'run_not_paid' },
   too_many_runs: { kind: 'rate_limit', category: 'too_many_runs', retryAfter: 5 },
+  quote_limit: { kind: 'conflict', category: 'quote_limit' },
   service_unavailable: { kind: 'service_unavailable', retryAfter: 5 },
 } as const satisfies Record<AnalysisRefusal, RefusalProblem>;
 

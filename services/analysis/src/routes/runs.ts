@@ -49,7 +49,7 @@ export function runRoutes(deps: AnalysisDeps): Router {
       return;
     }
     if (left || req.socket.destroyed) return;
-    const stream = valueOf(openTraceStream(deps, accountId, run.id, resumeAfter(req), sinkOf(res)));
+    const stream = valueOf(openTraceStream(deps, accountId, run, resumeAfter(req), sinkOf(res)));
     res.once('close', () => stream.close());
     res.status(200).set({
       'Content-Type': 'text/event-stream; charset=utf-8',

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import request from 'supertest';
 import { waitFor } from '@meridian/bus/testing';
 import { RPC, reportSchema, type Report } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { runPipeline } from '../../src/flows/run-pipeline.js';
 import { startPlatform, type Analysis, type Platform } from './platform-harness.js';
+import { pdfText } from './support/pdf-text.js';
 import { badSite, fragileSite, selfSigned, splitSite, startSite, type Site } from './sites.js';
 
 const SECURE = 29_000_000;
@@ -20,16 +20,6 @@ async function closedPort(): Promise<number> {
   const port = (server.address() as { port: number }).port;
   await new Promise((r) => server.close(r));
   return port;
-}
-
-async function pdfText(pdf: Buffer): Promise<string> {
-  const doc = await getDocument({ data: new Uint8Array(pdf), useSystemFonts: false }).promise;
-  const texts: string[] = [];
-  for (let p = 1; p <= doc.numPages; p++) {
-    const content = await (await doc.getPage(p)).getTextContent();
-    texts.push(content.items.map((i) => ('str' in i ? i.str : '')).join(' '));
-  }
-  return texts.join('\n');
 }
 
 /**
@@ -229,10 +219,20 @@ describe('what a run delivers', () => {
       expect(find(report, 'files.exposed.git-config')?.evidence).toContain(
         'remote.origin.url (54 characters, with credentials in it)',
       );
+      expect(find(report, 'files.exposed.git-config')?.evidence).toContain(
+        'url.https://github.com/.insteadOf (19 characters, credentials cut out of its section name)',
+      );
       expect(split.seen).toEqual(expect.arrayContaining(['https GET /.env', 'http GET /.env']));
       const { pdf, page } = await renderings(account, id);
       for (const text of [JSON.stringify(report), pdf, page])
-        for (const secret of ['split-hunter2', 'ghp_splitToken123', 'c3BsaXQ='])
+        for (const secret of [
+          'split-hunter2',
+          'ghp_splitToken123',
+          'c3BsaXQ=',
+          'ghs_splitUrl456',
+          'splitCredPw789',
+          'splitPw000',
+        ])
           expect(text).not.toContain(secret);
     }, 90_000);
   });

@@ -8,6 +8,7 @@ import { callerHeaders } from '@meridian/http-kit/testing';
 import { startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
 import { refundOverdueReviews } from '../../src/jobs/overdue-reviews.js';
 import { startPlatform, type Platform } from './platform-harness.js';
+import { pdfText } from './support/pdf-text.js';
 
 /**
  * The review queue of the operator console: analysis with billing and identity as their own
@@ -20,12 +21,14 @@ describe('operator review queue', () => {
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   const owner = randomUUID();
   const operator = randomUUID();
+  const unnamedOperator = randomUUID();
+  const unnamedEmail = `op.unnamed.${Date.now()}@example.com`;
   const ownerEmail = `owner.${Date.now()}@example.com`;
   const RUN_PRICE = 99_000_000;
   /** audit_review less audit_secure at billing's default prices. */
   const REVIEW_PART = RUN_PRICE - 29_000_000;
 
-  const operatorHeaders = (more: { role?: 'operator'; totp_active?: boolean } = {}) =>
+  const operatorHeaders = (more: { role?: 'operator'; totp_active?: boolean; account_id?: string } = {}) =>
     callerHeaders({
       account_id: operator,
       auth: 'session',
@@ -35,9 +38,9 @@ describe('operator review queue', () => {
       totp_active: true,
       ...more,
     });
-  const asOperator = async (method: 'get' | 'post', path: string, body?: object) => {
+  const asOperator = async (method: 'get' | 'post', path: string, body?: object, account = operator) => {
     const agent = request(h.a.app);
-    const headers = await operatorHeaders();
+    const headers = await operatorHeaders({ account_id: account });
     return method === 'get' ? agent.get(path).set(headers) : agent.post(path).set(headers).send(body);
   };
 
@@ -80,8 +83,9 @@ describe('operator review queue', () => {
     // The two people as identity holds them: a confirmed owner, and an operator with a nickname.
     await sql`insert into identity.accounts (id, email, email_confirmed_at, nickname)
       values (${owner}::uuid, ${ownerEmail}, now(), null),
-             (${operator}::uuid, ${`op.${Date.now()}@example.com`}, now(), 'desk-ana')`.execute(h.a.deps.db);
-    await h.grant(owner, 2 * RUN_PRICE);
+             (${operator}::uuid, ${`op.${Date.now()}@example.com`}, now(), 'desk-ana'),
+             (${unnamedOperator}::uuid, ${unnamedEmail}, now(), null)`.execute(h.a.deps.db);
+    await h.grant(owner, 3 * RUN_PRICE);
   }, 180_000);
   afterAll(async () => {
     await identity?.close();
@@ -186,6 +190,40 @@ describe('operator review queue', () => {
     ]);
     const done = await asOperator('get', '/v1/operator/reviews?status=done');
     expect(done.body.data.map((r: { run_id: string }) => r.run_id)).toContain(runId);
+  });
+
+  it('names an operator without a nickname "a Meridian reviewer" on the report, shared page, PDF and mail, never by email', async () => {
+    const runId = await reviewRun('review-unnamed.example');
+    const note = 'Reviewed by hand: nothing to add.';
+    const recorded = await asOperator('post', `/v1/operator/reviews/${runId}`, { note }, unnamedOperator);
+    expect(recorded.status).toBe(201);
+    expect(recorded.body.data.author).toBe('a Meridian reviewer');
+    const report = await request(h.a.app)
+      .get(`/v1/analysis/report/${runId}`)
+      .set(await h.as(owner));
+    expect(report.body.data.review).toMatchObject({ status: 'done', author: 'a Meridian reviewer' });
+    const pdf = await request(h.a.app)
+      .get(`/v1/analysis/report/${runId}/pdf`)
+      .set(await h.as(owner))
+      .buffer(true);
+    const link = await request(h.a.app)
+      .post(`/v1/analysis/report/${runId}/share`)
+      .set(await h.as(owner))
+      .send({});
+    const page = await request(h.a.app)
+      .get(`/v1/analysis/shared/${link.body.data.token}`)
+      .set(await callerHeaders())
+      .set('Accept', 'text/html');
+    const pdfWords = await pdfText(pdf.body as Buffer);
+    expect(page.text).toContain('Human review by a Meridian reviewer');
+    expect(pdfWords.replace(/\s+/g, ' ')).toContain('Human review by a Meridian reviewer');
+    const ofRun = () =>
+      smtp.mails.find((m) => m.to === ownerEmail && m.text.includes('review-unnamed.example'));
+    await waitFor(() => ofRun() !== undefined, { what: 'the review mail', timeoutMs: 20_000 });
+    const mail = ofRun()!;
+    expect(mail.text).toContain('a Meridian reviewer reviewed the audit of review-unnamed.example');
+    for (const text of [JSON.stringify(report.body), page.text, pdfWords, mail.text])
+      expect(text).not.toContain(unnamedEmail);
   });
 
   it('keeps the operator log append-only: the database refuses UPDATE and DELETE', async () => {

@@ -5,6 +5,7 @@ import { reportSchema } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { CHROMIUM_PATH, hasChromium, launchChromium } from '@meridian/test-peers';
 import { up as withholdFileEvidence } from '../../src/db/migrations/2026_11_27_1610_withhold_file_evidence.js';
+import { up as withholdGitSections } from '../../src/db/migrations/2026_12_02_0130_withhold_git_section_credentials.js';
 import { sampleReport } from '../report-fixture.js';
 import { startAnalysis, type Analysis } from './harness.js';
 
@@ -109,6 +110,26 @@ describe('reports, PDFs and share links', () => {
     ).body.data.token;
     expect((await shared(token, null, 'text/html')).text).not.toContain('hunter2');
     expect(JSON.stringify(read.body)).not.toContain('hunter2');
+  });
+
+  it('withholds the .git/config evidence of reports stored when a section name was quoted with its token', async () => {
+    const old = sampleReport(`run-${randomUUID()}`);
+    const quoted =
+      'https://e.com/.git/config: HTTP 200, 90 bytes; Git config keys: url.https://x-access-token:ghs_oldToken1@github.com/.insteadOf (19 characters)';
+    old.findings = [
+      { ...old.findings[0]!, id: 'files.exposed.git-config', evidence: quoted },
+      ...old.findings.slice(1),
+    ];
+    await h.finishedRun(owner, old);
+    await withholdGitSections(h.deps.db);
+    const read = await request(h.app)
+      .get(`/v1/analysis/report/${old.run_id}`)
+      .set(await h.as(owner));
+    const findings = reportSchema.parse(read.body.data).findings;
+    expect(findings[0]).toMatchObject({ id: 'files.exposed.git-config' });
+    expect(findings[0]!.evidence).toMatch(/^evidence withheld/);
+    expect(findings.slice(1)).toEqual(old.findings.slice(1));
+    expect(JSON.stringify(read.body)).not.toContain('ghs_oldToken1');
   });
 
   it('mints a link anyone can read with the token alone, and revokes it at once', async () => {

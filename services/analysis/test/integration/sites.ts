@@ -219,7 +219,7 @@ export const metadataRedirect: Handler = (_req, res) => {
 
 /**
  * Two document roots: https:// is clean, http:// (no redirect) still serves the old root with a
- * .env and a .git/config whose remote URL carries a token.
+ * .env and a .git/config whose remote URL, url and credential sections carry tokens and passwords.
  */
 export const splitSite: Handler = (req, res) => {
   const url = new URL(req.url ?? '/', 'https://split.test');
@@ -231,7 +231,9 @@ export const splitSite: Handler = (req, res) => {
     if (url.pathname === '/.git/config')
       return void text(
         200,
-        '[core]\n\tbare = false\n[remote "origin"]\n\turl = https://deploy:ghp_splitToken123@git.example/split.git\n',
+        '[core]\n\tbare = false\n[remote "origin"]\n\turl = https://deploy:ghp_splitToken123@git.example/split.git\n' +
+          '[url "https://x-access-token:ghs_splitUrl456@github.com/"]\n\tinsteadOf = https://github.com/\n' +
+          '[credential "https://ci:splitCredPw789@git.example"]\n\thelper = store\n[credential]\n\tpassword = splitPw000\n',
       );
   }
   if (url.pathname === '/')

@@ -192,4 +192,26 @@ describe('the live trace: pushed, stopped when the client leaves, capped', () =>
     again.drop();
     for (const s of held) s.drop();
   }, 60_000);
+
+  it('refuses the live trace of a run not paid for (a deposit quote never paid), which would never end; its JSON trace answers', async () => {
+    const account = randomUUID();
+    await h.verified(account, 'unpaid.example');
+    const quoted = await request(api.app)
+      .post('/v1/analysis/run')
+      .set(await h.as(account))
+      .send({ domain: 'unpaid.example', tier: 'audit_base', payment: 'deposit' });
+    expect(quoted.body.data.status).toBe('awaiting_payment');
+    const stream = await open(account, quoted.body.data.id);
+    stream.drop();
+    expect(stream.status).toBe(409);
+    const refused = await request(api.app)
+      .get(`/v1/analysis/report/${quoted.body.data.id}/trace`)
+      .set({ ...(await h.as(account)), Accept: 'text/event-stream' });
+    expect(refused.body).toMatchObject({ status: 409, error_category: 'run_not_paid' });
+    const json = await request(api.app)
+      .get(`/v1/analysis/report/${quoted.body.data.id}/trace`)
+      .set(await h.as(account));
+    expect(json.status).toBe(200);
+    expect(json.body.meta.run_status).toBe('awaiting_payment');
+  }, 60_000);
 });

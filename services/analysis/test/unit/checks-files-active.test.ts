@@ -62,6 +62,32 @@ describe('exposed files and security.txt', () => {
     expect(evidence['files.exposed.dump-sql']).toContain('SQL dump of tables: users');
     for (const secret of secrets) expect(JSON.stringify(found)).not.toContain(secret);
   });
+  it('cuts the user and password out of a .git/config section name, and never prints a credential helper or password', () => {
+    const secrets = ['ghs_urlToken456', 'credPass789', 'credHelperPw000', 'x-access-token', 'ci:'];
+    const config = [
+      '[core]',
+      '\tbare = false',
+      '[url "https://x-access-token:ghs_urlToken456@github.com/"]',
+      '\tinsteadOf = https://github.com/',
+      '[credential "https://ci:credPass789@git.example"]',
+      '\thelper = store --file /tmp/creds',
+      '[credential]',
+      '\tpassword = credHelperPw000',
+      '[remote "origin"]',
+      '\turl = x-access-token:ghs_urlToken456@github.com:e/e.git',
+    ].join('\n');
+    const found = exposedFileChecks([
+      at('https://e.com', probe('(random)', 404, 'Not Found'), [probe('/.git/config', 200, config)]),
+    ]);
+    const evidence = found[0]!.evidence;
+    expect(evidence).toContain(
+      'url.https://github.com/.insteadOf (19 characters, credentials cut out of its section name)',
+    );
+    expect(evidence).toContain('credential.https://git.example.helper (23 characters, credentials cut out');
+    expect(evidence).toContain('credential.password (15 characters)');
+    expect(evidence).toContain('remote.origin.url (49 characters, with credentials in it)');
+    for (const secret of secrets) expect(JSON.stringify(found)).not.toContain(secret);
+  });
   it('reports nothing on a site that answers every path with its home page (soft 404)', () => {
     const home = '<html><body>[core] welcome DB_PASSWORD=x</body></html>';
     const found = exposedFileChecks([

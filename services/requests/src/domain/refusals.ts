@@ -9,4 +9,6 @@ export type RequestsRefusal =
   | 'conflict'
   | 'not_found'
   /** Unpaid holds reached the account's or the day's cap. */
-  | 'hold_limit';
+  | 'hold_limit'
+  /** Open requests naming a domain reached the account's cap. */
+  | 'request_limit';

@@ -29,3 +29,27 @@ export function requestKey(
   const detail = asked.detail?.trim();
   return ok({ kind: asked.kind, domain: domain.value, detail: detail ? detail : null });
 }
+
+/** How many requests naming a domain an account may leave open for the operators at once. */
+export interface OpenRequestRules {
+  perAccount: number;
+  /** An open request asked no more for this long stops counting. */
+  liveMs: number;
+}
+
+/**
+ * Whether one more request naming a domain may be opened: it costs nothing and lands in the
+ * operators' queue, so, as unpaid slot holds, an account's open ones are capped. Asking again for
+ * one already open only counts it, and a request naming no domain makes one row at most.
+ */
+export function mayOpenRequest(
+  rules: OpenRequestRules,
+  request: { domain: string; alreadyOpen: boolean },
+  openOfAccount: number,
+): Result<true, RequestsRefusal> {
+  if (request.domain === '' || request.alreadyOpen || openOfAccount < rules.perAccount) return ok(true);
+  return refuse(
+    'request_limit',
+    `An account has at most ${rules.perAccount} open service requests naming a domain: wait for an operator to review one.`,
+  );
+}

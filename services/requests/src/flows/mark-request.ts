@@ -10,10 +10,11 @@ export interface RequestMark {
 
 /**
  * An operator marks a service request (open, reviewed, closed) with an optional note; the mark
- * and its line in the append-only operator log are written in one transaction.
+ * and its line in the append-only operator log are written in one transaction. The console route
+ * and requests:admin both mark through it, with the operator's checked account id.
  */
 export async function markRequestByOperator(
-  deps: RequestsDeps,
+  deps: Pick<RequestsDeps, 'db'>,
   operatorAccountId: string,
   mark: RequestMark,
   at = new Date(),

@@ -8,6 +8,7 @@ export const REQUESTS_PROBLEMS = {
   conflict: { kind: 'conflict' },
   not_found: { kind: 'not_found' },
   hold_limit: { kind: 'conflict', category: 'hold_limit' },
+  request_limit: { kind: 'conflict', category: 'request_limit' },
 } as const satisfies Record<RequestsRefusal, RefusalProblem>;
 
 /** The value of an outcome, or its refusal thrown as the problem a client gets. */

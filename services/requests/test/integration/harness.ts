@@ -18,6 +18,8 @@ export interface Requests {
   /** A client on the namespace: publishes and reads events as other services would. */
   client: Bus;
   databaseUrl: string;
+  /** The NATS namespace of the service and `client` (an operators' command names it as BUS_NAMESPACE). */
+  busNamespace: string;
   as(accountId: string): Promise<Record<string, string>>;
   /** Credit for an account, through billing's operators' command line. */
   grant(accountId: string, amount: number): Promise<void>;
@@ -58,6 +60,7 @@ export async function startRequests(prefix: string, env: Record<string, string> 
     app: service.app,
     client,
     databaseUrl: database.url,
+    busNamespace: namespace,
     as: (accountId) =>
       callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
     grant: async (accountId, amount) => {

@@ -4,9 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { waitFor } from '@meridian/bus/testing';
-import { EVENTS, type CloudEvent } from '@meridian/contracts';
+import type { Closable } from '@meridian/bus';
+import { EVENTS, RPC, problem, type CloudEvent, type OperatorResolveReply } from '@meridian/contracts';
 import { main } from '../../scripts/admin.js';
-import { startRequests, type Requests } from './harness.js';
+import { NATS_URL, startRequests, type Requests } from './harness.js';
 import { recordEvents, requestCalls } from './support/calls.js';
 
 describe('service requests', () => {
@@ -126,19 +127,92 @@ describe('service requests', () => {
     });
   });
 
+  describe('the cap on open requests naming a domain', () => {
+    const domains = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}-${i}.example`);
+
+    it('lets exactly ten of twelve new requests asked at once through; asking again, consultancy and closed ones are not capped', async () => {
+      const account = randomUUID();
+      const answers = await Promise.all(
+        domains(12, 'burst').map((domain) => ask(account, { kind: 'pentest', domain })),
+      );
+      expect(answers.map((a) => a.status).sort()).toEqual([...Array(10).fill(200), 409, 409]);
+      const refused = answers.find((a) => a.status === 409)!;
+      expect(refused.body).toMatchObject({ error_category: 'request_limit' });
+      const rows = await h.deps.db
+        .selectFrom('service_requests')
+        .select(['id', 'domain'])
+        .where('account_id', '=', account)
+        .execute();
+      expect(rows).toHaveLength(10);
+      expect((await ask(account, { kind: 'pentest', domain: rows[0]!.domain })).body.count).toBe(2);
+      expect((await ask(account, { kind: 'consultancy' })).status).toBe(200);
+      expect((await ask(account, { kind: 'pentest_discussion', domain: 'one-more.example' })).status).toBe(
+        409,
+      );
+
+      await h.deps.db
+        .updateTable('service_requests')
+        .set({ status: 'closed' })
+        .where('id', '=', rows[0]!.id)
+        .execute();
+      expect((await ask(account, { kind: 'pentest_discussion', domain: 'one-more.example' })).status).toBe(
+        200,
+      );
+      await h.deps.db
+        .updateTable('service_requests')
+        .set({ last_at: new Date(Date.now() - 31 * 86_400_000) })
+        .where('id', '=', rows[1]!.id)
+        .execute();
+      expect((await ask(account, { kind: 'pentest', domain: 'after-lapse.example' })).status).toBe(200);
+      expect((await ask(account, { kind: 'pentest', domain: 'past-cap.example' })).status).toBe(409);
+      // Reopening a closed one is a new open request: within the cap only.
+      expect((await ask(account, { kind: 'pentest', domain: rows[0]!.domain })).status).toBe(409);
+    });
+  });
+
   describe('requests:admin', () => {
+    const operatorEmail = 'ana.desk@example.com';
+    const operatorId = randomUUID();
+    let identity: Closable;
+    beforeAll(async () => {
+      // Identity's answer to rpc.identity.operator.resolve.v1, as its contract gives it.
+      identity = await h.client.serve<{ email: string }, OperatorResolveReply>(
+        RPC.identityOperatorResolve,
+        'identity',
+        async ({ email }) => {
+          if (email === operatorEmail)
+            return { ok: true, data: { account_id: operatorId, email, nickname: 'desk-ana' } };
+          if (email === 'member@example.com')
+            return {
+              ok: false,
+              problem: problem('forbidden', 'That account holds no operator role.', {
+                category: 'operator_required',
+              }),
+            };
+          return { ok: false, problem: problem('not_found', 'No account has that email.') };
+        },
+      );
+    });
+    afterAll(async () => identity?.close());
+
     const admin = async (...argv: string[]) => {
       const out: string[] = [];
       const err: string[] = [];
       const code = await main(argv, {
-        env: { DATABASE_URL: h.databaseUrl },
+        env: { DATABASE_URL: h.databaseUrl, NATS_URL, BUS_NAMESPACE: h.busNamespace },
         stdout: (s) => out.push(s),
         stderr: (s) => err.push(s),
       });
       return { code, out: out.join(''), err: err.join('') };
     };
+    const logOf = (id: string) =>
+      h.deps.db
+        .selectFrom('operator_actions')
+        .select(['actor', 'action', 'target', 'reason'])
+        .where('target', '=', `request:${id}`)
+        .execute();
 
-    it('lists open requests for an operator and marks them reviewed, naming the operator', async () => {
+    it('lists open requests for an operator and marks them reviewed, logging the checked operator in the same transaction', async () => {
       const account = randomUUID();
       await ask(account, { kind: 'pentest', domain: 'admin-case.example.com', detail: 'call me' });
       const listed = await admin('list', '--status', 'open', '--limit', '500');
@@ -147,18 +221,66 @@ describe('service requests', () => {
       expect(line).toContain(`account ${account}`);
       const id = line.slice(1, line.indexOf(' '));
       expect(
-        await admin('mark', '--id', id, '--status', 'reviewed', '--operator', 'ana', '--note', 'called back'),
-      ).toMatchObject({ code: 0, out: `#${id} marked reviewed\n` });
+        await admin(
+          'mark',
+          '--id',
+          id,
+          '--status',
+          'reviewed',
+          '--operator',
+          operatorEmail,
+          '--note',
+          'called back',
+        ),
+      ).toMatchObject({ code: 0, out: `#${id} marked reviewed by ${operatorEmail}\n` });
+      expect(await logOf(id)).toEqual([
+        {
+          actor: `operator:${operatorId}`,
+          action: 'request.mark.reviewed',
+          target: `request:${id}`,
+          reason: 'called back',
+        },
+      ]);
+      const row = await h.deps.db
+        .selectFrom('service_requests')
+        .select('reviewed_by')
+        .where('id', '=', Number(id))
+        .executeTakeFirstOrThrow();
+      expect(row.reviewed_by).toBe(`operator:${operatorId}`);
       expect((await admin('list', '--status', 'open', '--limit', '500')).out).not.toContain(
         'admin-case.example.com',
       );
-      expect((await admin('mark', '--id', '999999', '--status', 'closed', '--operator', 'ana')).code).toBe(2);
-      expect((await admin('mark', '--id', id, '--status', 'done', '--operator', 'ana')).code).toBe(2);
+      expect(
+        (await admin('mark', '--id', '999999', '--status', 'closed', '--operator', operatorEmail)).code,
+      ).toBe(2);
+      expect((await admin('mark', '--id', id, '--status', 'done', '--operator', operatorEmail)).code).toBe(2);
       expect((await admin('shred')).code).toBe(2);
       // Asked again, it is open again for the operators.
       await ask(account, { kind: 'pentest', domain: 'admin-case.example.com' });
       expect((await admin('list', '--status', 'open', '--limit', '500')).out).toContain(
         'admin-case.example.com',
+      );
+    });
+
+    it('refuses a mark naming someone who is not an operator, or by free text, in one line with exit 2, changing and logging nothing', async () => {
+      const account = randomUUID();
+      await ask(account, { kind: 'pentest', domain: 'not-an-operator.example.com' });
+      const line = (await admin('list', '--status', 'open', '--limit', '500')).out
+        .split('\n')
+        .find((l) => l.includes('not-an-operator.example.com'))!;
+      const id = line.slice(1, line.indexOf(' '));
+      for (const [operator, said] of [
+        ['member@example.com', 'requests:admin: member@example.com is not an operator\n'],
+        ['nobody@example.com', 'requests:admin: no account has the email nobody@example.com\n'],
+        ['ana', expect.stringMatching(/^requests:admin: --operator: /)],
+      ] as const) {
+        const refused = await admin('mark', '--id', id, '--status', 'closed', '--operator', operator);
+        expect(refused).toMatchObject({ code: 2, out: '', err: said });
+        expect(refused.err.trim().split('\n')).toHaveLength(1);
+      }
+      expect(await logOf(id)).toEqual([]);
+      expect((await admin('list', '--status', 'open', '--limit', '500')).out).toContain(
+        'not-an-operator.example.com',
       );
     });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { bookable, parseHours, slotAt, slotsBetween } from '../../src/domain/availability.js';
 import { dayHoldLimit, mayHoldUnpaid } from '../../src/domain/holds.js';
-import { requestKey } from '../../src/domain/service-request.js';
+import { mayOpenRequest, requestKey } from '../../src/domain/service-request.js';
 
 const hours = (text: string) => {
   const parsed = parseHours(text);
@@ -88,5 +88,19 @@ describe('service requests', () => {
     });
     expect(requestKey({ kind: 'consultancy', domain: 'example.com' }).ok).toBe(false);
     expect(requestKey({ kind: 'pentest_discussion' }).ok).toBe(false);
+  });
+});
+
+describe('open service requests', () => {
+  const rules = { perAccount: 2, liveMs: 30 * 86_400_000 };
+
+  it('caps new requests naming a domain, but never asking again for an open one or a consultancy', () => {
+    expect(mayOpenRequest(rules, { domain: 'a.example', alreadyOpen: false }, 1).ok).toBe(true);
+    expect(mayOpenRequest(rules, { domain: 'b.example', alreadyOpen: false }, 2)).toMatchObject({
+      ok: false,
+      code: 'request_limit',
+    });
+    expect(mayOpenRequest(rules, { domain: 'a.example', alreadyOpen: true }, 2).ok).toBe(true);
+    expect(mayOpenRequest(rules, { domain: '', alreadyOpen: false }, 2).ok).toBe(true);
   });
 });

@@ -85,6 +85,16 @@ export async function insertRun(db: Db, run: RunRow): Promise<boolean> {
   }
 }
 
+/** Removes a run nothing was paid for (its payment refused or never quoted); false when it moved on. */
+export async function dropUnpaidRun(db: Db, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('runs')
+    .where('id', '=', id)
+    .where('status', '=', 'awaiting_payment')
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
 export async function findRun(db: Db, id: string): Promise<RunRow | undefined> {
   return db.selectFrom('runs').select(COLUMNS).where('id', '=', id).executeTakeFirst();
 }
@@ -148,7 +158,11 @@ export async function moveRun(
 ): Promise<RunRow | undefined> {
   let query = db
     .updateTable('runs')
-    .set({ ...set, ...(set.report ? { report: JSON.stringify(set.report) } : {}) } as never)
+    .set({
+      ...set,
+      ...(set.report ? { report: JSON.stringify(set.report) } : {}),
+      ...(set.pay ? { pay: JSON.stringify(set.pay) } : {}),
+    } as never)
     .where('id', '=', id)
     .where('status', 'in', [...from]);
   if (leaseBefore) query = query.where('lease_until', '<', leaseBefore);
@@ -234,15 +248,50 @@ export async function lapseQuotes(db: Db, before: Date, now: Date): Promise<stri
   return rows.map((r) => r.id);
 }
 
-/** How many of the account's runs wait on the work queue or run now. */
-export async function unfinishedRuns(db: Db, accountId: string): Promise<number> {
+/**
+ * Serialises the account's commissions until the transaction ends, so that runs asked at once are
+ * counted one after the other (a transaction-scoped advisory lock: Postgres and PGlite alike).
+ */
+export async function lockAccountRuns(trx: Transaction<Database>, accountId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`analysis.runs:${accountId}`}, 0))`.execute(trx);
+}
+
+/**
+ * What the account holds against its caps: runs queued or running or whose credit spend is in
+ * flight, and deposit quotes neither paid nor lapsed (created after `quotedSince`).
+ */
+export async function heldRuns(
+  db: Db,
+  accountId: string,
+  quotedSince: Date,
+): Promise<{ unfinished: number; openQuotes: number }> {
   const row = await db
     .selectFrom('runs')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .select((eb) => [
+      eb.fn
+        .countAll<string>()
+        .filterWhere((w) =>
+          w.or([
+            w('status', 'in', ['queued', 'running']),
+            w.and([w('status', '=', 'awaiting_payment'), w('payment', '<>', 'deposit')]),
+          ]),
+        )
+        .as('unfinished'),
+      eb.fn
+        .countAll<string>()
+        .filterWhere((w) =>
+          w.and([
+            w('status', '=', 'awaiting_payment'),
+            w('payment', '=', 'deposit'),
+            w('created_at', '>=', quotedSince),
+          ]),
+        )
+        .as('quotes'),
+    ])
     .where('account_id', '=', accountId)
-    .where('status', 'in', ['queued', 'running'])
+    .where('status', 'in', ['queued', 'running', 'awaiting_payment'])
     .executeTakeFirstOrThrow();
-  return Number(row.n);
+  return { unfinished: Number(row.unfinished), openQuotes: Number(row.quotes) };
 }
 
 /**

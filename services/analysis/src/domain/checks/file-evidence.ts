@@ -29,22 +29,36 @@ function envKeys(text: string): string[] {
   return out;
 }
 
+/** A user (and password) in a URL or an scp-like address: `https://user:pw@host`, `user:pw@host`. */
+const USER_PART = /^([a-z][a-z0-9+.-]*:\/\/)?[^/@\s"]+@/i;
+
+/**
+ * A subsection names a URL (`[url "https://x-access-token:TOKEN@github.com/"]`, `[credential
+ * "https://user:PW@host"]`): it is shown with its user part cut out, which is said.
+ */
+function sectionOf(name: string, sub: string | undefined): { section: string; cut: boolean } {
+  if (sub === undefined) return { section: name, cut: false };
+  const shown = sub.replace(USER_PART, '$1');
+  return { section: `${name}.${shown}`, cut: shown !== sub };
+}
+
 /** `[section "sub"]` then `key = value`: each `section.sub.key` with its value's length. */
 function gitConfigKeys(text: string): string[] {
   const out: string[] = [];
-  let section = '';
+  let section = { section: '', cut: false };
   for (const line of text.split(/\r?\n/)) {
     const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"([^"]*)")?\s*\]/.exec(line);
     if (head) {
-      section = head[2] === undefined ? head[1]! : `${head[1]}.${head[2]}`;
+      section = sectionOf(head[1]!, head[2]);
       continue;
     }
     const m = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$/.exec(line);
     if (!m) continue;
     const value = m[2]!;
-    // A remote URL with a user part carries a credential: said so, still without the value.
-    const secret = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s]+@/i.test(value) ? ', with credentials in it' : '';
-    out.push(`${section ? `${section}.` : ''}${m[1]} (${length(value)}${secret})`);
+    // A URL with a user part carries a credential: said so, still without the value.
+    const secret = USER_PART.test(value) ? ', with credentials in it' : '';
+    const cut = section.cut ? ', credentials cut out of its section name' : '';
+    out.push(`${section.section ? `${section.section}.` : ''}${m[1]} (${length(value)}${secret}${cut})`);
   }
   return out;
 }

@@ -31,6 +31,40 @@ export async function upsertRequest(
     .executeTakeFirstOrThrow();
 }
 
+/** Serialises the account's new requests until the transaction ends, so that the cap counts them one by one. */
+export async function lockAccountRequests(trx: Transaction<Database>, accountId: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`requests.open:${accountId}`}, 0))`.execute(trx);
+}
+
+/** Whether the account's request of this (kind, domain) is open now. */
+export async function isOpen(
+  db: Db,
+  request: { account_id: string; kind: string; domain: string },
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('service_requests')
+    .select('id')
+    .where('account_id', '=', request.account_id)
+    .where('kind', '=', request.kind)
+    .where('domain', '=', request.domain)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The account's open requests naming a domain, asked (last) since `since`. */
+export async function countOpenRequests(db: Db, accountId: string, since: Date): Promise<number> {
+  const row = await db
+    .selectFrom('service_requests')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('status', '=', 'open')
+    .where('domain', '<>', '')
+    .where('last_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export interface RequestFilter {
   status?: string | undefined;
   kind?: string | undefined;
