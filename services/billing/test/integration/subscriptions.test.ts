@@ -80,7 +80,13 @@ describe('subscriptions and data plans bought from credit', () => {
     const read = await request(billing.app)
       .get('/v1/audit/subscription')
       .set(await billing.as(account));
-    expect(read.body.data).toEqual({ tier: null, granted_at: null, expires_at: null, active: false });
+    expect(read.body.data).toEqual({
+      tier: null,
+      granted_at: null,
+      expires_at: null,
+      active: false,
+      scheduled: null,
+    });
   });
 
   it('renews ahead on the same tier, replays a retried purchase and gives back the unused part on a switch', async () => {
