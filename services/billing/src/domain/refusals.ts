@@ -1,3 +1,5 @@
+import { refuse, type Refusal } from '@meridian/contracts';
+
 /**
  * Every refusal a flow of billing returns, to a client (portal 4.4 and 4.5) or to another
  * service over request/reply. routes/answer.ts gives each its problem.
@@ -12,3 +14,18 @@ export type BillingRefusal =
   | 'not_found'
   /** Top-ups by on-chain deposit are not configured on this deployment. */
   | 'deposits_off';
+
+/** The sums a refusal names, for machines: problem members beside the detail a person reads in dollars. */
+export interface RefusalAmounts {
+  balance_atomic?: number;
+  needed_atomic?: number;
+  refundable_atomic?: number;
+  asked_atomic?: number;
+}
+
+/** A refusal that names sums of money: the detail says them in dollars, `amounts` in atomic units. */
+export const refuseWithAmounts = <C extends string>(
+  code: C,
+  detail: string,
+  amounts: RefusalAmounts,
+): Refusal<C> & { amounts: RefusalAmounts } => ({ ...refuse(code, detail), amounts });

@@ -1,8 +1,8 @@
 import { ok, refuse, type PostingReply, type Result } from '@meridian/contracts';
-import type { BillingRefusal } from '../domain/refusals.js';
+import { refuseWithAmounts, type BillingRefusal } from '../domain/refusals.js';
 import { entriesOfOrder } from '../db/repositories/ledger.js';
 import { lockOrder } from '../db/repositories/orders.js';
-import { refundable } from '../domain/ledger.js';
+import { refundable, usd } from '../domain/ledger.js';
 import type { BillingDeps } from '../deps.js';
 import { inPostingTransaction, postInTransaction } from './post.js';
 
@@ -41,9 +41,10 @@ export async function refundOrder(
     const left = refundable(spent, refunded - (earlier?.delta_atomic ?? 0));
     const amount = refund.amount_atomic ?? (earlier ? earlier.delta_atomic : left);
     if (amount > left || left === 0)
-      return refuse(
+      return refuseWithAmounts(
         'conflict',
-        `Order ${refund.order_id} has ${left} atomic units left to refund; ${amount} were asked.`,
+        `Order ${refund.order_id} has ${usd(left)} left to refund; ${usd(amount)} was asked.`,
+        { refundable_atomic: left, asked_atomic: amount },
       );
     const posted = await postInTransaction(
       trx,
