@@ -13,7 +13,13 @@ export type BillingRefusal =
   | 'conflict'
   | 'not_found'
   /** Top-ups by on-chain deposit are not configured on this deployment. */
-  | 'deposits_off';
+  | 'deposits_off'
+  /** An operator's write or a deposit names an account neither billing nor identity knows. */
+  | 'unknown_account'
+  /** Identity did not answer whether an account exists, so nothing was written. */
+  | 'identity_unavailable'
+  /** An operator's command names someone identity does not hold as an operator. */
+  | 'operator_required';
 
 /** The sums a refusal names, for machines: problem members beside the detail a person reads in dollars. */
 export interface RefusalAmounts {

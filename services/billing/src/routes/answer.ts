@@ -10,6 +10,9 @@ export const BILLING_PROBLEMS = {
   conflict: { kind: 'conflict' },
   not_found: { kind: 'not_found' },
   deposits_off: { kind: 'service_unavailable', category: 'deposits_unavailable' },
+  unknown_account: { kind: 'not_found', category: 'unknown_account' },
+  identity_unavailable: { kind: 'service_unavailable', category: 'identity_unavailable', retryAfter: 5 },
+  operator_required: { kind: 'forbidden', category: 'operator_required' },
 } as const satisfies Record<BillingRefusal, RefusalProblem>;
 
 /**
