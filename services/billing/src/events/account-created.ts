@@ -12,7 +12,7 @@ import { SERVICE } from '../deps.js';
  */
 const createdSchema = accountCreatedSchema.extend({ account_id: z.uuid() });
 
-export async function applyAccountCreated(deps: BillingDeps, event: CloudEvent): Promise<void> {
+async function applyAccountCreated(deps: BillingDeps, event: CloudEvent): Promise<void> {
   const parsed = createdSchema.safeParse(event.data);
   if (!parsed.success) {
     deps.logger.warn(
