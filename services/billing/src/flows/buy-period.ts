@@ -83,7 +83,13 @@ export async function buyPeriod(
     );
     if (!paid.ok) return paid;
     const { replaces, starts_at, expires_at } = planned.value;
-    if (replaces) await creditUnusedPart(trx, posting, replaces, now);
+    if (replaces)
+      await creditUnusedPart(
+        trx,
+        { ...posting, ref: `plan change credit: ${replaces.period.tier} to ${order.tier}` },
+        replaces,
+        now,
+      );
     await insertPeriod(trx, {
       account_id: order.account_id,
       product: order.product,
@@ -104,7 +110,8 @@ export async function buyPeriod(
 
 /**
  * An upgrade's plan change credit: the old period ends now and its unused part comes back as a
- * `refund` entry correcting the period's payment (portal 2.2 has no reason of its own for it).
+ * `refund` entry correcting the period's payment (portal 2.2 has no reason of its own for it), its
+ * free-form `ref` saying so in words; the history's `ref` stays the order id.
  */
 async function creditUnusedPart(
   trx: Transaction<Database>,

@@ -43,7 +43,10 @@ describe('switching tiers buys nothing for free', () => {
       await request(billing.app)
         .get('/v1/credits')
         .set(await billing.as(accountId))
-    ).body as { balance_atomic: number; entries: Array<{ reason: string; delta_atomic: number }> };
+    ).body as {
+      balance_atomic: number;
+      entries: Array<{ reason: string; delta_atomic: number; ref: string | null }>;
+    };
 
   it('keeps the reviewed tier to the end of the period it paid when switching down, and gives nothing back', async () => {
     const account = randomUUID();
@@ -75,6 +78,7 @@ describe('switching tiers buys nothing for free', () => {
     ]);
     // The only give-back is the upgrade's plan change credit, for the base month cut short.
     expect(entries[1]!.delta_atomic).toBeLessThanOrEqual(49_000_000);
+    expect(entries[1]!.ref).toBe('plan change credit: audit_base to audit_review');
   });
 
   it('leaves no balance above one payment of the dearest tier after up-down-up cycles in a period', async () => {
