@@ -71,6 +71,8 @@ export const subscriptionSchema = z.object({
   granted_at: z.string().nullable(),
   expires_at: z.string().nullable(),
   active: z.boolean(),
+  /** A switch to a cheaper tier, paid, that takes effect when the current tier expires. */
+  scheduled: z.object({ tier: auditTierSchema, starts_at: z.string() }).nullable().optional(),
 });
 export type Subscription = z.infer<typeof subscriptionSchema>;
 
@@ -80,6 +82,8 @@ export const planSubscriptionSchema = z.object({
   granted_at: z.string().nullable(),
   expires_at: z.string().nullable(),
   active: z.boolean(),
+  /** A switch to a cheaper plan, paid, that takes effect when the current plan expires. */
+  scheduled: z.object({ tier: planSchema, starts_at: z.string() }).nullable().optional(),
 });
 
 /** POST /v1/audit/subscribe body (portal 4.4); a field it does not name is refused, not ignored. */

@@ -62,4 +62,5 @@ export const DURABLES = {
   requestsOrderPaid: 'requests__order_paid',
   analysisOrderPaid: 'analysis__order_paid',
   analysisRunWorker: 'analysis__run_worker',
+  billingAccountCreated: 'billing__account_created',
 } as const;

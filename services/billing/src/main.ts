@@ -3,7 +3,8 @@ import { isEntrypoint, runMain, startService, type SharedInfra } from '@meridian
 import { routes } from './app.js';
 import { parseConfig } from './config.js';
 import { migrations } from './db/migrations/index.js';
-import { SERVICE } from './deps.js';
+import { lendBus, SERVICE } from './deps.js';
+import { consumers } from './events/account-created.js';
 import { syncPrices } from './flows/sync-prices.js';
 import { startDepositWatcher } from './jobs/deposit-watcher.js';
 import { startPlanLapse } from './jobs/plan-lapse.js';
@@ -18,15 +19,17 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       schema: SERVICE,
       config,
       migrations,
-      streams: [STREAMS.billing],
+      streams: [STREAMS.billing, STREAMS.identity],
       outbox: true,
       routes,
       prepare: syncPrices,
       rpc: rpcHandlers,
-      // The plan lapse, and the deposit watcher when SOLANA_RPC_URL and DEPOSIT_ADDRESS are set.
+      consumers,
+      // The plan lapse, the deposit watcher when SOLANA_RPC_URL and DEPOSIT_ADDRESS are set, and
+      // the bus lent to the operators' commands this process serves (billing:admin).
       background: (deps) => {
         const watcher = startDepositWatcher(deps);
-        return [startPlanLapse(deps), ...(watcher ? [watcher.stop] : [])];
+        return [startPlanLapse(deps), lendBus(deps.bus), ...(watcher ? [watcher.stop] : [])];
       },
     },
     shared,

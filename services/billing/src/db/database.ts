@@ -46,6 +46,8 @@ export interface Database extends OutboxTables {
   };
   /** Append-only (a trigger refuses UPDATE and DELETE). */
   operator_actions: OperatorActionsTable;
+  /** The accounts billing knows: identity's account.created events, and identity's answers. */
+  accounts: { account_id: string; created_at: Date | null; recorded_at: Date };
   watcher_cursors: { address: string; last_signature: string; updated_at: Date };
   subscription_periods: {
     id: Generated<number>;

@@ -69,3 +69,19 @@ export function samePosting(entry: PostedEntry, posting: Posting): boolean {
 export function refundable(spentAtomic: number, refundedAtomic: number): number {
   return Math.max(0, spentAtomic - refundedAtomic);
 }
+
+const ATOMIC_PER_USD = 1_000_000;
+
+/**
+ * Money as a person reads it: dollars with cents (`$25.00`, `$1,250.50`), with more places only
+ * for a fraction of a cent (`$0.0125`). Integer arithmetic: never rounded.
+ */
+export function usd(atomic: number): string {
+  const sign = atomic < 0 ? '-' : '';
+  const whole = Math.floor(Math.abs(atomic) / ATOMIC_PER_USD);
+  const places = String(Math.abs(atomic) % ATOMIC_PER_USD)
+    .padStart(6, '0')
+    .replace(/0{1,4}$/, '');
+  const cents = places.padEnd(2, '0');
+  return `${sign}$${whole.toLocaleString('en-US')}.${cents}`;
+}

@@ -45,34 +45,77 @@ export function currentOf(
 export interface Purchase {
   starts_at: Date;
   expires_at: Date;
-  /** A period of another tier that the purchase cuts short, and the unused part of it given back. */
+  /** A period of a cheaper tier that an upgrade cuts short, and the unused part of it given back. */
   replaces?: { period: Period; unused_atomic: number };
 }
 
+/** A month's price of each tier of the product (the price table): a dearer tier is an upgrade. */
+export type TierPrices = ReadonlyMap<string, number>;
+
+/** The tiers priced like `item` (`audit:audit_base` → every `audit:*`), by tier. */
+export function tierPricesOf(prices: ReadonlyMap<string, number>, item: string): TierPrices {
+  const prefix = item.slice(0, item.indexOf(':') + 1);
+  return new Map(
+    [...prices]
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([key, price]) => [key.slice(prefix.length), price]),
+  );
+}
+
 /**
- * What buying a month of `tier` does. The same tier while one runs: a month more after the run
- * (a renewal paid ahead). Another tier while one runs: the new tier starts now and the unused
- * part of the current period is given back pro rata (a switch, not a double charge).
+ * What buying a month of `tier` does. Nothing running: it starts now. An upgrade (a tier dearer
+ * than the current one, nothing paid ahead) starts now and gives back the unused part of the
+ * current period pro rata. Anything else (the same tier, a cheaper one) is a month more after
+ * what is paid: a switch down never gives money back, so a period that delivered the dearer
+ * tier's runs is paid in full, and upgrade-downgrade cycles cost at least the dearest tier.
  */
-export function purchase(periods: readonly Period[], tier: string, now: Date): Result<Purchase, 'conflict'> {
+export function purchase(
+  periods: readonly Period[],
+  tier: string,
+  now: Date,
+  prices: TierPrices,
+): Result<Purchase, 'conflict'> {
   const current = currentOf(periods, now);
   if (!current) return ok({ starts_at: now, expires_at: addMonth(now) });
-  if (current.period.tier === tier) {
-    const ahead = periods.filter((p) => p.tier === tier && p.expires_at > now).length;
-    if (ahead >= MAX_PERIODS_AHEAD)
-      return refuse('conflict', `${MAX_PERIODS_AHEAD} months of ${tier} are already paid; buy more later.`);
-    return ok({ starts_at: current.runs_until, expires_at: addMonth(current.runs_until) });
+  const paidUntil = paidUntilOf(periods, current.runs_until);
+  if (isUpgrade(prices, current.period.tier, tier)) {
+    if (paidUntil.getTime() !== current.period.expires_at.getTime())
+      return refuse(
+        'conflict',
+        `Months are paid ahead until ${paidUntil.toISOString()}; upgrade to ${tier} when they have run out.`,
+      );
+    return ok({
+      starts_at: now,
+      expires_at: addMonth(now),
+      replaces: { period: current.period, unused_atomic: unusedPart(current.period, now) },
+    });
   }
-  if (current.runs_until.getTime() !== current.period.expires_at.getTime())
-    return refuse(
-      'conflict',
-      `Months of ${current.period.tier} are paid ahead; switch tiers when they have run out.`,
-    );
-  return ok({
-    starts_at: now,
-    expires_at: addMonth(now),
-    replaces: { period: current.period, unused_atomic: unusedPart(current.period, now) },
-  });
+  const ahead = periods.filter((p) => p.expires_at > now).length;
+  if (ahead >= MAX_PERIODS_AHEAD)
+    return refuse('conflict', `${MAX_PERIODS_AHEAD} months are already paid; buy more later.`);
+  return ok({ starts_at: paidUntil, expires_at: addMonth(paidUntil) });
+}
+
+const isUpgrade = (prices: TierPrices, from: string, to: string): boolean =>
+  from !== to && (prices.get(to) ?? 0) > (prices.get(from) ?? 0);
+
+/** The end of the unbroken run of paid periods, whatever their tiers. */
+function paidUntilOf(periods: readonly Period[], from: Date): Date {
+  let until = from;
+  for (const next of [...periods].sort((a, b) => a.starts_at.getTime() - b.starts_at.getTime()))
+    if (next.starts_at.getTime() === until.getTime()) until = next.expires_at;
+  return until;
+}
+
+/** The first period of another tier paid to follow the current run: a switch down waiting for it. */
+export function scheduledAfter(
+  periods: readonly Period[],
+  now: Date,
+): { tier: string; starts_at: Date } | undefined {
+  const current = currentOf(periods, now);
+  if (!current) return undefined;
+  const next = periods.find((p) => p.starts_at.getTime() === current.runs_until.getTime());
+  return next && { tier: next.tier, starts_at: next.starts_at };
 }
 
 /** The unpaid-for remainder of a period, rounded down to the atomic unit. */

@@ -4,9 +4,16 @@ import { EVENTS, ok, refuse, type Plan, type Result } from '@meridian/contracts'
 import type { BillingRefusal } from '../domain/refusals.js';
 import type { Database } from '../db/database.js';
 import { findEntryByKey, lockBalance } from '../db/repositories/ledger.js';
-import { priceOf } from '../db/repositories/prices.js';
+import { allPrices } from '../db/repositories/prices.js';
 import { endPeriod, insertPeriod, periodsFrom, tierPaidBy } from '../db/repositories/subscriptions.js';
-import { currentOf, purchase, type Product } from '../domain/subscription.js';
+import {
+  currentOf,
+  purchase,
+  scheduledAfter,
+  tierPricesOf,
+  type Product,
+  type Purchase,
+} from '../domain/subscription.js';
 import type { BillingDeps } from '../deps.js';
 import { announce } from './events.js';
 import { inPostingTransaction, postInTransaction } from './post.js';
@@ -28,6 +35,8 @@ export interface PeriodState {
   granted_at: string | null;
   expires_at: string | null;
   active: boolean;
+  /** A switch down paid to follow the current run: the tier, from when. */
+  scheduled: { tier: string; starts_at: string } | null;
 }
 
 /**
@@ -57,11 +66,12 @@ export async function buyPeriod(
         );
       return ok(await subscriptionOf(trx, order.account_id, order.product, now));
     }
-    const price = await priceOf(trx, order.item);
+    const prices = tierPricesOf(await allPrices(trx), order.item);
+    const price = prices.get(order.tier);
     if (price === undefined)
       return refuse('not_found', `${order.tier} has no price on this deployment and cannot be bought.`);
     const periods = await periodsFrom(trx, order.account_id, order.product, now);
-    const planned = purchase(periods, order.tier, now);
+    const planned = purchase(periods, order.tier, now, prices);
     if (!planned.ok) return planned;
     const orderId = `sub-${createHash('sha256').update(key).digest('base64url').slice(0, 22)}`;
     const reason = order.product === 'audit' ? 'subscription' : 'data_plan';
@@ -73,23 +83,13 @@ export async function buyPeriod(
     );
     if (!paid.ok) return paid;
     const { replaces, starts_at, expires_at } = planned.value;
-    if (replaces) {
-      await endPeriod(trx, replaces.period.id, now);
-      if (replaces.unused_atomic > 0) {
-        const back = await postInTransaction(
-          trx,
-          {
-            ...posting,
-            reason: 'refund',
-            amount_atomic: replaces.unused_atomic,
-            idempotency_key: `switch:${replaces.period.id}`,
-            corrects_id: replaces.period.ledger_entry_id,
-          },
-          now,
-        );
-        if (!back.ok) throw new Error(`the unused part of a period could not be given back: ${back.code}`);
-      }
-    }
+    if (replaces)
+      await creditUnusedPart(
+        trx,
+        { ...posting, ref: `plan change credit: ${replaces.period.tier} to ${order.tier}` },
+        replaces,
+        now,
+      );
     await insertPeriod(trx, {
       account_id: order.account_id,
       product: order.product,
@@ -108,6 +108,33 @@ export async function buyPeriod(
   });
 }
 
+/**
+ * An upgrade's plan change credit: the old period ends now and its unused part comes back as a
+ * `refund` entry correcting the period's payment (portal 2.2 has no reason of its own for it), its
+ * free-form `ref` saying so in words; the history's `ref` stays the order id.
+ */
+async function creditUnusedPart(
+  trx: Transaction<Database>,
+  posting: { account_id: string; ref: string; order_id: string; actor: string },
+  replaces: NonNullable<Purchase['replaces']>,
+  now: Date,
+): Promise<void> {
+  await endPeriod(trx, replaces.period.id, now);
+  if (replaces.unused_atomic === 0) return;
+  const back = await postInTransaction(
+    trx,
+    {
+      ...posting,
+      reason: 'refund',
+      amount_atomic: replaces.unused_atomic,
+      idempotency_key: `switch:${replaces.period.id}`,
+      corrects_id: replaces.period.ledger_entry_id,
+    },
+    now,
+  );
+  if (!back.ok) throw new Error(`the plan change credit could not be posted: ${back.code}`);
+}
+
 /** The current subscription of one product. */
 export async function subscriptionOf(
   db: Transaction<Database> | BillingDeps['db'],
@@ -115,12 +142,15 @@ export async function subscriptionOf(
   product: Product,
   now: Date,
 ): Promise<PeriodState> {
-  const current = currentOf(await periodsFrom(db, accountId, product, now), now);
-  if (!current) return { tier: null, granted_at: null, expires_at: null, active: false };
+  const periods = await periodsFrom(db, accountId, product, now);
+  const current = currentOf(periods, now);
+  if (!current) return { tier: null, granted_at: null, expires_at: null, active: false, scheduled: null };
+  const next = scheduledAfter(periods, now);
   return {
     tier: current.period.tier,
     granted_at: current.period.starts_at.toISOString(),
     expires_at: current.runs_until.toISOString(),
     active: true,
+    scheduled: next ? { tier: next.tier, starts_at: next.starts_at.toISOString() } : null,
   };
 }

@@ -2,31 +2,42 @@ import { ok, refuse, type PostingReply, type Result } from '@meridian/contracts'
 import type { BillingRefusal } from '../domain/refusals.js';
 import { insertOperatorAction, settleUnmatchedDeposit } from '../db/repositories/operator-actions.js';
 import type { BillingDeps } from '../deps.js';
+import { knownAccount } from './known-account.js';
+import { operatorActor, operatorLogActor, type CheckedOperator } from './operator-by-email.js';
 import { inPostingTransaction, postInTransaction, type Posted } from './post.js';
-import { refundOrder } from './refund-order.js';
+import { refundOrderIn } from './refund-order.js';
 
-type Deps = Pick<BillingDeps, 'db'>;
-const actorOf = (operatorId: string) => `operator:${operatorId}`;
+type Deps = Pick<BillingDeps, 'db' | 'bus'>;
+const REASONS = { grant: 'admin_grant', revoke: 'admin_revoke', topup: 'topup_manual' } as const;
 
 /**
- * An operator's grant or revocation of credit, through the ledger's posting rule (a revocation
- * never takes the balance below zero), logged with its reason in the same transaction.
+ * An operator's grant, revocation or manual top-up of credit, through the ledger's posting rule
+ * (a revocation never takes the balance below zero), to an account billing knows, logged with its
+ * reason in the same transaction.
  */
 export async function postByOperator(
   deps: Deps,
-  operatorId: string,
-  input: { kind: 'grant' | 'revoke'; account_id: string; amount_atomic: number; reason: string; key: string },
+  operator: CheckedOperator,
+  input: {
+    kind: keyof typeof REASONS;
+    account_id: string;
+    amount_atomic: number;
+    reason: string;
+    key: string;
+  },
   at = new Date(),
-) {
+): Promise<Result<Posted, BillingRefusal>> {
+  const known = await knownAccount(deps, input.account_id, at);
+  if (!known.ok) return known;
   return inPostingTransaction(deps, async (trx) => {
     const posted = await postInTransaction(
       trx,
       {
         account_id: input.account_id,
-        reason: input.kind === 'grant' ? 'admin_grant' : 'admin_revoke',
+        reason: REASONS[input.kind],
         amount_atomic: input.amount_atomic,
         ref: input.reason,
-        actor: actorOf(operatorId),
+        actor: operatorActor(operator),
         idempotency_key: `operator:${input.key}`,
       },
       at,
@@ -34,7 +45,7 @@ export async function postByOperator(
     if (posted.ok && !posted.value.replayed)
       await insertOperatorAction(trx, {
         at,
-        actor: actorOf(operatorId),
+        actor: operatorLogActor(operator),
         action: `credit.${input.kind}`,
         target: `account:${input.account_id}`,
         reason: `${input.amount_atomic}: ${input.reason}`,
@@ -45,34 +56,38 @@ export async function postByOperator(
 
 /**
  * An operator's refund of an order, through billing's refund rule (never more than was spent less
- * what was refunded). The refund is its own transaction; the log line follows it.
+ * what was refunded), logged in the refund's own transaction: both are written or neither.
  */
 export async function refundByOperator(
   deps: Deps,
-  operatorId: string,
+  operator: CheckedOperator,
   input: { account_id: string; order_id: string; amount_atomic?: number; reason: string; key: string },
   at = new Date(),
 ): Promise<Result<PostingReply, BillingRefusal>> {
-  const refunded = await refundOrder(
-    deps,
-    {
-      account_id: input.account_id,
-      order_id: input.order_id,
-      actor: actorOf(operatorId),
-      idempotency_key: `operator:${input.key}`,
-      ...(input.amount_atomic ? { amount_atomic: input.amount_atomic } : {}),
-    },
-    at,
-  );
-  if (refunded.ok && !refunded.value.replayed)
-    await insertOperatorAction(deps.db, {
+  const known = await knownAccount(deps, input.account_id, at);
+  if (!known.ok) return known;
+  return inPostingTransaction(deps, async (trx) => {
+    const refunded = await refundOrderIn(
+      trx,
+      {
+        account_id: input.account_id,
+        order_id: input.order_id,
+        actor: operatorActor(operator),
+        idempotency_key: `operator:${input.key}`,
+        ...(input.amount_atomic ? { amount_atomic: input.amount_atomic } : {}),
+      },
       at,
-      actor: actorOf(operatorId),
-      action: 'credit.refund',
-      target: `order:${input.order_id}`,
-      reason: `${refunded.value.amount_atomic}: ${input.reason}`,
-    });
-  return refunded;
+    );
+    if (refunded.ok && !refunded.value.replayed)
+      await insertOperatorAction(trx, {
+        at,
+        actor: operatorLogActor(operator),
+        action: 'credit.refund',
+        target: `order:${input.order_id}`,
+        reason: `${refunded.value.amount_atomic}: ${input.reason}`,
+      });
+    return refunded;
+  });
 }
 
 export type DepositSettlement =
@@ -86,10 +101,14 @@ export type DepositSettlement =
  */
 export async function settleDeposit(
   deps: Deps,
-  operatorId: string,
+  operator: CheckedOperator,
   input: DepositSettlement,
   at = new Date(),
-): Promise<Result<{ tx_signature: string; amount_atomic: number; posted: Posted | null }, 'not_found'>> {
+): Promise<Result<{ tx_signature: string; amount_atomic: number; posted: Posted | null }, BillingRefusal>> {
+  if (input.kind === 'assign') {
+    const known = await knownAccount(deps, input.account_id, at);
+    if (!known.ok) return known;
+  }
   return inPostingTransaction(deps, async (trx) => {
     const to =
       input.kind === 'assign'
@@ -107,7 +126,7 @@ export async function settleDeposit(
           reason: 'topup_usdc',
           amount_atomic: amount,
           ref: input.tx_signature,
-          actor: actorOf(operatorId),
+          actor: operatorActor(operator),
           idempotency_key: `deposit:${input.tx_signature}`,
           tx_signature: input.tx_signature,
         },
@@ -118,7 +137,7 @@ export async function settleDeposit(
     }
     await insertOperatorAction(trx, {
       at,
-      actor: actorOf(operatorId),
+      actor: operatorLogActor(operator),
       action: `deposit.${input.kind}`,
       target:
         input.kind === 'assign'

@@ -2,7 +2,15 @@ import type { Transaction } from 'kysely';
 import { ok, refuse, type Refusal, type Result } from '@meridian/contracts';
 import type { Database } from '../db/database.js';
 import { findEntryByKey, insertEntry, moveBalance, readBalance } from '../db/repositories/ledger.js';
-import { checkAmount, samePosting, signedDelta, type PostedEntry, type Posting } from '../domain/ledger.js';
+import {
+  checkAmount,
+  samePosting,
+  signedDelta,
+  usd,
+  type PostedEntry,
+  type Posting,
+} from '../domain/ledger.js';
+import { refuseWithAmounts } from '../domain/refusals.js';
 import type { BillingDeps } from '../deps.js';
 
 export interface Posted {
@@ -30,11 +38,14 @@ export async function postInTransaction(
   if (existing) return replay(trx, existing, posting);
   const delta = signedDelta(posting);
   const balance = await moveBalance(trx, posting.account_id, delta, at);
-  if (balance === undefined)
-    return refuse(
+  if (balance === undefined) {
+    const held = await readBalance(trx, posting.account_id);
+    return refuseWithAmounts(
       'insufficient_credit',
-      `The credit balance is ${await readBalance(trx, posting.account_id)} atomic units; this needs ${posting.amount_atomic}.`,
+      `The credit balance is ${usd(held)}; this needs ${usd(posting.amount_atomic)}.`,
+      { balance_atomic: held, needed_atomic: posting.amount_atomic },
     );
+  }
   const entry = await insertEntry(trx, {
     account_id: posting.account_id,
     created_at: at,

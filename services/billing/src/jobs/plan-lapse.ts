@@ -1,4 +1,4 @@
-import { EVENTS } from '@meridian/contracts';
+import { EVENTS, type Plan } from '@meridian/contracts';
 import { startPeriodic } from '@meridian/runtime';
 import {
   claimLapsed,
@@ -11,8 +11,9 @@ import type { BillingDeps } from '../deps.js';
 import { announce } from '../flows/events.js';
 
 /**
- * When a paid data plan's last period ends and no other covers now, the account is back on free:
- * announced once per period (its lapse mark), in the transaction that marks it.
+ * When a paid data plan's period ends, the plan that follows is announced: the tier of the
+ * period that covers now when it differs (a switch down scheduled for the end of the paid period),
+ * or free when none does. Once per period (its lapse mark), in the transaction that marks it.
  */
 export async function announceLapsedPlans(deps: BillingDeps, now = new Date()): Promise<number> {
   let announced = 0;
@@ -20,10 +21,11 @@ export async function announceLapsedPlans(deps: BillingDeps, now = new Date()): 
     await deps.db.transaction().execute(async (trx) => {
       if (!(await claimLapsed(trx, lapsed.id))) return;
       const covering = currentOf(await periodsFrom(trx, lapsed.account_id, 'data_plan', now), now);
-      if (!covering) {
+      const next = covering ? covering.period.tier : 'free';
+      if (next !== lapsed.tier) {
         await announce(trx, EVENTS.billingPlanChanged, {
           account_id: lapsed.account_id,
-          plan: 'free',
+          plan: next as Plan,
           changed_at: lapsed.expires_at.toISOString(),
         });
         announced++;

@@ -6,6 +6,7 @@ import { envelope, HttpProblem, idempotencyKeyOf, operatorAccountOf, parseInput 
 import { unmatchedDeposits } from '../db/repositories/deposits.js';
 import type { BillingDeps } from '../deps.js';
 import { postByOperator, refundByOperator, settleDeposit } from '../flows/operator-actions.js';
+import { consoleOperator } from '../flows/operator-by-email.js';
 import { valueOf } from './answer.js';
 
 const method = "Billing's credit ledger and deposits, changed by an operator.";
@@ -28,7 +29,7 @@ const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(500).defa
 /**
  * The operator console's credit and deposit actions, each with a reason, through the ledger's own
  * rules: a session of an operator with TOTP active (operatorAccountOf); every action is logged in
- * `operator_actions`. An `Idempotency-Key` makes a retried grant, revocation or refund post once.
+ * `operator_actions` in the transaction of its change, and names an account billing knows. An `Idempotency-Key` makes a retried grant, revocation or refund post once.
  */
 export function operatorRoutes(deps: BillingDeps): Router {
   const router = Router();
@@ -45,7 +46,7 @@ export function operatorRoutes(deps: BillingDeps): Router {
   });
   for (const kind of ['grant', 'revoke'] as const)
     router.post(`/v1/operator/billing/${kind}`, async (req, res) => {
-      const operator = operatorAccountOf(req);
+      const operator = await consoleOperator(deps, operatorAccountOf(req));
       const body = parseInput(creditBody, req.body ?? {});
       const key = idempotencyKeyOf(req.get('idempotency-key')) ?? randomUUID();
       const { entry, balance_atomic, replayed } = valueOf(
@@ -54,14 +55,14 @@ export function operatorRoutes(deps: BillingDeps): Router {
       res.status(replayed ? 200 : 201).json(envelope({ entry, balance_atomic, replayed }, {}, { method }));
     });
   router.post('/v1/operator/billing/refund', async (req, res) => {
-    const operator = operatorAccountOf(req);
+    const operator = await consoleOperator(deps, operatorAccountOf(req));
     const body = parseInput(refundBody, req.body ?? {});
     const key = idempotencyKeyOf(req.get('idempotency-key')) ?? randomUUID();
     const refunded = valueOf(await refundByOperator(deps, operator, { ...body, key }));
     res.status(refunded.replayed ? 200 : 201).json(envelope(refunded, {}, { method }));
   });
   router.post('/v1/operator/billing/deposits/:signature/assign', async (req, res) => {
-    const operator = operatorAccountOf(req);
+    const operator = await consoleOperator(deps, operatorAccountOf(req));
     const { signature } = parseInput(signaturePath, req.params, 'path');
     const body = parseInput(assignBody, req.body ?? {});
     const settled = valueOf(
@@ -70,7 +71,7 @@ export function operatorRoutes(deps: BillingDeps): Router {
     res.json(envelope(settled, {}, { method }));
   });
   router.post('/v1/operator/billing/deposits/:signature/return', async (req, res) => {
-    const operator = operatorAccountOf(req);
+    const operator = await consoleOperator(deps, operatorAccountOf(req));
     const { signature } = parseInput(signaturePath, req.params, 'path');
     const body = parseInput(returnBody, req.body ?? {});
     const settled = valueOf(

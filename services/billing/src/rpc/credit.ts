@@ -9,7 +9,6 @@ import {
   subscriptionReadRequestSchema,
   type Result,
 } from '@meridian/contracts';
-import { refusalProblem } from '@meridian/http-kit';
 import { resultHandler, type RpcRegistration } from '@meridian/runtime';
 import { readBalance } from '../db/repositories/ledger.js';
 import { allPrices } from '../db/repositories/prices.js';
@@ -19,12 +18,12 @@ import { refundOrder } from '../flows/refund-order.js';
 import { registerOrder } from '../flows/register-order.js';
 import { spendForOrder } from '../flows/spend-for-order.js';
 import type { BillingRefusal } from '../domain/refusals.js';
-import { BILLING_PROBLEMS } from '../routes/answer.js';
+import { billingProblem } from '../routes/answer.js';
 
 const handler = <S extends z.ZodType, T>(
   schema: S,
   run: (input: z.infer<S>) => Promise<Result<T, BillingRefusal>>,
-) => resultHandler(schema, run, (refusal) => refusalProblem(BILLING_PROBLEMS, refusal));
+) => resultHandler(schema, run, billingProblem);
 
 /** Request/reply of billing for analysis and requests: pay, refund and quote orders; read balance, subscription and prices. */
 export function rpcHandlers(deps: BillingDeps): RpcRegistration[] {

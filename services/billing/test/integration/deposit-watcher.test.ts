@@ -59,8 +59,10 @@ describe('deposit watcher', () => {
     return { owner, to: owner.publicKey, reader };
   };
 
-  const topUp = (to: PublicKey, accountId: string, amount: number) =>
-    peer.transfer({ from: payer, toOwner: to, amount, memo: `top-${accountId}` });
+  const topUp = (to: PublicKey, accountId: string, amount: number) => {
+    billing.identity.accounts.add(accountId);
+    return peer.transfer({ from: payer, toOwner: to, amount, memo: `top-${accountId}` });
+  };
 
   it('credits a top-up through the watcher main.ts starts, read from the associated token account', async () => {
     const accountId = randomUUID();

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { sql } from 'kysely';
 import { createNatsBus, type Bus } from '@meridian/bus';
+import { RPC, problem, type RpcReply } from '@meridian/contracts';
 import { deleteNatsNamespace } from '@meridian/bus/testing';
 import { createTestDatabase } from '@meridian/db/testing';
 import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
@@ -21,7 +22,12 @@ export interface Billing {
   databaseUrl: string;
   /** Headers of a signed-in session of `accountId`, as the gateway sends them. */
   as(accountId: string): Promise<Record<string, string>>;
-  /** Credits an account by an operator's grant, for a scenario to start from. */
+  /**
+   * Identity as billing asks it (rpc.identity.account.email.v1 and rpc.identity.operator.resolve.v1,
+   * answered on the test bus as identity's contract says): the accounts that exist, the operators by email.
+   */
+  identity: { accounts: Set<string>; operators: Map<string, string> };
+  /** Credits an account (which then exists) by an operator's grant, for a scenario to start from. */
   grant(accountId: string, amount: number): Promise<void>;
   /** Fails unless the balance row equals the sum of the entries for every account. */
   assertBalancesMatchLedger(): Promise<void>;
@@ -57,15 +63,19 @@ export async function startBilling(
     logger,
     metrics: createMetrics('billing-test-client', { defaultMetrics: false }),
   });
+  const identity = { accounts: new Set<string>(), operators: new Map<string, string>() };
+  await serveIdentity(client, identity);
   return {
     deps,
     app: service.app,
+    identity,
     client,
     namespace,
     databaseUrl: database.url,
     as: (accountId) =>
       callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
     grant: async (accountId, amount) => {
+      identity.accounts.add(accountId);
       const posted = await post(deps, {
         account_id: accountId,
         reason: 'admin_grant',
@@ -93,4 +103,30 @@ export async function startBilling(
       await database.drop();
     },
   };
+}
+
+const emailOf = (accountId: string) => `${accountId.slice(0, 8)}@example.test`;
+
+/** A responder on the test bus that answers billing's questions to identity as identity would. */
+async function serveIdentity(bus: Bus, identity: Billing['identity']): Promise<void> {
+  await bus.serve(RPC.identityAccountEmail, 'identity', async (req: { account_id: string }) =>
+    identity.accounts.has(req.account_id)
+      ? { ok: true, data: { account_id: req.account_id, email: emailOf(req.account_id), nickname: null } }
+      : { ok: false, problem: problem('not_found', 'No such account.') },
+  );
+  await bus.serve(
+    RPC.identityOperatorResolve,
+    'identity',
+    async (req: { email: string }): Promise<RpcReply<object>> => {
+      const accountId = identity.operators.get(req.email);
+      if (!accountId)
+        return {
+          ok: false,
+          problem: problem('forbidden', 'This account holds no operator role.', {
+            category: 'operator_required',
+          }),
+        };
+      return { ok: true, data: { account_id: accountId, email: req.email, nickname: null } };
+    },
+  );
 }

@@ -100,7 +100,8 @@ describe('the credit ledger', () => {
     expect(await spend(other, 'run-owned0001')).toMatchObject({ ok: false, problem: { status: 409 } });
     expect(await spend(owner, 'run-toolarge1', 'run:audit_review')).toMatchObject({
       ok: false,
-      problem: { status: 402 },
+      // The detail is passed on to a person by analysis and requests: dollars, not atomic units.
+      problem: { status: 402, detail: 'The credit balance is $0.00; this needs $99.00.' },
     });
     const credits = creditsAnswerSchema.parse(
       (

@@ -59,6 +59,7 @@ describe('operator routes of billing', () => {
 
   it('grants and revokes credit with a reason, once per Idempotency-Key, never below zero', async () => {
     const account = randomUUID();
+    billing.identity.accounts.add(account);
     const body = { account_id: account, amount_atomic: 5_000_000, reason: 'goodwill for the outage' };
     const granted = await send('/v1/operator/billing/grant', body, { 'idempotency-key': `g-${account}` });
     expect(granted.status).toBe(201);
@@ -122,6 +123,7 @@ describe('operator routes of billing', () => {
 
   it('assigns an unmatched deposit to an account once, or marks one returned', async () => {
     const account = randomUUID();
+    billing.identity.accounts.add(account);
     const signature = `sig-lost-${account}`;
     await recordDeposit(billing.deps, 'watched', {
       tx_signature: signature,

@@ -75,12 +75,23 @@ describe('subscriptions and data plans bought from credit', () => {
     const res = await subscribe(account, 'audit_secure');
     expect(res.status).toBe(402);
     expect(res.type).toBe('application/problem+json');
-    expect(res.body.error_category).toBe('insufficient_credit');
+    expect(res.body).toMatchObject({
+      error_category: 'insufficient_credit',
+      detail: 'The credit balance is $10.00; this needs $149.00.',
+      balance_atomic: 10_000_000,
+      needed_atomic: 149_000_000,
+    });
     expect(await balance(account)).toBe(10_000_000);
     const read = await request(billing.app)
       .get('/v1/audit/subscription')
       .set(await billing.as(account));
-    expect(read.body.data).toEqual({ tier: null, granted_at: null, expires_at: null, active: false });
+    expect(read.body.data).toEqual({
+      tier: null,
+      granted_at: null,
+      expires_at: null,
+      active: false,
+      scheduled: null,
+    });
   });
 
   it('renews ahead on the same tier, replays a retried purchase and gives back the unused part on a switch', async () => {

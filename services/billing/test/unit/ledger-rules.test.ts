@@ -11,6 +11,11 @@ import { checkAmount, refundable, samePosting, signedDelta, type Posting } from 
 import { addMonth, purchase, unusedPart, type Period } from '../../src/domain/subscription.js';
 
 const ACCOUNT = '0b7e4a52-8a43-4d4f-9d1c-6f5a7f0e2b11';
+const PRICES = new Map([
+  ['audit_base', 49_000_000],
+  ['audit_secure', 149_000_000],
+  ['audit_review', 399_000_000],
+]);
 
 describe('postings', () => {
   const posting: Posting = {
@@ -92,7 +97,7 @@ describe('subscription periods', () => {
 
   it('starts now without a current period, and renews after the run of the same tier', () => {
     const now = at('2026-11-25T00:00:00Z');
-    expect(purchase([], 'audit_base', now)).toEqual({
+    expect(purchase([], 'audit_base', now, PRICES)).toEqual({
       ok: true,
       value: { starts_at: now, expires_at: at('2026-12-25T00:00:00Z') },
     });
@@ -100,7 +105,7 @@ describe('subscription periods', () => {
       period('audit_base', '2026-11-10T00:00:00Z', '2026-12-10T00:00:00Z'),
       period('audit_base', '2026-12-10T00:00:00Z', '2027-01-10T00:00:00Z', 2),
     ];
-    expect(purchase(running, 'audit_base', now)).toMatchObject({
+    expect(purchase(running, 'audit_base', now, PRICES)).toMatchObject({
       ok: true,
       value: { starts_at: at('2027-01-10T00:00:00Z') },
     });
@@ -109,14 +114,14 @@ describe('subscription periods', () => {
   it('switches tier now, giving back the unused part pro rata, but not over months paid ahead', () => {
     const now = at('2026-11-25T00:00:00Z');
     const current = period('audit_base', '2026-11-10T00:00:00Z', '2026-12-10T00:00:00Z');
-    const switched = purchase([current], 'audit_secure', now);
+    const switched = purchase([current], 'audit_secure', now, PRICES);
     expect(switched).toMatchObject({
       ok: true,
       value: { starts_at: now, replaces: { unused_atomic: 15_000_000 } },
     });
     expect(unusedPart(current, at('2026-12-11T00:00:00Z'))).toBe(0);
     const ahead = [current, period('audit_base', '2026-12-10T00:00:00Z', '2027-01-10T00:00:00Z', 2)];
-    expect(purchase(ahead, 'audit_secure', now)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(purchase(ahead, 'audit_secure', now, PRICES)).toMatchObject({ ok: false, code: 'conflict' });
   });
 
   it('caps the months paid ahead', () => {
@@ -128,7 +133,7 @@ describe('subscription periods', () => {
       periods.push(period('audit_base', from.toISOString(), to.toISOString(), i + 1));
       from = to;
     }
-    expect(purchase(periods, 'audit_base', now)).toMatchObject({ ok: false, code: 'conflict' });
+    expect(purchase(periods, 'audit_base', now, PRICES)).toMatchObject({ ok: false, code: 'conflict' });
   });
 });
 

@@ -42,12 +42,13 @@ export async function orderPaymentsBefore(
   let query = db
     .selectFrom('deposits')
     .leftJoin('orders', 'orders.order_id', 'deposits.order_id')
-    .select([
+    .select((eb) => [
       'deposits.id',
       'deposits.tx_signature',
       'deposits.slot',
       'deposits.block_time',
-      'deposits.amount_atomic',
+      // What paid the order: the excess of an overpayment is a top-up entry of its own.
+      eb.fn.coalesce('orders.amount_atomic', 'deposits.amount_atomic').as('amount_atomic'),
       'deposits.memo',
       'deposits.kind',
       'deposits.account_id',

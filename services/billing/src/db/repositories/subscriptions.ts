@@ -58,7 +58,7 @@ export async function endPeriod(trx: Transaction<Database>, id: number, at: Date
 export async function lapsedPlanPeriods(db: Db, now: Date, limit: number) {
   return db
     .selectFrom('subscription_periods')
-    .select(['id', 'account_id', 'expires_at'])
+    .select(['id', 'account_id', 'tier', 'expires_at'])
     .where('product', '=', 'data_plan')
     .where('expires_at', '<=', now)
     .where('lapse_announced_at', 'is', null)
