@@ -12,7 +12,8 @@ import type { RpcHandler } from './types.js';
 
 const replySchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(true), data: z.unknown() }),
-  z.object({ ok: z.literal(false), problem: problemSchema }),
+  // A problem's extension members (RFC 9457 3.2, e.g. billing's balance_atomic) travel with it.
+  z.object({ ok: z.literal(false), problem: problemSchema.loose() }),
 ]);
 
 /** Run a request handler in its caller's trace; a throw becomes a 500 problem that leaks nothing. */
