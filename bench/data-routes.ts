@@ -11,14 +11,16 @@
  * Each route is driven by autocannon in this process with BENCH_CONNECTIONS (10) connections for
  * BENCH_SECONDS (5) through the gateway, then as long straight to the data service (a caller assertion
  * signed with the run's INTERNAL_AUTH_SECRET, as the gateway signs it), after a 1 s warm-up of each,
- * BENCH_ROUNDS (1) times with the two sides taking turns first. Every figure is of a fixed duration
+ * BENCH_ROUNDS (2) times with the two sides taking turns first. Every figure is of a fixed duration
  * and concurrency, loopback only.
  *
  *   npx -y pnpm@10 bench data-routes
  *   DATA_ROUTES_DB=postgres BENCH_SECONDS=10 npx -y pnpm@10 bench data-routes
  *
  * Needs the machine's Postgres, NATS (JetStream) and Redis. BENCH_VERBOSE=1 shows the children's
- * logs; MIXED_DIST=1 runs the processes from dist/ (after `pnpm build`).
+ * logs; MIXED_DIST=1 runs the processes from dist/ (after `pnpm build`); DATA_ROUTES_ONLY=<text>
+ * measures only the routes containing it; DATA_ROUTES_CPU_PROF=<dir> has the gateway write a V8
+ * CPU profile there as it stops.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,9 +39,13 @@ const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const ON_POSTGRES = process.env.DATA_ROUTES_DB === 'postgres';
 const REDIS_BUCKETS = process.env.DATA_ROUTES_LIMITER !== 'memory';
+/** Only the routes whose path contains this (`reference_price`); unset: every route. */
+const ONLY = process.env.DATA_ROUTES_ONLY;
+/** A folder where the gateway writes a V8 CPU profile as it stops. */
+const CPU_PROF = process.env.DATA_ROUTES_CPU_PROF;
 /** The series read whose next page the bench asks for: the first page is the mix's ohlcv route. */
 const SERIES_FIRST_PAGE = '/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=1m';
 
@@ -82,11 +88,17 @@ async function startSystem(run: Run): Promise<Part> {
   const dataEnv = ON_POSTGRES ? env : { ...env, DATABASE_URL: '', DATA_DIR: dataDir };
   run.parts.push(await start('data', 'services/data', dataEnv));
   const urls = Object.fromEntries(run.parts.map((p) => [`${p.name.toUpperCase()}_URL`, p.url]));
-  const gateway = await start('gateway', 'gateway', env, {
-    ...urls,
-    METRICS_PORT: '0',
-    ...(REDIS_BUCKETS ? { REDIS_URL, RATE_LIMIT_PREFIX: `bench:${run.namespace}:` } : {}),
-  });
+  const gateway = await start(
+    'gateway',
+    'gateway',
+    env,
+    {
+      ...urls,
+      METRICS_PORT: '0',
+      ...(REDIS_BUCKETS ? { REDIS_URL, RATE_LIMIT_PREFIX: `bench:${run.namespace}:` } : {}),
+    },
+    CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [],
+  );
   run.parts.push(gateway);
   return gateway;
 }
@@ -94,7 +106,7 @@ async function startSystem(run: Run): Promise<Part> {
 /** Waits out the replay's first load (503 until it is in) and answers the series' second page. */
 async function routesAnswering(gateway: string, headers: Record<string, string>): Promise<string[]> {
   for (const route of [...DATA_ROUTES, SERIES_FIRST_PAGE]) {
-    const until = Date.now() + 180_000;
+    const until = Date.now() + 300_000;
     for (;;) {
       const res = await fetch(`${gateway}${route}`, { headers });
       if (res.status === 200) break;
@@ -109,7 +121,7 @@ async function routesAnswering(gateway: string, headers: Record<string, string>)
   const next = `${SERIES_FIRST_PAGE}&cursor=${encodeURIComponent(meta.next_cursor)}`;
   const res = await fetch(`${gateway}${next}`, { headers });
   if (res.status !== 200) throw new Error(`the series' next page answered ${res.status}`);
-  return [...DATA_ROUTES, next];
+  return [...DATA_ROUTES, next].filter((r) => ONLY === undefined || r.includes(ONLY));
 }
 
 /** One stream for `seconds`: its side's figures, the CPU per answer of each of `pids`' groups. */
