@@ -62,6 +62,8 @@ interface Run {
 interface Side {
   answers: number;
   non2xx: number;
+  /** Requests autocannon gave up on after its 10 s timeout: an answer slower than that. */
+  timeouts: number;
   p50: number;
   p99: number;
   cpu: Record<string, number>;
@@ -134,6 +136,7 @@ async function measure(stream: Stream, pids: Record<string, number[]>): Promise<
   return {
     answers,
     non2xx: r.non2xx + r.errors,
+    timeouts: r.timeouts,
     p50: r.latency.p50,
     p99: r.latency.p99,
     cpu: Object.fromEntries(Object.entries(used).map(([n, s]) => [n, (s * 1000) / Math.max(1, answers)])),
@@ -149,6 +152,7 @@ function sum(sides: Side[]): Side {
   return {
     answers,
     non2xx: sides.reduce((s, x) => s + x.non2xx, 0),
+    timeouts: sides.reduce((s, x) => s + x.timeouts, 0),
     p50: Math.max(...sides.map((x) => x.p50)),
     p99: Math.max(...sides.map((x) => x.p99)),
     cpu,
@@ -161,13 +165,19 @@ const fmtCpu = (cpu: Record<string, number>) =>
     .map(([n, ms]) => `${n} ${ms.toFixed(2)}`)
     .join(', ');
 
+/** The throughput ratio; none when a side got no answer in time. */
+const ratio = (via: Side, direct: Side) =>
+  via.answers === 0 || direct.answers === 0
+    ? 'none (a side got no answer)'
+    : (via.answers / direct.answers).toFixed(2);
+
 function printRoute(route: string, via: Side, direct: Side): void {
   const rps = (s: Side) => (s.answers / (SECONDS * ROUNDS)).toFixed(0);
   console.log(
     `\n${route.slice('/v1/data/'.length, 100)}\n` +
-      `  direct   ${rps(direct).padStart(7)}/s  p50 ${direct.p50} ms  p99 ${direct.p99} ms  non-2xx ${direct.non2xx}  CPU ms/answer: ${fmtCpu(direct.cpu)}\n` +
-      `  gateway  ${rps(via).padStart(7)}/s  p50 ${via.p50} ms  p99 ${via.p99} ms  non-2xx ${via.non2xx}  CPU ms/answer: ${fmtCpu(via.cpu)}\n` +
-      `  gateway / direct ${(via.answers / Math.max(1, direct.answers)).toFixed(2)}`,
+      `  direct   ${rps(direct).padStart(7)}/s  p50 ${direct.p50} ms  p99 ${direct.p99} ms  non-2xx ${direct.non2xx}  timeouts ${direct.timeouts}  CPU ms/answer: ${fmtCpu(direct.cpu)}\n` +
+      `  gateway  ${rps(via).padStart(7)}/s  p50 ${via.p50} ms  p99 ${via.p99} ms  non-2xx ${via.non2xx}  timeouts ${via.timeouts}  CPU ms/answer: ${fmtCpu(via.cpu)}\n` +
+      `  gateway / direct ${ratio(via, direct)}`,
   );
 }
 
@@ -197,9 +207,7 @@ async function measureRoutes(
     }
     const [v, d] = [sum(vias), sum(directs)];
     printRoute(route, v, d);
-    summary.push(
-      `  ${route.slice('/v1/data/'.length, 60).padEnd(60)} ${(v.answers / Math.max(1, d.answers)).toFixed(2)}`,
-    );
+    summary.push(`  ${route.slice('/v1/data/'.length, 60).padEnd(60)} ${ratio(v, d)}`);
   }
   console.log(`\ngateway / direct, answers/s, same run:\n${summary.join('\n')}`);
 }
