@@ -31,13 +31,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Caller } from '@meridian/contracts';
 import { createTestDatabase } from '@meridian/db/testing';
-import { assertionKey, signCallerAssertion } from '@meridian/http-kit';
 import { startSmtp } from '@meridian/test-peers';
 import { startX402Facilitator, type X402Facilitator } from '@meridian/test-peers/x402-facilitator';
 import { cpuSeconds, dropStreams, freePort, resetPeak, statusOf, stopAll } from './support.js';
 import { expectStatus, prepareAccount } from './mixed/account.js';
+import { renewedAssertion, ultraKeyCaller } from './mixed/assertion.js';
 import { signedPayments } from './mixed/payments.js';
 import {
   backendsOf,
@@ -219,19 +218,10 @@ async function dataAlone(
   backends: number[],
 ): Promise<void> {
   const half = Math.max(5, Math.round(SECONDS / 2));
-  const key = assertionKey(run.secret);
-  const caller: Caller = {
-    account_id: account.accountId,
-    plan: 'ultra',
-    auth: 'api_key',
-    key_id: account.keys[0]!.id,
-    session_id: null,
-  };
-  let assertion = await signCallerAssertion(caller, key);
-  // An assertion lives 60 s; a fresh one every 20 s, as the gateway reuses one for 30 s.
-  const refresh = setInterval(() => {
-    void signCallerAssertion(caller, key).then((a) => (assertion = a));
-  }, 20_000);
+  const assertion = await renewedAssertion(
+    run.secret,
+    ultraKeyCaller(account.accountId, account.keys[0]!.id),
+  );
   const data = run.parts.find((p) => p.name === 'data')!;
   try {
     const meterOf = () =>
@@ -244,7 +234,7 @@ async function dataAlone(
     );
     const directLines = await alone(
       `data reads alone, ${half} s, straight to the data service (caller assertion)`,
-      directStreams(data.url, () => assertion),
+      directStreams(data.url, assertion.current),
       half,
       meterOf,
     );
@@ -258,7 +248,7 @@ async function dataAlone(
     });
     console.log(`  ${'all data routes'.padEnd(56)} ${(rps(gatewayLines) / rps(directLines)).toFixed(2)}`);
   } finally {
-    clearInterval(refresh);
+    assertion.stop();
   }
 }
 

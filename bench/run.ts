@@ -3,7 +3,8 @@
  * `gateway/bench/*.ts`; each exports `run()`), one after the other: `pnpm bench [name...]`, where a
  * name picks every bench whose label (`data-rollup`, `gateway-proxy`, ...) contains it.
  * `bench/memory.ts` (label `memory`) measures every process at idle; `bench/mixed.ts` (label `mixed`)
- * drives a mixed load (data reads by key, portal reads, pay per call) on the split system.
+ * drives a mixed load (data reads by key, portal reads, pay per call) on the split system;
+ * `bench/data-routes.ts` (label `data-routes`) each data route straight and through the gateway.
  * Peers a bench starts as processes of their own live in its bench/peers/.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -33,6 +34,8 @@ const benches = benchFolders()
   .concat({ label: 'memory', file: join(ROOT, 'bench', 'memory.ts') })
   // The system under a mixed load: throughput, latency per route, memory per process (bench/mixed.ts).
   .concat({ label: 'mixed', file: join(ROOT, 'bench', 'mixed.ts') })
+  // Each data route straight and through the gateway, their ratio (bench/data-routes.ts).
+  .concat({ label: 'data-routes', file: join(ROOT, 'bench', 'data-routes.ts') })
   .filter((b) => only.length === 0 || only.some((o) => b.label.includes(o)))
   .sort((a, b) => a.label.localeCompare(b.label));
 

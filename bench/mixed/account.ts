@@ -63,12 +63,14 @@ async function signUp(gateway: string, smtp: Awaited<ReturnType<typeof startSmtp
 
 /**
  * An account through the real flow: sign-up, the mailed link's page and its form, sign-in; credit
- * from the operators' CLI, the ultra plan bought with it; two API keys; a domain (no runs yet).
+ * from the operators' CLI, the ultra plan bought with it; two API keys; with `withDomain` (the
+ * default) a domain (no runs yet), which needs the analysis service.
  */
 export async function prepareAccount(
   gateway: string,
   smtp: Awaited<ReturnType<typeof startSmtp>>,
   databaseUrl: string,
+  withDomain = true,
 ): Promise<{ session: string; accountId: string; keys: { id: string; key: string }[] }> {
   const session = await signUp(gateway, smtp);
   const bearer = { authorization: `Bearer ${session}` };
@@ -109,14 +111,15 @@ export async function prepareAccount(
     );
     keys.push(((await created.json()) as { data: { id: string; key: string } }).data);
   }
-  await expectStatus(
-    await fetch(`${gateway}/v1/analysis/domains`, {
-      method: 'POST',
-      headers: { ...json, ...bearer },
-      body: JSON.stringify({ domain: DOMAIN }),
-    }),
-    201,
-    'POST /v1/analysis/domains',
-  );
+  if (withDomain)
+    await expectStatus(
+      await fetch(`${gateway}/v1/analysis/domains`, {
+        method: 'POST',
+        headers: { ...json, ...bearer },
+        body: JSON.stringify({ domain: DOMAIN }),
+      }),
+      201,
+      'POST /v1/analysis/domains',
+    );
   return { session, accountId, keys };
 }

@@ -25,13 +25,15 @@ export interface Stream {
 
 /**
  * Starts the process of `folder` (its src/main.ts through tsx, or with MIXED_DIST=1 its built
- * dist/main.js, as the images run it) and waits for its /ready; `name` is its name in the tables.
+ * dist/main.js, as the images run it) and waits for its /ready; `name` is its name in the tables,
+ * `flags` node's flags beside NODE_FLAGS (`--cpu-prof`).
  */
 export async function start(
   name: string,
   folder: string,
   env: Record<string, string>,
   extra: Record<string, string> = {},
+  flags: string[] = [],
 ): Promise<Part> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -40,10 +42,13 @@ export async function start(
     DIST && name === 'portal' ? { PORTAL_DIST: 'portal/dist/public' } : {};
   const args = [
     ...NODE_FLAGS,
+    ...flags,
     ...(DIST ? [join(folder, 'dist', 'main.js')] : tsx(join(folder, 'src', 'main.ts'))),
   ];
   const child = launch(args, { ...env, ...built, ...extra, PORT: String(port) });
-  await waitHttp(`${url}/ready`, {}, 180_000).catch((err: Error) => {
+  await waitHttp(`${url}/ready`, {}, 600_000).catch((err: Error) => {
+    // Not yet a part of the run, so its end would not stop it.
+    child.kill('SIGKILL');
     throw new Error(`${name}: ${err.message} (BENCH_VERBOSE=1 shows its stderr)`);
   });
   return { name, child, url };

@@ -27,11 +27,17 @@ export const PORTAL_ROUTES = [
   `/v1/analysis/reports?domain=${DOMAIN}`,
   '/',
 ];
-export const dataStreams = (base: string, headersOf: (i: number) => Record<string, string>): Stream[] =>
-  DATA_ROUTES.map((route, i) => ({
+/** The data reads by API key through the gateway (`routes`, the mix's by default). */
+export const dataStreams = (
+  base: string,
+  headersOf: (i: number) => Record<string, string>,
+  routes = DATA_ROUTES,
+  connections = DATA_CONNECTIONS,
+): Stream[] =>
+  routes.map((route, i) => ({
     group: 'data',
     route: route.slice('/v1/data/'.length),
-    connections: DATA_CONNECTIONS,
+    connections,
     options: { url: `${base}${route}`, headers: headersOf(i) },
   }));
 
@@ -59,12 +65,17 @@ export function x402Stream(gatewayUrl: string, pool: string[], spent: { count: n
   };
 }
 
-/** The data reads straight to the data service, each with a fresh caller assertion. */
-export function directStreams(dataUrl: string, assertion: () => string): Stream[] {
-  return DATA_ROUTES.map((route) => ({
+/** The data reads straight to the data service (`routes`, the mix's by default), each with a fresh caller assertion. */
+export function directStreams(
+  dataUrl: string,
+  assertion: () => string,
+  routes = DATA_ROUTES,
+  connections = DATA_CONNECTIONS,
+): Stream[] {
+  return routes.map((route) => ({
     group: 'data',
     route: route.slice('/v1/data/'.length),
-    connections: DATA_CONNECTIONS,
+    connections,
     options: {
       url: `${dataUrl}${route}`,
       requests: [
