@@ -211,6 +211,8 @@ async function localPayments(
       deposit_address: deposits.address,
     });
   const port = env.PORT ?? '8080';
+  // Both commands find the chain in DATA_DIR/local-chain.json, so they name DATA_DIR when it is not the default.
+  const dataDirPrefix = dataDir === '.data' ? '' : `DATA_DIR=${dataDir} `;
   return {
     env: {
       FACILITATOR_URL: chain.facilitatorUrl,
@@ -224,9 +226,9 @@ async function localPayments(
     },
     note:
       `Money on a local chain (facilitator ${chain.facilitatorUrl}, ${chain.network}, not mainnet; it starts at the first paid call or deposit):\n` +
-      `  pay one call: X402_FACILITATOR_URL=${chain.facilitatorUrl} npx -y pnpm@10 x402:pay 'http://localhost:${port}/v1/data/crypto/spot/reference_price?entity=BTC-USD'\n` +
+      `  pay one call: ${deposits ? dataDirPrefix : `X402_FACILITATOR_URL=${chain.facilitatorUrl} `}npx -y pnpm@10 x402:pay 'http://localhost:${port}/v1/data/crypto/spot/reference_price?entity=BTC-USD'\n` +
       (deposits
-        ? `  top up credit: ${dataDir === '.data' ? '' : `DATA_DIR=${dataDir} `}npx -y pnpm@10 deposit:pay --memo top-<account_id> --usd 25`
+        ? `  top up credit: ${dataDirPrefix}npx -y pnpm@10 deposit:pay --memo top-<account_id> --usd 25`
         : `  deposits go to DEPOSIT_ADDRESS=${env.DEPOSIT_ADDRESS}`),
   };
 }

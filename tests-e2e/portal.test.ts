@@ -136,7 +136,7 @@ describeWithBrowser('the web portal in a real browser', () => {
     expect(
       await qr.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth),
     ).toBeGreaterThan(0);
-    await page.getByRole('cell', { name: 'Credit granted' }).first().waitFor();
+    await page.getByRole('cell', { name: 'Operator grant' }).first().waitFor();
     await check(page, '04-credit');
   }
 

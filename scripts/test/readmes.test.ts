@@ -27,13 +27,12 @@ function linkTargets(text: string): string[] {
 
 /**
  * Markdown files named in code spans (`docs/memory.md`, `gateway/README.md`): read from the
- * repository's root or from the naming file's folder. Placeholders (`<name>`, `*`) and the shared
- * folder beside the repository are not files of this repository.
+ * repository's root or from the naming file's folder. Placeholders (`<name>`, `*`) are not files.
  */
 function namedDocs(text: string): string[] {
   return [...text.matchAll(/`([^`\s]+\.md)`/g)]
     .map((m) => m[1]!)
-    .filter((t) => !/[<>*]/.test(t) && !t.startsWith('../shared/') && !/^[a-z]+:/i.test(t));
+    .filter((t) => !/[<>*]/.test(t) && !/^[a-z]+:/i.test(t));
 }
 
 /** Lines of `text` outside fenced code blocks (commands and samples there are not references). */

@@ -45,7 +45,7 @@ export async function consultingAndSubscription(page: Page, base: string): Promi
   });
   await page
     .getByTestId('subscription')
-    .getByText(/audit_base, until/)
+    .getByText(/Base audit, until/)
     .waitFor();
   const credits = (await page.evaluate(async () => (await fetch('/v1/credits')).json())) as {
     balance_atomic: number;

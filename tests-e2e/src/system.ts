@@ -35,6 +35,12 @@ export interface SystemOptions {
   postgresUrl?: string;
 }
 
+/**
+ * The portal bundles its pages at start, beside six services starting too: on a loaded machine that
+ * takes longer than a service's start, so it is given longer.
+ */
+const PORTAL_START = { readyTimeoutMs: 180_000 };
+
 /** What every process of the system is given: its database, its bus namespace, its shared secret. */
 function systemEnv(database: TestDatabase, extraEnv: Record<string, string>): Record<string, string> {
   return {
@@ -91,7 +97,7 @@ export async function startSystem(
   // first replica of each service starts alone (it migrates its schema), its others right after.
   // The web portal's edge (the pages the gateway serves at `/`: no data, no assertion) meanwhile.
   const starting: Promise<void>[] = [
-    startServiceProcess('portal/src/main.ts', { ...env, LOG_LEVEL: 'info' }).then((p) => {
+    startServiceProcess('portal/src/main.ts', { ...env, LOG_LEVEL: 'info' }, PORTAL_START).then((p) => {
       edges.set('portal', p);
     }),
   ];

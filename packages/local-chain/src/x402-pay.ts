@@ -3,12 +3,24 @@
  * scheme) against the local facilitator and its chain (the one `pnpm start` starts at the first
  * paid call, or `pnpm x402:facilitator`), then prints the answer and the decoded receipt. The buyer
  * is a new wallet the local chain funds with 1 USDC, unless X402_BUYER_KEY (base58 secret key)
- * names one. X402_FACILITATOR_URL: the local facilitator (default http://127.0.0.1:4020).
+ * names one.
+ *
+ * Where: the facilitator of the running `pnpm start`, found in `DATA_DIR/local-chain.json` (DATA_DIR
+ * default `.data`) as `deposit:pay` finds it, since its port is whichever was free at start;
+ * `X402_FACILITATOR_URL` overrides it.
  */
+import { join } from 'node:path';
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { x402Client } from '@x402/core/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { readLocalChain } from './local-deposit.js';
+
+/** The local facilitator's URL: the one named, else the one the running system wrote down. */
+function facilitatorOf(env: NodeJS.ProcessEnv): string | undefined {
+  const named = env.X402_FACILITATOR_URL ?? readLocalChain(env.DATA_DIR ?? '.data')?.facilitator_url;
+  return named?.replace(/\/+$/, '');
+}
 
 async function main(): Promise<number> {
   const url = process.argv[2];
@@ -16,7 +28,13 @@ async function main(): Promise<number> {
     process.stderr.write('usage: pnpm x402:pay <url>\n');
     return 2;
   }
-  const facilitator = (process.env.X402_FACILITATOR_URL ?? 'http://127.0.0.1:4020').replace(/\/+$/, '');
+  const facilitator = facilitatorOf(process.env);
+  if (!facilitator) {
+    process.stderr.write(
+      `x402:pay: no local facilitator is known in ${join(process.env.DATA_DIR ?? '.data', 'local-chain.json')}: start the system with npx -y pnpm@10 start (same DATA_DIR), or set X402_FACILITATOR_URL\n`,
+    );
+    return 2;
+  }
   const local = async <T>(path: string, body?: unknown): Promise<T> => {
     const res = await fetch(`${facilitator}${path}`, {
       method: body === undefined ? 'GET' : 'POST',

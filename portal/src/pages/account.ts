@@ -1,7 +1,8 @@
-import { ApiError, data, get, post, purchase } from './api.js';
+import { data, get, post } from './api.js';
 import { copyButton, h, local, replace } from './dom.js';
 import { action, form, problemBox, type Field } from './forms.js';
 import type { Page } from './main.js';
+import { planSection } from './plan.js';
 import { session, type Account } from './session.js';
 
 interface TwoFactor {
@@ -181,48 +182,6 @@ async function providersSection(account: Account, box: HTMLElement): Promise<voi
   );
 }
 
-async function planSection(account: Account, box: HTMLElement): Promise<void> {
-  const current = await get<{ plan: string; expires_at: string | null; active: boolean }>(
-    '/v1/billing/plan',
-  ).catch((e: unknown) => {
-    if (e instanceof ApiError && e.status === 404) return null;
-    throw e;
-  });
-  const buy = purchase('/v1/billing/plan');
-  replace(
-    box,
-    h('h2', {}, 'Data plan'),
-    h('p', {}, `Plan: ${account.plan}`, current?.active ? ` (paid until ${local(current.expires_at)})` : ''),
-    form(
-      [
-        {
-          name: 'plan',
-          label: 'Buy a month of',
-          options: [
-            ['basic', 'basic'],
-            ['pro', 'pro'],
-            ['ultra', 'ultra'],
-          ],
-        },
-      ],
-      'Buy from credit',
-      async (v) => {
-        await buy({ plan: v.plan });
-        session.clear();
-        await planSection((await session.load())!, box);
-      },
-    ),
-    h(
-      'p',
-      { class: 'muted' },
-      'Prices: ',
-      h('a', { href: '/v1/billing/prices' }, 'price list'),
-      '. Credit: ',
-      h('a', { href: '#/credit' }, 'top up'),
-    ),
-  );
-}
-
 export const accountPage: Page = async (main) => {
   session.clear();
   const account = (await session.load())!;
@@ -256,7 +215,7 @@ export const accountPage: Page = async (main) => {
   keysSection(account, keys);
   await Promise.all([
     twoFactorSection(twoFactor).catch((e: unknown) => twoFactor.append(problemBox(e))),
-    planSection(account, plan).catch((e: unknown) => plan.append(problemBox(e))),
+    planSection(plan, account.plan).catch((e: unknown) => plan.append(problemBox(e))),
     providersSection(account, providers).catch((e: unknown) => providers.append(problemBox(e))),
   ]);
 };

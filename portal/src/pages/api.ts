@@ -11,6 +11,9 @@ export interface Problem {
   error_category?: string;
   errors?: Array<{ path: string; message: string }>;
   retry_after?: number;
+  /** Billing's refusal of a purchase the credit does not cover: what is there and what it costs. */
+  balance_atomic?: number;
+  needed_atomic?: number;
 }
 
 export class ApiError extends Error {

@@ -3,6 +3,7 @@ import { h, local, replace, usd } from './dom.js';
 import { form } from './forms.js';
 import type { Page } from './main.js';
 import { moneyWords } from './money.js';
+import { bookingStateWords } from './words.js';
 
 interface Booking {
   id: string;
@@ -64,7 +65,7 @@ function bookingList(rows: Booking[]): HTMLElement {
       h(
         'li',
         {},
-        `${local(b.starts_at)} — ${b.status}${b.payment ? ` (${usd(b.amount_atomic ?? null)}, ${b.payment === 'credit' ? 'from credit' : 'on chain'})` : ''}`,
+        `${local(b.starts_at)} — ${bookingStateWords(b.status)}${b.payment ? ` (${usd(b.amount_atomic ?? null)}, ${b.payment === 'credit' ? 'from credit' : 'on chain'})` : ''}`,
       ),
     ),
   );
@@ -122,7 +123,7 @@ export const consultingPage: Page = async (main) => {
               h(
                 'p',
                 { class: 'ok', 'data-testid': 'booking' },
-                `Booking ${booking.status ?? ''} for ${local(booking.starts_at ?? v.starts_at)}${booking.status === 'confirmed' && booking.payment === 'credit' ? `, ${usd(booking.amount_atomic ?? null)} paid from credit` : ''}.`,
+                `Booking ${bookingStateWords(booking.status ?? '')} for ${local(booking.starts_at ?? v.starts_at)}${booking.status === 'confirmed' && booking.payment === 'credit' ? `, ${usd(booking.amount_atomic ?? null)} paid from credit` : ''}.`,
               ),
               booking.pay
                 ? h(

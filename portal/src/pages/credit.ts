@@ -4,6 +4,7 @@ import { form, problemBox } from './forms.js';
 import type { Page } from './main.js';
 import { moneyWords, reasonWords } from './money.js';
 import { qrImage } from './qr.js';
+import { tierWords } from './words.js';
 
 interface Credits {
   balance_atomic: number;
@@ -59,7 +60,7 @@ async function ledger(box: HTMLElement, before?: number) {
                 'tr',
                 {},
                 h('td', {}, local(e.created_at)),
-                h('td', {}, reasonWords(e.reason)),
+                h('td', {}, reasonWords(e.reason, e.ref)),
                 h('td', {}, usd(e.delta_atomic)),
                 h('td', {}, h('code', {}, e.ref ?? '')),
               ),
@@ -118,7 +119,7 @@ async function history(box: HTMLElement, cursor?: string) {
                 'tr',
                 {},
                 h('td', {}, local(r.at)),
-                h('td', {}, reasonWords(r.reason)),
+                h('td', {}, reasonWords(r.reason, r.ref)),
                 h('td', {}, usd(r.amount_atomic)),
                 h('td', {}, usd(r.balance_delta_atomic)),
                 h('td', {}, h('code', {}, r.ref ?? '')),
@@ -162,7 +163,7 @@ async function subscription(box: HTMLElement) {
     h(
       'p',
       { 'data-testid': 'subscription' },
-      current?.active ? `${current.tier}, until ${local(current.expires_at)}.` : 'None.',
+      current?.active ? `${tierWords(current.tier)}, until ${local(current.expires_at)}.` : 'None.',
     ),
     form(
       [
@@ -170,9 +171,9 @@ async function subscription(box: HTMLElement) {
           name: 'tier',
           label: 'Subscribe for a month to',
           options: [
-            ['audit_base', 'base'],
-            ['audit_secure', 'secure'],
-            ['audit_review', 'review'],
+            ['audit_base', tierWords('audit_base')],
+            ['audit_secure', tierWords('audit_secure')],
+            ['audit_review', tierWords('audit_review')],
           ],
         },
       ],

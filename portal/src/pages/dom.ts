@@ -1,3 +1,5 @@
+import { dollars } from './money.js';
+
 /** A tiny element builder: no framework, no inline script or style (the page's CSP forbids both). */
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, string | number | boolean | null | undefined | ((e: Event) => void)>;
@@ -32,14 +34,9 @@ export function replace(el: Element, ...children: Child[]): void {
 let ids = 0;
 export const uid = (prefix: string) => `${prefix}-${++ids}`;
 
-/** Money in atomic units (1 USD = 1 000 000), shown as dollars without floating arithmetic. */
-export function usd(atomic: number | null | undefined): string {
-  if (atomic === null || atomic === undefined) return '—';
-  const sign = atomic < 0 ? '-' : '';
-  const abs = Math.abs(atomic);
-  const cents = Math.round(abs / 10_000);
-  return `${sign}$${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
-}
+/** Money in atomic units as dollars, or a dash when there is none: `dollars` of money.ts says how. */
+export const usd = (atomic: number | null | undefined): string =>
+  atomic === null || atomic === undefined ? '—' : dollars(atomic);
 
 /** A date-time in the person's own time zone. */
 export const local = (iso: string | null | undefined) =>

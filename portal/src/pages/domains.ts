@@ -3,6 +3,7 @@ import { copyButton, h, local, replace, usd } from './dom.js';
 import { action, form, problemBox } from './forms.js';
 import { credentialsSection } from './credentials.js';
 import type { Page } from './main.js';
+import { domainStateWords, runStateWords, tierWords } from './words.js';
 
 interface Domain {
   domain: string;
@@ -99,7 +100,7 @@ export const domainsPage: Page = async (main) => {
               'li',
               {},
               h('a', { href: `#/domain/${encodeURIComponent(d.domain)}` }, d.domain),
-              ` — ${d.verified ? 'verified' : d.status}`,
+              ` — ${d.verified ? 'verified' : domainStateWords(d.status)}`,
             ),
           ),
         ),
@@ -235,7 +236,7 @@ async function runs(d: Domain, box: HTMLElement) {
     get<{ tiers: Tier[] }>('/v1/analysis/entitlement'),
   ]);
   const label = (t: Tier) =>
-    `${t.tier.replace('audit_', '')}: ${t.covered_by_subscription ? 'covered by your subscription' : usd(t.charge_atomic ?? t.price_atomic)}`;
+    `${tierWords(t.tier)}: ${t.covered_by_subscription ? 'covered by your subscription' : usd(t.charge_atomic ?? t.price_atomic)}`;
   const commission = purchase<Run>('/v1/analysis/run');
   replace(
     box,
@@ -287,8 +288,8 @@ async function runs(d: Domain, box: HTMLElement) {
                 'tr',
                 {},
                 h('td', {}, local(r.created_at)),
-                h('td', {}, r.tier),
-                h('td', {}, r.status),
+                h('td', {}, tierWords(r.tier)),
+                h('td', {}, runStateWords(r.status)),
                 h('td', {}, r.grade ?? '—'),
                 h(
                   'td',

@@ -1,5 +1,6 @@
 import { ApiError } from './api.js';
 import { h, replace, uid, type Child } from './dom.js';
+import { needsCredit, problemWords } from './problems.js';
 
 export interface Field {
   name: string;
@@ -16,7 +17,7 @@ export interface Field {
 
 type Values = Record<string, string>;
 
-/** Shows an error where it belongs: a form-level alert (problem title and detail). */
+/** Shows an error where it belongs: a form-level alert, in words (problems.ts). */
 export function problemBox(err: unknown): HTMLElement {
   const box = h('div', { role: 'alert', class: 'error' });
   showProblem(box, err);
@@ -25,7 +26,12 @@ export function problemBox(err: unknown): HTMLElement {
 
 export function showProblem(box: HTMLElement, err: unknown): void {
   if (err instanceof ApiError) {
-    replace(box, h('strong', {}, err.problem.title), err.problem.detail ? ` — ${err.problem.detail}` : '');
+    const topUp = needsCredit(err.problem) && !location.hash.startsWith('#/credit');
+    replace(
+      box,
+      problemWords(err.problem),
+      topUp ? [' ', h('a', { href: '#/credit' }, 'Go to Credit')] : null,
+    );
   } else replace(box, err instanceof Error ? err.message : String(err));
 }
 
@@ -91,7 +97,7 @@ function placeFieldProblem(err: ApiError, { fields, inputs, errors }: FieldBoxes
   for (const [name, box] of errors) {
     const message = err.fieldMessage(name);
     if (message) {
-      box.textContent = `${err.problem.title}: ${message}`;
+      box.textContent = message;
       inputs.get(name)?.setAttribute('aria-invalid', 'true');
       if (!placed) inputs.get(name)?.focus();
       placed = true;
@@ -105,19 +111,15 @@ function placeFieldProblem(err: ApiError, { fields, inputs, errors }: FieldBoxes
       err.problem.detail?.includes(f.name),
   );
   if (!named || fields.length <= 1) return false;
-  replace(
-    errors.get(named.name)!,
-    h('strong', {}, err.problem.title),
-    err.problem.detail ? ` — ${err.problem.detail}` : '',
-  );
+  replace(errors.get(named.name)!, problemWords(err.problem));
   inputs.get(named.name)?.setAttribute('aria-invalid', 'true');
   return true;
 }
 
 /**
  * A labelled form. On submit it disables its button and says so (long work shows progress); an
- * API error is shown as its problem title and detail, next to the field it names, or above the
- * button when it names none.
+ * API error is shown in words (problems.ts), next to the field it names, or above the button when
+ * it names none.
  */
 export function form(
   fields: Field[],

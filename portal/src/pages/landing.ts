@@ -2,6 +2,7 @@ import { get } from './api.js';
 import { h, replace } from './dom.js';
 import type { Page } from './main.js';
 import { dollars, moneyWords } from './money.js';
+import { planWords, tierWords } from './words.js';
 
 /** GET /v1/billing/prices, the parts this page shows: the same list every purchase charges from. */
 interface Prices {
@@ -26,8 +27,6 @@ interface Catalog {
 }
 
 const price = (atomic: number | null) => (atomic === null ? 'not sold here' : dollars(atomic));
-const tierName = (tier: string) => tier.replace(/^audit_/, '');
-
 function plansTable(prices: Prices): HTMLElement {
   return h(
     'table',
@@ -52,7 +51,7 @@ function plansTable(prices: Prices): HTMLElement {
         h(
           'tr',
           { 'data-plan': p.plan },
-          h('th', { scope: 'row' }, p.plan),
+          h('th', { scope: 'row' }, planWords(p.plan)),
           h('td', {}, p.rate_limit_per_minute),
           h('td', {}, p.live_metrics),
           h(
@@ -90,7 +89,7 @@ function auditTable(prices: Prices): HTMLElement {
         h(
           'tr',
           { 'data-tier': s.tier },
-          h('th', { scope: 'row' }, tierName(s.tier)),
+          h('th', { scope: 'row' }, tierWords(s.tier)),
           h('td', { 'data-testid': `run-price-${s.tier}` }, price(run.get(s.tier) ?? null)),
           h('td', { 'data-testid': `subscription-price-${s.tier}` }, price(s.price_atomic)),
         ),

@@ -35,6 +35,23 @@ const routes: Record<string, Route> = {
   welcome: { page: landingPage, title: 'Plans and prices', signedIn: false },
 };
 
+/** The page of an address the portal has no page for. */
+const notFound: Route = {
+  title: 'Page not found',
+  signedIn: false,
+  page: (main) =>
+    replace(
+      main,
+      h('h1', {}, 'Page not found'),
+      h(
+        'p',
+        { 'data-testid': 'not-found' },
+        'There is no page at this address. It may have moved, or the link may be mistyped.',
+      ),
+      h('p', {}, h('a', { href: '#/' }, 'Go to the start page')),
+    ),
+};
+
 function nav(account: Account | null): void {
   const link = (href: string, label: string) => h('a', { href }, label);
   replace(
@@ -65,8 +82,10 @@ async function render(): Promise<void> {
   const [name = '', ...rest] = path.split('/');
   const account = await session.load();
   nav(account);
-  // A visitor first learns what Meridian is; a signed-in person goes to their domains.
-  const route = routes[name] ?? (account ? routes.domains! : routes.welcome!);
+  // A visitor first learns what Meridian is; a signed-in person goes to their domains. An address
+  // that names no page says so, rather than showing another page in its place.
+  const home = account ? routes.domains! : routes.welcome!;
+  const route = name === '' ? home : Object.hasOwn(routes, name) ? routes[name]! : notFound;
   if (route.signedIn && !account) {
     location.hash = '#/signin';
     return;

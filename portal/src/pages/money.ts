@@ -54,17 +54,25 @@ export function dollars(atomic: number): string {
 
 /** A ledger or history reason as a person says it; an unknown one is shown as the API gives it. */
 const REASONS: Record<string, string> = {
-  report: 'Analysis run',
-  topup_usdc: 'Top-up in USDC',
+  report: 'Audit report',
+  topup_usdc: 'Top-up (USDC)',
   topup_manual: 'Top-up recorded by an operator',
-  admin_grant: 'Credit granted',
-  admin_revoke: 'Credit taken back',
+  admin_grant: 'Operator grant',
+  admin_revoke: 'Credit taken back by an operator',
   refund: 'Refund',
-  subscription: 'Audit subscription, a month',
-  data_plan: 'Data plan, a month',
+  subscription: 'Audit subscription',
+  data_plan: 'Data plan',
   booking: 'Consulting booking',
-  report_payment: 'Analysis run paid on chain',
+  report_payment: 'Audit report paid on chain',
   booking_payment: 'Consulting booking paid on chain',
 };
 
-export const reasonWords = (reason: string) => REASONS[reason] ?? reason;
+/**
+ * A ledger or billing-history line in words. Billing gives back the unused part of a plan or
+ * subscription when it is changed, as a `refund` under the new purchase's order (`sub-…`): that is
+ * a plan change credit, not a refund a person asked for.
+ */
+export function reasonWords(reason: string, ref?: string | null): string {
+  if (reason === 'refund' && ref?.startsWith('sub-')) return 'Plan change credit';
+  return REASONS[reason] ?? reason.replace(/_/g, ' ');
+}

@@ -2,6 +2,7 @@ import { call, data, get } from './api.js';
 import { copyButton, h, local, replace } from './dom.js';
 import { action, form, type Field } from './forms.js';
 import type { Page } from './main.js';
+import { tierWords } from './words.js';
 
 interface Finding {
   id: string;
@@ -194,7 +195,7 @@ export function reportBody(report: Report): HTMLElement[] {
         h('span', { class: 'visually-hidden' }, 'Grade '),
         report.grade ?? '—',
       ),
-      ` score ${report.score ?? '—'} · ${report.tier} · ${local(report.finished_at)}`,
+      ` score ${report.score ?? '—'} · ${tierWords(report.tier)} · ${local(report.finished_at)}`,
     ),
     areasList(report),
     h('p', { 'data-testid': 'summary' }, report.summary),

@@ -5,6 +5,7 @@ import { accountRoutes } from './routes/account.js';
 import { authRoutes, FORM_PATHS } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { PAGE_PATHS, pagePolicy } from './routes/pages.js';
 import { twoFactorRoutes } from './routes/two-factor.js';
 
 export { FORM_PATHS, SERVICE };
@@ -12,6 +13,7 @@ export { FORM_PATHS, SERVICE };
 /** The routes of this service, behind the gateway's caller assertion. */
 export function routes(deps: IdentityDeps): Router {
   const router = Router();
+  router.use(PAGE_PATHS, pagePolicy);
   router.use(
     authRoutes(deps),
     oauthRoutes(deps),

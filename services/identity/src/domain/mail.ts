@@ -141,7 +141,7 @@ export function bookingConfirmedMail(
       ...(booking.topic ? [`  Topic:   ${booking.topic}`] : []),
       `  Booking: ${booking.booking_id}`,
       '',
-      `Your bookings are listed at ${base(baseUrl)}/v1/consulting/bookings.`,
+      `Your bookings are listed at ${base(baseUrl)}/#/consulting.`,
     ].join('\n'),
   };
 }

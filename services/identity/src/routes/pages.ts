@@ -1,5 +1,49 @@
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
 import { escapeHtml } from '@meridian/contracts';
 import { CONFIRM_PAGE } from '../domain/mail.js';
+
+/**
+ * The look of the portal (portal/src/pages/style.css: its colours, type and controls), inlined
+ * because the portal's stylesheet has a content-hashed name identity cannot know; the page policy
+ * allows this one style block by its hash and nothing else.
+ */
+const PAGE_STYLE = [
+  '*{box-sizing:border-box}',
+  'body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1a1a1a;background:#fff}',
+  'header{background:#f3f5f8;border-bottom:1px solid #ccc}',
+  'header a{display:block;max-width:60rem;margin:0 auto;padding:.5rem 1rem;font-weight:700;color:#1a1a1a;text-decoration:none}',
+  'main{max-width:60rem;margin:0 auto;padding:1rem}',
+  'h1{font-size:1.6rem;margin:.5rem 0 1rem}',
+  'a{color:#0b5394}',
+  'form{display:grid;gap:.75rem;max-width:30rem;margin:.5rem 0 1rem}',
+  'form p{margin:0}',
+  'label{display:grid;gap:.2rem;font-weight:600}',
+  'label:has(input[type=checkbox]){display:flex;gap:.5rem;align-items:flex-start;font-weight:400}',
+  'input,button{font:inherit}',
+  'input{padding:.45rem;border:1px solid #767676;border-radius:4px;width:100%}',
+  'input[type=checkbox]{width:auto}',
+  'button{justify-self:start;padding:.45rem .9rem;border:1px solid #0b5394;background:#0b5394;color:#fff;border-radius:4px;cursor:pointer}',
+  ':focus-visible{outline:3px solid #ff9f1c;outline-offset:2px}',
+  '[role=alert]{color:#a30000;font-weight:600}',
+].join('');
+
+/** The policy of these pages: no script at all, the one style block above, forms to this origin. */
+export const PAGE_CSP = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`,
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+/** The paths whose answers may be one of these pages: they carry the page policy. */
+export const PAGE_PATHS = ['/auth/verify-email', '/auth/password/reset', '/auth/unlock', '/auth/oauth/link'];
+
+export const pagePolicy = (_req: Request, res: Response, next: NextFunction): void => {
+  res.set('Content-Security-Policy', PAGE_CSP);
+  next();
+};
 
 /**
  * The few HTML pages identity answers to a browser following a mailed link (confirmation, reset). No script (the CSP
@@ -10,8 +54,9 @@ function page(title: string, body: string): string {
     '<!doctype html>',
     '<html lang="en">',
     '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${escapeHtml(title)}</title></head>`,
-    `<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body>`,
+    `<title>${escapeHtml(title)} · Meridian</title><style>${PAGE_STYLE}</style></head>`,
+    '<body><header><a href="/#/welcome">Meridian</a></header>',
+    `<main><h1>${escapeHtml(title)}</h1>${body}</main></body>`,
     '</html>',
   ].join('\n');
 }

@@ -16,7 +16,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import {
   bookingByKey,
-  cancelRefused,
+  forgetRefused,
   countUnpaidHolds,
   findBooking,
   insertBooking,
@@ -181,9 +181,9 @@ async function payFromCredit(
     item: BOOKING_ITEM,
   });
   if (!spent.ok) {
-    // Refused by billing (no credit...): the slot is free again, and so is the key. Billing
+    // Refused by billing (no credit...): the booking is forgotten, its slot and key free again. Billing
     // unreachable: the hold stays, and billing's paid event confirms it if the spend went through.
-    if (spent.problem.status < 500) await cancelRefused(deps.db, booking.id);
+    if (spent.problem.status < 500) await forgetRefused(deps.db, booking.id);
     return upstream(spent.problem);
   }
   const confirmed = await deps.db

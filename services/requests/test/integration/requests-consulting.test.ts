@@ -123,6 +123,11 @@ describe('consulting bookings', () => {
       const res = await book(account, { starts_at: starts });
       expect(res.status).toBe(402);
       expect(res.body.error_category).toBe('insufficient_credit');
+      // Nothing is left behind: no cancelled booking in the person's list.
+      const left = await request(h.app)
+        .get('/v1/consulting/bookings')
+        .set(await h.as(account));
+      expect(left.body.data).toEqual([]);
       expect((await book(randomUUID(), { starts_at: starts, payment: 'deposit' })).status).toBe(201);
       // A refused purchase keeps nothing, its Idempotency-Key included: once credit is there, it books.
       const keyed = async () =>

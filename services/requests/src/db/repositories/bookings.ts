@@ -46,14 +46,12 @@ export async function bookingByKey(db: Db, accountId: string, key: string): Prom
     .executeTakeFirst();
 }
 
-/** A booking whose payment was refused gives its key back: asking again with it books anew. */
-export async function cancelRefused(db: Db, id: string): Promise<void> {
-  await db
-    .updateTable('bookings')
-    .set({ status: 'cancelled', idempotency_key: null })
-    .where('id', '=', id)
-    .where('status', '=', 'awaiting_payment')
-    .execute();
+/**
+ * A booking whose payment from credit was refused leaves nothing behind: no row in the person's
+ * list, its slot free and its Idempotency-Key free, so asking again with it books anew.
+ */
+export async function forgetRefused(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('bookings').where('id', '=', id).where('status', '=', 'awaiting_payment').execute();
 }
 
 export async function bookingsOf(db: Db, accountId: string, limit: number): Promise<BookingRow[]> {
