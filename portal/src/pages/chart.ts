@@ -14,7 +14,7 @@ export interface Series {
   points: Point[];
 }
 
-export interface ChartSpec {
+interface ChartSpec {
   /** What is drawn, in words (the accessible name starts with it). */
   title: string;
   /** The catalogue's unit of the values (USD, percent, count…). */

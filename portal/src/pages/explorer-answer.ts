@@ -33,7 +33,7 @@ function venuesOf(q: Question): Array<string | null> {
 }
 
 /** The data endpoint's path and query for a question (and a venue, and a cursor). */
-export function pathOf(q: Question, venue: string | null, cursor?: string): string {
+function pathOf(q: Question, venue: string | null, cursor?: string): string {
   const query = new URLSearchParams();
   if (q.entity) query.set('entity', q.entity);
   const source = venue ?? (q.source === EACH_VENUE ? '' : q.source);

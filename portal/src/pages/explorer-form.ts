@@ -2,7 +2,7 @@ import { h, replace, uid } from './dom.js';
 import { nameOf } from './explorer-words.js';
 
 /** A metric of `GET /v1/catalog` as the explorer reads it. */
-export interface CatalogMetric {
+interface CatalogMetric {
   metric: string;
   path: string;
   value_shape: string;
@@ -16,7 +16,7 @@ export interface CatalogMetric {
   combined_entities?: string[];
 }
 
-export interface CatalogProduct {
+interface CatalogProduct {
   product: string;
   min_tier: string;
   sources: string[];

@@ -4,7 +4,7 @@ import type { Point, Series } from './chart.js';
 export type Row = Record<string, unknown>;
 
 /** The rows of an answer's `data`, the fields beside them, and the columns the rows have. */
-export interface Rows {
+interface Rows {
   rows: Row[];
   columns: string[];
   /** Scalar fields of an object answer (its symbol, price…), shown above its rows. */

@@ -7,7 +7,7 @@ export interface Envelope {
   provenance?: Provenance;
 }
 
-export interface Meta {
+interface Meta {
   as_of?: string;
   venues?: string[];
   staleness_ms?: number;
@@ -21,7 +21,7 @@ export interface Meta {
 }
 
 /** What the data service says of an answer that rests on replayed recordings. */
-export interface Replay {
+interface Replay {
   live: boolean;
   recorded: string;
   kind: 'recording' | 'sample' | 'mixed';
@@ -29,7 +29,7 @@ export interface Replay {
   played_at: string;
 }
 
-export interface Provenance {
+interface Provenance {
   sources?: Array<{ venue: string; ts: string; symbol?: string; recorded_ts?: string }>;
   method?: string;
   excluded?: Array<{ venue: string; symbol?: string; reason: string }>;
@@ -48,7 +48,7 @@ const moment = (iso: string) =>
   new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 
 /** An age in milliseconds as a person says it. */
-export function age(ms: number): string {
+function age(ms: number): string {
   const s = Math.round(ms / 1000);
   if (s < 1) return 'less than a second';
   if (s < 120) return `${s} second${s === 1 ? '' : 's'}`;
