@@ -72,8 +72,9 @@ export async function expectChartAtBoxSize(page: Page, bars: number, unit: strin
   expect(await svg.locator('.candle').count()).toBe(bars);
 }
 
-/** Hovering the chart's middle reads out a time and the bar's values in the unit. */
+/** Hovering the chart's middle (scrolled into view: a pointer reaches only what is shown) reads out a time and the bar's values in the unit. */
 export async function expectHoverReadout(page: Page, unit: string): Promise<void> {
+  await page.locator('svg.chart').scrollIntoViewIfNeeded();
   const box = (await page.locator('svg.chart').boundingBox())!;
   await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
   const readout = page.getByTestId('chart-readout');
