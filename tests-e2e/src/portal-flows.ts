@@ -58,34 +58,29 @@ export async function consultingAndSubscription(page: Page, base: string): Promi
   expect(before - credits.balance_atomic).toBe(49_000_000);
 }
 
-/** The data explorer: the catalogue, the demo without a key, a series as a chart and as a table. */
+/**
+ * The data explorer in the person's walk: the catalogue, the demo, then OHLCV picked by name and
+ * read with the session alone (the key made earlier is neither asked for nor shown), drawn as
+ * candles, one per bar (tests-e2e/data-explorer.test.ts tests the explorer in depth).
+ */
 export async function exploreData(page: Page, base: string, key: string): Promise<void> {
-  // The data explorer: the catalogue's categories, the demo without a key, then a series chart
-  // read with the person's key.
   await page.goto(`${base}/#/data`);
-  await page.getByTestId('categories').waitFor();
-  await expect(page.getByTestId('categories').textContent()).resolves.toContain('crypto');
-  await page.getByRole('button', { name: 'Show' }).click();
-  await page.locator('pre').waitFor();
-  await page.getByLabel(/Your API key/).fill(key);
-  await page.getByRole('combobox', { name: /^Metric/ }).selectOption('/v1/data/crypto/spot/ohlcv');
-  await page.getByLabel('Ask for a series').check();
+  await page.getByTestId('categories').waitFor({ state: 'attached' });
+  await expect(page.getByTestId('categories').textContent()).resolves.toContain('Crypto');
+  await answerTo(page, /\/v1\/demo$/, () =>
+    page.getByRole('button', { name: 'Show the free demo snapshot' }).click(),
+  );
+  await page.getByTestId('raw-json').waitFor({ state: 'attached' });
+  await page.getByLabel('Category').selectOption({ label: 'Crypto' });
+  await page.getByLabel('Product').selectOption({ label: 'Spot' });
+  await page.getByLabel('Metric').selectOption('ohlcv');
+  await page.getByLabel('Bar interval').selectOption('1h');
   const series = await answerTo<{ data: unknown[] }>(page, /\/v1\/data\/crypto\/spot\/ohlcv\?/, () =>
-    page.getByRole('button', { name: 'Show' }).click(),
+    page.getByRole('button', { name: 'Show data' }).click(),
   );
-  const drawn = page.getByRole('img', {
-    name: /Chart of \/v1\/data\/crypto\/spot\/ohlcv\?entity=BTC-USD&series=true/,
-  });
-  await drawn.waitFor();
-  const d = (await drawn.locator('path').getAttribute('d'))!;
-  expect(d.match(/[ML]/g)).toHaveLength(series.data.length);
-  await page.getByLabel(/Answer a series as a table/).check();
-  const table = await answerTo<{ data: { columns: string[]; rows: unknown[][] } }>(page, /format=table/, () =>
-    page.getByRole('button', { name: 'Show' }).click(),
-  );
-  const tabled = page.getByTestId('answer-table');
-  await tabled.waitFor();
-  expect(await tabled.locator('thead th').allInnerTexts()).toEqual(table.data.columns);
-  expect(await tabled.locator('tbody tr').count()).toBe(table.data.rows.length);
+  await page.getByRole('img', { name: /^Chart of OHLCV of BTC-USD, 1h bars/ }).waitFor();
+  expect(await page.locator('svg.chart .candle').count()).toBe(series.data.length);
+  await expect(page.getByTestId('answer-rows').locator('tbody tr').count()).resolves.toBe(series.data.length);
+  expect(await page.locator('main').innerText()).not.toContain(key);
   await check(page, '10-data');
 }
