@@ -5,6 +5,7 @@ import { accountRoutes } from './routes/account.js';
 import { authRoutes, FORM_PATHS } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { operatorAccountRoutes } from './routes/operator-accounts.js';
 import { twoFactorRoutes } from './routes/two-factor.js';
 
 export { FORM_PATHS, SERVICE };
@@ -18,6 +19,7 @@ export function routes(deps: IdentityDeps): Router {
     accountRoutes(deps),
     twoFactorRoutes(deps),
     keyRoutes(deps),
+    operatorAccountRoutes(deps),
   );
   return router;
 }
