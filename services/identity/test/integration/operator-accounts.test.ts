@@ -37,7 +37,8 @@ describe('operator console reads of identity', () => {
       { email: emails[0]!, grant: false, actor: `operator:${operator}`, reason: 'left the desk' },
       at(2),
     );
-  });
+    // Two sign-ups and sign-ins hash passwords at the production cost: minutes on a busy machine.
+  }, 180_000);
   afterAll(async () => h?.close());
 
   const get = async (path: string, headers?: Record<string, string>) =>
@@ -78,6 +79,13 @@ describe('operator console reads of identity', () => {
     });
     expect(byId[unknown]).toBeUndefined();
     expect(res.body.meta).toMatchObject({ returned: 2, asked: 3 });
+  });
+
+  it('finds the account of an email, whatever its case', async () => {
+    const found = await get(`/v1/operator/accounts?email=${encodeURIComponent(emails[1]!.toUpperCase())}`);
+    expect(found.body.data).toEqual([{ id: people[1]!.account_id, email: emails[1], nickname: null }]);
+    expect((await get('/v1/operator/accounts?email=nobody%40example.com')).body.data).toEqual([]);
+    expect((await get(`/v1/operator/accounts?email=x&ids=${people[0]!.account_id}`)).status).toBe(400);
   });
 
   it('asks for 1 to 100 account ids', async () => {
