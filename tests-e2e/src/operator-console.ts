@@ -20,18 +20,20 @@ export async function grantWithConfirmation(
   balance: () => Promise<number>,
 ): Promise<void> {
   const before = await balance();
-  await page.getByLabel('Action').selectOption('grant');
-  await page.getByLabel('Account (email)', { exact: true }).fill(people.owner.email);
-  await page.getByLabel(/^Amount in USD/).fill('1.50');
-  await page.getByLabel('Reason', { exact: true }).fill('goodwill for the wait');
-  await page.getByRole('button', { name: 'Review' }).click();
+  // The log's and the grants' filters have fields of the same names: the money form's own.
+  const credit = page.locator('form', { has: page.getByRole('button', { name: 'Review', exact: true }) });
+  await credit.getByLabel('Action').selectOption('grant');
+  await credit.getByLabel('Account (email)', { exact: true }).fill(people.owner.email);
+  await credit.getByLabel(/^Amount in USD/).fill('1.50');
+  await credit.getByLabel('Reason', { exact: true }).fill('goodwill for the wait');
+  await credit.getByRole('button', { name: 'Review', exact: true }).click();
   const confirm = page.getByTestId('credit-confirm');
   await confirm.getByText(`Grant $1.50 of credit to ${people.owner.email}?`).waitFor();
   expect(await balance()).toBe(before);
   await confirm.getByRole('button', { name: 'Cancel' }).click();
   await confirm.waitFor({ state: 'detached' });
   expect(await balance()).toBe(before);
-  await page.getByRole('button', { name: 'Review' }).click();
+  await credit.getByRole('button', { name: 'Review', exact: true }).click();
   await confirm.getByRole('button', { name: 'Confirm grant' }).click();
   await confirm.getByText(`Done: the balance of ${people.owner.email} is now`).waitFor();
   expect(await balance()).toBe(before + 1_500_000);
