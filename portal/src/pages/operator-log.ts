@@ -55,9 +55,12 @@ function actorWords(actor: string): string {
   return command ? `command line (${command})` : actor;
 }
 
-function targetWords(target: string): string {
+/** What it was done to: an account by email, a reviewed run as a link to its review. */
+function targetWords(target: string): Child {
   const account = refId(target, 'account');
   if (account) return who(account);
+  const run = refId(target, 'run');
+  if (run) return h('a', { href: `#/operator-review/${encodeURIComponent(run)}` }, 'a review-tier run');
   const [kind = '', ...rest] = target.split(':');
   return rest.length ? `${kind} ${rest.join(':')}` : target;
 }
