@@ -85,6 +85,8 @@ export async function learnPeople(ids: Iterable<string | null | undefined>): Pro
 /** An account as a person: the email, and the nickname when there is one. */
 export function who(id: string | null | undefined): string {
   if (!id) return '—';
+  // A name the command line logged (`operator:ana`) is no account: it is shown as it is.
+  if (!UUID.test(id)) return id;
   const person = people.get(id);
   if (!person) return 'an account identity does not know';
   return person.nickname ? `${person.email} (${person.nickname})` : person.email;
