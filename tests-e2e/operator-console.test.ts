@@ -14,6 +14,7 @@ import {
 } from '@meridian/test-peers';
 import { grantCredit, mailTo, postJson, signedInAccount, type SignedIn } from './src/accounts.js';
 import { check, SCREENSHOTS } from './src/browser-checks.js';
+import { grantWithConfirmation, logAndGrants } from './src/operator-console.js';
 import { startSite, type Site } from './src/site.js';
 import { startSystem, type System } from './src/system.js';
 import { totpCode } from './src/totp.js';
@@ -27,7 +28,9 @@ const DOMAIN = 'shop.operator-e2e.example';
 /**
  * The operator console: the operator role granted by `identity:admin`, refused without
  * TOTP, then the review of an `audit_review` run recorded in the console in a real browser, and
- * what the owner sees through the gateway afterwards (report, PDF, shared page, the mail).
+ * what the owner sees through the gateway afterwards (report, PDF, shared page, the mail); a grant
+ * confirmed in dollars and by email, then the operator log and the grants, filtered, at desktop
+ * width and at 390 px.
  */
 describeWithBrowser('the operator console', () => {
   let system: System;
@@ -182,25 +185,19 @@ describeWithBrowser('the operator console', () => {
     await page.getByRole('button', { name: 'Record review and mark done' }).click();
     await page.getByText(`Reviewed by ${nickname}`).waitFor();
 
-    // Goodwill credit for the owner from the console's money section, with its reason.
-    const ownerId = (await call('GET', '/v1/account', owner.session)).body.data.account_id as string;
-    const before = (await call('GET', '/v1/credits', owner.session)).body.balance_atomic as number;
+    // Goodwill credit for the owner from the console's money section, confirmed in words first.
     await page.getByRole('link', { name: 'Back to the console' }).click();
     await page.getByRole('heading', { name: 'Credit and deposits' }).waitFor();
     // Pay-per-call payments reconciliation left open, asked of x402 through billing.
     await page.getByTestId('x402-unreconciled').getByText('No pay-per-call payment is left open.').waitFor();
     const notOperator = await call('GET', '/v1/operator/billing/x402-unreconciled', owner.session);
     expect([notOperator.status, notOperator.body.error_category]).toEqual([403, 'operator_role_required']);
-    await page.getByLabel('Action').selectOption('grant');
-    await page.getByLabel('Account id', { exact: true }).fill(ownerId);
-    await page.getByLabel(/^Amount in USD/).fill('1.50');
-    await page.getByLabel('Reason', { exact: true }).fill('goodwill for the wait');
-    await page.getByRole('button', { name: 'Apply' }).click();
-    await page
-      .getByTestId('credit-done')
-      .getByText(/^Done: the balance is now/)
-      .waitFor();
-    expect((await call('GET', '/v1/credits', owner.session)).body.balance_atomic).toBe(before + 1_500_000);
+    const credits = async () =>
+      (await call('GET', '/v1/credits', owner.session)).body.balance_atomic as number;
+    const people = { owner, operatorName: `${operator.email} (${nickname})` };
+    await grantWithConfirmation(page, people, credits);
+    await page.reload();
+    await logAndGrants(page, people);
     await context.close();
 
     const done = await call('GET', `/v1/analysis/report/${runId}`, owner.session);

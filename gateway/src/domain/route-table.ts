@@ -56,6 +56,7 @@ export const ROUTE_TABLE: readonly RouteOwner[] = [
   { prefix: '/v1/operator/requests', service: 'requests' },
   { prefix: '/v1/operator/bookings', service: 'requests' },
   { prefix: '/v1/operator/billing', service: 'billing' },
+  { prefix: '/v1/operator/accounts', service: 'identity' },
   // data-api 4.6: the MCP edge (Streamable HTTP), which calls the data API back with the caller's key
   { prefix: '/mcp', service: 'mcp', exact: true },
   // The web portal: its page and its hashed script and style files.

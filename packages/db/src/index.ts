@@ -5,3 +5,4 @@ export * from './command.js';
 export * from './listen.js';
 export { serveCommands, type CommandMain } from './command-socket.js';
 export * from './operator-actions.js';
+export * from './operator-log.js';

@@ -29,3 +29,17 @@ export function verifyCursor(cursor: string, key: string): Record<string, unknow
 function mac(body: string, key: string): string {
   return createHmac('sha256', key).update(body).digest().subarray(0, 16).toString('base64url');
 }
+
+export interface CursorCodec {
+  sign(state: Record<string, unknown>): string;
+  verify(cursor: string): Record<string, unknown> | undefined;
+}
+
+/**
+ * Cursors keyed for one purpose by a key derived from a service's secret, so that lists keyed
+ * from the same secret cannot read each other's cursors.
+ */
+export function cursorCodec(secret: string, purpose: string): CursorCodec {
+  const key = createHmac('sha256', secret).update(`meridian cursor: ${purpose}`).digest('hex');
+  return { sign: (state) => signCursor(state, key), verify: (cursor) => verifyCursor(cursor, key) };
+}

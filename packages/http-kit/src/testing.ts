@@ -20,6 +20,26 @@ export async function callerHeaders(caller: Partial<Caller> = {}): Promise<Recor
 }
 
 /**
+ * Headers of an operator's session as the gateway sends them: the role and TOTP active, as
+ * operatorAccountOf requires. The one place tests build an operator caller, so that a new
+ * requirement of operator routes changes only this helper.
+ */
+export async function operatorHeaders(
+  accountId: string,
+  caller: Partial<Caller> = {},
+): Promise<Record<string, string>> {
+  return callerHeaders({
+    account_id: accountId,
+    auth: 'session',
+    session_id: `operator-session-${accountId}`,
+    plan: 'free',
+    role: 'operator',
+    totp_active: true,
+    ...caller,
+  });
+}
+
+/**
  * The error table of the data API (data-api 7): the status of each error_category it names. The
  * portal leaves its categories "not shown" (portal 7), so another category is a service's own name.
  */

@@ -1,8 +1,14 @@
-import { get, post } from './api.js';
+import { purchase } from './api.js';
 import { h, local, replace, usd } from './dom.js';
-import { form } from './forms.js';
+import { action, form } from './forms.js';
+import { dollars } from './money.js';
+import { opGet, opPost, opStep, personOf, who, type Person } from './operator-api.js';
 
-/** The console's money section: unmatched deposits, and grants, revocations and refunds, each with a reason. */
+/**
+ * The console's money section: unmatched deposits, and grants, revocations and refunds, each with a
+ * reason. The account is typed as an email (or an id); a change of credit is first stated in
+ * words (the amount in dollars, the account's email) and posted only once confirmed.
+ */
 
 interface Deposit {
   tx_signature: string;
@@ -31,12 +37,13 @@ function depositRow(d: Deposit, refresh: () => Promise<void>): HTMLElement {
     ),
     form(
       [
-        { name: 'account_id', label: 'Assign to account id', required: true },
+        { name: 'account', label: 'Assign to account (email)', required: true },
         { name: 'reason', label: 'Reason for assigning', required: true },
       ],
       'Assign',
       async (v) => {
-        await post(`${path}/assign`, { account_id: v.account_id, reason: v.reason });
+        const person = await accountOf(v.account ?? '');
+        await opPost(`${path}/assign`, { account_id: person.id, reason: v.reason });
         await refresh();
       },
     ),
@@ -44,7 +51,7 @@ function depositRow(d: Deposit, refresh: () => Promise<void>): HTMLElement {
       [{ name: 'reason', label: 'Returned on chain: reason and transaction', required: true }],
       'Record as returned',
       async (v) => {
-        await post(`${path}/return`, { reason: v.reason });
+        await opPost(`${path}/return`, { reason: v.reason });
         await refresh();
       },
     ),
@@ -63,7 +70,7 @@ interface OpenPayment {
 
 /** Pay-per-call payments reconciliation could not close: what an operator settles by hand. */
 async function openPayments(): Promise<HTMLElement> {
-  const rows = await get<OpenPayment[]>('/v1/operator/billing/x402-unreconciled');
+  const rows = await opGet<OpenPayment[]>('/v1/operator/billing/x402-unreconciled');
   const list = h('div', { 'data-testid': 'x402-unreconciled' });
   replace(
     list,
@@ -88,7 +95,7 @@ async function openPayments(): Promise<HTMLElement> {
 export async function billingSection(): Promise<HTMLElement> {
   const list = h('div', { 'data-testid': 'deposits' });
   const refresh = async () => {
-    const rows = await get<Deposit[]>('/v1/operator/billing/deposits');
+    const rows = await opGet<Deposit[]>('/v1/operator/billing/deposits');
     replace(
       list,
       rows.length === 0
@@ -97,7 +104,7 @@ export async function billingSection(): Promise<HTMLElement> {
     );
   };
   await refresh();
-  const done = h('p', { role: 'status', 'data-testid': 'credit-done' });
+  const done = h('div', { 'data-testid': 'credit-done' });
   const credit = form(
     [
       {
@@ -109,20 +116,20 @@ export async function billingSection(): Promise<HTMLElement> {
           ['refund', 'refund an order'],
         ],
       },
-      { name: 'account_id', label: 'Account id', required: true },
+      { name: 'account', label: 'Account (email)', required: true, autocomplete: 'off' },
       { name: 'amount', label: 'Amount in USD (a refund without one gives back all that is left)' },
       { name: 'order_id', label: 'Order id (refunds only)' },
       { name: 'reason', label: 'Reason', required: true },
     ],
-    'Apply',
+    'Review',
     async (v) => {
-      const amount = v.amount ? { amount_atomic: atomicOf(v.amount) } : {};
-      const body =
-        v.action === 'refund'
-          ? { account_id: v.account_id, order_id: v.order_id, reason: v.reason, ...amount }
-          : { account_id: v.account_id, reason: v.reason, ...amount };
-      const answer = await post<{ balance_atomic: number }>(`/v1/operator/billing/${v.action}`, body);
-      replace(done, `Done: the balance is now ${usd(answer.balance_atomic)}.`);
+      replace(done, '');
+      const person = await accountOf(v.account ?? '');
+      const change = changeOf(v, person);
+      replace(
+        done,
+        confirmStep(change, () => replace(done, '')),
+      );
     },
   );
   return h(
@@ -136,4 +143,65 @@ export async function billingSection(): Promise<HTMLElement> {
     h('h3', {}, 'Pay-per-call payments left open'),
     await openPayments(),
   );
+}
+
+/** The account an operator typed, or the reason there is none. */
+async function accountOf(typed: string): Promise<Person> {
+  const person = await personOf(typed);
+  if (!person) throw new Error(`No account has the email or id "${typed.trim()}".`);
+  return person;
+}
+
+interface CreditChange {
+  kind: 'grant' | 'revoke' | 'refund';
+  person: Person;
+  body: Record<string, unknown>;
+  /** What the confirm step says, in words. */
+  words: string;
+}
+
+function changeOf(v: Record<string, string>, person: Person): CreditChange {
+  const kind = v.action === 'revoke' || v.action === 'refund' ? v.action : 'grant';
+  const atomic = v.amount ? atomicOf(v.amount) : undefined;
+  if (kind !== 'refund' && atomic === undefined) throw new Error('Amount: a number of USD, e.g. 12.50');
+  const amount = atomic === undefined ? {} : { amount_atomic: atomic };
+  const body =
+    kind === 'refund'
+      ? { account_id: person.id, order_id: v.order_id, reason: v.reason, ...amount }
+      : { account_id: person.id, reason: v.reason, ...amount };
+  const sum = atomic === undefined ? 'all that is left' : dollars(atomic);
+  const words = {
+    grant: `Grant ${sum} of credit to ${who(person.id)}?`,
+    revoke: `Take ${sum} of credit back from ${who(person.id)}?`,
+    refund: `Refund ${sum} of order ${v.order_id ?? ''} to ${who(person.id)}?`,
+  }[kind];
+  return { kind, person, body, words };
+}
+
+/** The change stated in words, posted only when confirmed; one Idempotency-Key per change. */
+function confirmStep(change: CreditChange, cancel: () => void): HTMLElement {
+  const send = purchase<{ balance_atomic: number }>(`/v1/operator/billing/${change.kind}`);
+  const box = h('div', { class: 'confirm', 'data-testid': 'credit-confirm' });
+  const confirm = async () => {
+    const answer = await opStep(() => send(change.body));
+    replace(
+      box,
+      h(
+        'p',
+        { role: 'status' },
+        `Done: the balance of ${who(change.person.id)} is now ${dollars(answer.balance_atomic)}.`,
+      ),
+    );
+  };
+  replace(
+    box,
+    h('p', {}, h('strong', {}, change.words), ` Reason: ${String(change.body.reason)}`),
+    h(
+      'div',
+      { class: 'row' },
+      action(`Confirm ${change.kind}`, confirm, ''),
+      action('Cancel', async () => cancel()),
+    ),
+  );
+  return box;
 }

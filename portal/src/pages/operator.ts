@@ -1,13 +1,15 @@
-import { call, get, post } from './api.js';
 import { h, local, replace, type Child } from './dom.js';
 import { form } from './forms.js';
 import type { Page } from './main.js';
+import { learnPeople, opGet, opPost, who } from './operator-api.js';
 import { billingSection } from './operator-billing.js';
+import { grantsSection, logSection } from './operator-log.js';
 
 /**
  * The operator console (`#/operator`): the review queue of `audit_review` runs, service requests,
- * consulting bookings, and credit and deposits. The API refuses every call unless the account holds the operator role
- * with TOTP active; the page shows that refusal as it comes.
+ * consulting bookings, credit and deposits, the operator log and the grants of credit. Accounts are
+ * shown by email (operator-api.ts). The API refuses every call unless the account holds the
+ * operator role with TOTP active; the page shows that refusal as it comes.
  */
 
 interface QueueRow {
@@ -67,7 +69,7 @@ function reviewStatus(r: QueueRow): string {
 async function queueSection(): Promise<HTMLElement> {
   const box = h('div', { 'data-testid': 'review-queue' });
   const show = async (status: string) => {
-    const rows = await get<QueueRow[]>(`/v1/operator/reviews?status=${encodeURIComponent(status)}`);
+    const rows = await opGet<QueueRow[]>(`/v1/operator/reviews?status=${encodeURIComponent(status)}`);
     replace(
       box,
       table(
@@ -109,7 +111,7 @@ function markForm(r: RequestRow, refresh: () => Promise<void>): HTMLElement {
     ],
     'Save',
     async (v) => {
-      await post(`/v1/operator/requests/${r.id}`, {
+      await opPost(`/v1/operator/requests/${r.id}`, {
         status: v.status,
         ...(v.note ? { note: v.note } : {}),
       });
@@ -122,14 +124,16 @@ async function requestsSection(): Promise<HTMLElement> {
   const box = h('div', { 'data-testid': 'requests' });
   let query = '';
   const refresh = async () => {
-    const rows = await get<RequestRow[]>(`/v1/operator/requests${query}`);
+    const rows = await opGet<RequestRow[]>(`/v1/operator/requests${query}`);
+    await learnPeople(rows.map((r) => r.account_id));
     replace(
       box,
       table(
         'Service requests',
-        ['Request', 'Asked', 'Status', 'Mark'],
+        ['Request', 'By', 'Asked', 'Status', 'Mark'],
         rows.map((r) => [
           `#${r.id} ${r.kind}${r.domain ? ` of ${r.domain}` : ''} ×${r.count}${r.detail ? ` — ${r.detail}` : ''}`,
+          who(r.account_id),
           local(r.last_at),
           `${r.status}${r.note ? ` (${r.note})` : ''}`,
           markForm(r, refresh),
@@ -165,7 +169,8 @@ async function requestsSection(): Promise<HTMLElement> {
 }
 
 async function bookingsSection(): Promise<HTMLElement> {
-  const rows = await get<BookingRow[]>('/v1/operator/bookings');
+  const rows = await opGet<BookingRow[]>('/v1/operator/bookings');
+  await learnPeople(rows.map((b) => b.account_id));
   return h(
     'section',
     { 'data-testid': 'bookings' },
@@ -173,7 +178,7 @@ async function bookingsSection(): Promise<HTMLElement> {
     table(
       'Bookings from a week ago on',
       ['Starts', 'Status', 'Topic', 'Account'],
-      rows.map((b) => [local(b.starts_at), b.status, b.topic ?? '—', h('code', {}, b.account_id)]),
+      rows.map((b) => [local(b.starts_at), b.status, b.topic ?? '—', who(b.account_id)]),
     ),
   );
 }
@@ -190,6 +195,8 @@ export const operatorPage: Page = async (main) => {
     h('h1', {}, 'Operator console'),
     h('p', { class: 'muted' }, 'Every change here is logged with your account and the time.'),
     ...sections,
+    logSection(),
+    grantsSection(),
   );
 };
 
@@ -225,7 +232,8 @@ function reviewText(review: Review | null): string {
 /** One run of the queue: its report, and the form that records the review once. */
 export const operatorReviewPage: Page = async (main, _params, id) => {
   const path = `/v1/operator/reviews/${encodeURIComponent(id)}`;
-  const item = await get<ReviewItem>(path);
+  const item = await opGet<ReviewItem>(path);
+  await learnPeople([item.account_id]);
   const { report } = item;
   const state = h('p', { role: 'status', 'data-testid': 'review-state' }, reviewText(report.review));
   const problems = report.findings.filter((f) => !f.passed);
@@ -233,6 +241,7 @@ export const operatorReviewPage: Page = async (main, _params, id) => {
     main,
     h('h1', {}, `Review of ${report.domain}`),
     h('p', {}, h('a', { href: '#/operator' }, 'Back to the console')),
+    h('p', {}, `Run of ${who(item.account_id)}.`),
     h('p', {}, `Grade ${report.grade ?? '—'}, score ${report.score ?? '—'}. ${report.summary}`),
     state,
     h('h2', {}, `Problems found (${problems.length})`),
@@ -242,8 +251,8 @@ export const operatorReviewPage: Page = async (main, _params, id) => {
           [{ name: 'note', label: 'Review (the owner reads it)', type: 'textarea', required: true }],
           'Record review and mark done',
           async (v) => {
-            await call('POST', path, { note: v.note });
-            const after = await get<ReviewItem>(path);
+            await opPost(path, { note: v.note });
+            const after = await opGet<ReviewItem>(path);
             replace(state, reviewText(after.report.review));
           },
         )

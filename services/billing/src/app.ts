@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { BillingDeps } from './deps.js';
 import { creditRoutes } from './routes/credits.js';
 import { legacyAccountRoutes } from './routes/legacy-account.js';
+import { operatorLogRoutes } from './routes/operator-log.js';
 import { operatorRoutes } from './routes/operator.js';
 import { priceRoutes } from './routes/prices.js';
 import { subscriptionRoutes } from './routes/subscriptions.js';
@@ -14,5 +15,6 @@ export function routes(deps: BillingDeps): Router {
   router.use(subscriptionRoutes(deps));
   router.use(legacyAccountRoutes(deps));
   router.use(operatorRoutes(deps));
+  router.use(operatorLogRoutes(deps));
   return router;
 }

@@ -5,6 +5,7 @@ import { accountRoutes } from './routes/account.js';
 import { authRoutes, FORM_PATHS } from './routes/auth.js';
 import { keyRoutes } from './routes/keys.js';
 import { oauthRoutes } from './routes/oauth.js';
+import { operatorAccountRoutes } from './routes/operator-accounts.js';
 import { PAGE_PATHS, pagePolicy } from './routes/pages.js';
 import { twoFactorRoutes } from './routes/two-factor.js';
 
@@ -20,6 +21,7 @@ export function routes(deps: IdentityDeps): Router {
     accountRoutes(deps),
     twoFactorRoutes(deps),
     keyRoutes(deps),
+    operatorAccountRoutes(deps),
   );
   return router;
 }

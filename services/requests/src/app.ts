@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { RequestsDeps } from './deps.js';
 import { consultingRoutes } from './routes/consulting.js';
+import { operatorLogRoutes } from './routes/operator-log.js';
 import { operatorRoutes } from './routes/operator.js';
 import { requestRoutes } from './routes/requests.js';
 
@@ -10,5 +11,6 @@ export function routes(deps: RequestsDeps): Router {
   router.use(requestRoutes(deps));
   router.use(consultingRoutes(deps));
   router.use(operatorRoutes(deps));
+  router.use(operatorLogRoutes(deps));
   return router;
 }
