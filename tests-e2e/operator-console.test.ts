@@ -144,7 +144,9 @@ describeWithBrowser('the operator console', () => {
     const refused = await call('GET', '/v1/operator/reviews', withoutTotp);
     expect(refused.status).toBe(403);
     expect(refused.body.error_category).toBe('operator_totp_required');
-    const enrolled = await call('POST', '/v1/account/2fa/enrol', withoutTotp, {});
+    const enrolled = await call('POST', '/v1/account/2fa/enrol', withoutTotp, {
+      password: operator.password,
+    });
     const secret = enrolled.body.data.secret as string;
     expect(
       (await call('POST', '/v1/account/2fa/activate', withoutTotp, { code: totpCode(secret) })).status,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { INTERNAL_ASSERTION_HEADER, type Caller } from '@meridian/contracts';
 import { assertionKey, signCallerAssertion } from './internal-auth.js';
 import { refusalProblem, type RefusalProblem } from './refusal.js';
@@ -17,6 +18,23 @@ export async function callerHeaders(caller: Partial<Caller> = {}): Promise<Recor
     ...caller,
   };
   return { [INTERNAL_ASSERTION_HEADER]: await signCallerAssertion(full, testAssertionKey) };
+}
+
+/**
+ * An operator as operator routes let one in: a signed-in session of an account holding the role,
+ * TOTP active, that passed its second factor just now (`more` changes any of it).
+ */
+export function operatorCaller(accountId: string, more: Partial<Caller> = {}): Partial<Caller> {
+  return {
+    account_id: accountId,
+    auth: 'session',
+    session_id: randomUUID(),
+    plan: 'free',
+    role: 'operator',
+    totp_active: true,
+    second_factor_at: new Date().toISOString(),
+    ...more,
+  };
 }
 
 /**

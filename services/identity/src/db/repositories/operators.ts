@@ -6,6 +6,25 @@ export { insertOperatorAction } from '@meridian/db';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
+/** The account of an email with whether it holds the operator role; undefined for no such email. */
+export function findOperatorCandidate(db: Db, email: string) {
+  return db
+    .selectFrom('accounts')
+    .leftJoin('operator_roles', 'operator_roles.account_id', 'accounts.id')
+    .select(['accounts.id', 'accounts.email', 'accounts.nickname', 'operator_roles.granted_at'])
+    .where('accounts.email', '=', email)
+    .executeTakeFirst();
+}
+
+/** How many accounts hold the operator role (the first one is granted with --bootstrap only). */
+export async function countOperators(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('operator_roles')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Grants the role; answers false when the account held it already. */
 export async function grantOperatorRole(db: Db, accountId: string, by: string, at: Date): Promise<boolean> {
   const row = await db
