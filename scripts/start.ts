@@ -39,6 +39,7 @@ const SERVICES = {
  */
 const OPERATOR_COMMANDS = {
   'billing:admin': async () => (await import('../services/billing/scripts/admin.js')).main,
+  'identity:admin': async () => (await import('../services/identity/scripts/admin.js')).main,
   'requests:admin': async () => (await import('../services/requests/scripts/admin.js')).main,
   'data:import': async () => (await import('../services/data/scripts/import.js')).main,
 };

@@ -136,7 +136,7 @@ describeWithBrowser('the operator console', () => {
     expect(plain.body.error_category).toBe('operator_role_required');
     const grant = await runScript(
       'services/identity/scripts/admin.ts',
-      ['grant-operator', operator.email, '--by', 'e2e', '--reason', 'console test'],
+      ['grant-operator', operator.email, '--bootstrap', '--reason', 'console test'],
       { DATABASE_URL: system.env.DATABASE_URL! },
     );
     expect(grant.code).toBe(0);

@@ -10,6 +10,7 @@ import * as operators from './2026_11_27_0001_operators.js';
 import * as sessionsEpoch from './2026_11_27_0001_sessions_epoch.js';
 import * as linkOffers from './2026_11_27_0002_link_offers.js';
 import * as secondFactorAt from './2026_12_02_0001_second_factor_at.js';
+import * as operatorLogChain from './2026_12_02_0100_operator_log_chain.js';
 
 export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
@@ -23,4 +24,5 @@ export const migrations: Migrations = {
   '2026_11_27_0001_sessions_epoch': sessionsEpoch,
   '2026_11_27_0002_link_offers': linkOffers,
   '2026_12_02_0001_second_factor_at': secondFactorAt,
+  '2026_12_02_0100_operator_log_chain': operatorLogChain,
 };

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../database.js';
 
 /** The operator log's one writer, shared by every service that keeps the table. */
@@ -14,6 +14,11 @@ export function findOperatorCandidate(db: Db, email: string) {
     .select(['accounts.id', 'accounts.email', 'accounts.nickname', 'operator_roles.granted_at'])
     .where('accounts.email', '=', email)
     .executeTakeFirst();
+}
+
+/** Holds the roles still until the transaction ends: changes of them take turns. */
+export async function lockOperatorRoles(db: Db): Promise<void> {
+  await sql`lock table identity.operator_roles in share row exclusive mode`.execute(db);
 }
 
 /** How many accounts hold the operator role (the first one is granted with --bootstrap only). */
@@ -64,7 +69,7 @@ export function listOperators(db: Db) {
 export function listOperatorActions(db: Db, limit: number) {
   return db
     .selectFrom('operator_actions')
-    .select(['id', 'at', 'actor', 'action', 'target', 'reason'])
+    .select(['id', 'at', 'actor', 'operator_email', 'action', 'target', 'reason'])
     .orderBy('id', 'desc')
     .limit(limit)
     .execute();
