@@ -42,6 +42,7 @@ const SERVICES = {
  */
 const operatorCommands = (bus: SharedInfra['bus']) => ({
   'billing:admin': async () => (await import('../services/billing/scripts/admin.js')).main,
+  'identity:admin': async () => (await import('../services/identity/scripts/admin.js')).main,
   'requests:admin': async () => {
     const { main } = await import('../services/requests/scripts/admin.js');
     return (argv: string[], io: CommandIo) => main(argv, io, bus);

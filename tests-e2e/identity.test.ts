@@ -200,7 +200,12 @@ describe('identity through the gateway', () => {
       const whoami = () =>
         fetch(`${system.gatewayUrl}/v1/agent/whoami`, { headers: { 'x-api-key': key.key } });
       expect((await whoami()).status).toBe(200);
-      const enrol = await postFrom(attacker, '/v1/account/2fa/enrol', {}, session);
+      const enrol = await postFrom(
+        attacker,
+        '/v1/account/2fa/enrol',
+        { password: attackerPassword },
+        session,
+      );
       const { secret } = ((await enrol.json()) as { data: { secret: string } }).data;
       const activate = await postFrom(
         attacker,

@@ -139,7 +139,7 @@ describeWithBrowser('the operator console', () => {
     expect(plain.body.error_category).toBe('operator_role_required');
     const grant = await runScript(
       'services/identity/scripts/admin.ts',
-      ['grant-operator', operator.email, '--by', 'e2e', '--reason', 'console test'],
+      ['grant-operator', operator.email, '--bootstrap', '--reason', 'console test'],
       { DATABASE_URL: system.env.DATABASE_URL! },
     );
     expect(grant.code).toBe(0);
@@ -147,7 +147,9 @@ describeWithBrowser('the operator console', () => {
     const refused = await call('GET', '/v1/operator/reviews', withoutTotp);
     expect(refused.status).toBe(403);
     expect(refused.body.error_category).toBe('operator_totp_required');
-    const enrolled = await call('POST', '/v1/account/2fa/enrol', withoutTotp, {});
+    const enrolled = await call('POST', '/v1/account/2fa/enrol', withoutTotp, {
+      password: operator.password,
+    });
     const secret = enrolled.body.data.secret as string;
     expect(
       (await call('POST', '/v1/account/2fa/activate', withoutTotp, { code: totpCode(secret) })).status,

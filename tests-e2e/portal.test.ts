@@ -237,6 +237,7 @@ describeWithBrowser('the web portal in a real browser', () => {
 
     // TOTP on, with recovery codes.
     await page.goto(`${base}/#/account`);
+    await page.getByLabel('Password to confirm it is you').fill(PASSWORD);
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     const secret = (await page.getByTestId('totp-secret').textContent())!;
     await page.getByLabel('First code from the app').fill(totpCode(secret));

@@ -205,6 +205,12 @@ export class VerifiedCache<T extends Verified> {
     this.hashById.delete(id);
   }
 
+  /** What was vouched for under an id changed (a session stepped up): verified again on its next use. */
+  forget(id: string): void {
+    const hash = this.hashById.get(id);
+    if (hash) this.good.delete(hash);
+  }
+
   /**
    * Forgets every credential vouched for, when events may have been missed (the bus reconnected):
    * each is verified again on its next use. Refusals stay remembered; nothing revoked is in them.

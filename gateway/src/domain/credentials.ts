@@ -47,5 +47,6 @@ export function sessionCaller(v: SessionVerifyReply): Caller {
   };
   if (v.role) caller.role = v.role;
   if (v.totp_active !== undefined) caller.totp_active = v.totp_active;
+  if (v.second_factor_at !== undefined) caller.second_factor_at = v.second_factor_at;
   return caller;
 }

@@ -79,6 +79,9 @@ export const PORTAL_ROUTES: readonly PortalRoute[] = [
   route('post', '/v1/account/2fa/activate', 'Activate TOTP with a first code'),
   route('post', '/v1/account/2fa/disable', 'Disable TOTP'),
   route('post', '/v1/account/2fa/{id}', 'Second-factor operation by id'),
+  route('post', '/v1/account/step-up', "Confirm this session's second factor with a current TOTP code", {
+    errors: { 403: 'The code is wrong, expired or already used', 409: 'TOTP is not active' },
+  }),
   route('put', '/v1/account/nickname', 'Set the public nickname'),
   route('delete', '/v1/account/links/{id}', 'Unlink a sign-in provider listed in GET /v1/account'),
   route('get', '/v1/agent/whoami', 'Agent-auth introspection (session or API key)'),

@@ -32,6 +32,7 @@ export const ROUTE_TABLE: readonly RouteOwner[] = [
   { prefix: '/v1/account/2fa', service: 'identity' },
   { prefix: '/v1/account/nickname', service: 'identity' },
   { prefix: '/v1/account/links', service: 'identity' },
+  { prefix: '/v1/account/step-up', service: 'identity', exact: true },
   { prefix: '/v1/agent', service: 'identity' },
   { prefix: '/v1/keys', service: 'identity' },
   // audit-portal 4.4 (subscription), 4.5
@@ -128,6 +129,8 @@ export const ANONYMOUS_ROUTES: readonly string[] = [
 
 /** Anonymous, yet it acts on the session it carries. */
 export const LOGOUT_PATH = '/auth/logout';
+/** Where a session passes the second factor again (identity); operator routes want it recent. */
+export const STEP_UP_PATH = '/v1/account/step-up';
 
 export const SESSION_OR_KEY_ROUTES: readonly string[] = ['/v1/agent/whoami'];
 

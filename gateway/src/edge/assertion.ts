@@ -22,7 +22,7 @@ export class AssertionSigner {
   constructor(private readonly key: Uint8Array) {}
 
   tokenFor(caller: Caller, now = Date.now()): string | Promise<string> {
-    const cacheKey = `${caller.auth}:${caller.account_id}:${caller.plan}:${caller.key_id}:${caller.session_id}:${caller.role}:${caller.totp_active}`;
+    const cacheKey = `${caller.auth}:${caller.account_id}:${caller.plan}:${caller.key_id}:${caller.session_id}:${caller.role}:${caller.totp_active}:${caller.second_factor_at}`;
     const entry = this.cache.get(cacheKey);
     if (entry && entry.renewAt > now) return entry.token;
     return signCallerAssertion(caller, this.key, now).then((token) => {

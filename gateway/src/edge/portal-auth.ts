@@ -5,7 +5,7 @@ import { HttpProblem, cookieValue, httpProblem } from '@meridian/http-kit';
 import type { IdentityCaches } from '../adapters/identity.js';
 import { bearerChallenge, bearerToken, keyCaller, sessionCaller } from '../domain/credentials.js';
 import { keyFormatValid, looksLikeApiKey } from '../domain/key-format.js';
-import { accessOf, LOGOUT_PATH, routeOwner } from '../domain/route-table.js';
+import { accessOf, LOGOUT_PATH, routeOwner, STEP_UP_PATH } from '../domain/route-table.js';
 import { callOf } from './front.js';
 
 /** Where a portal call's session came from; only a cookie is sent by a browser on its own. */
@@ -50,6 +50,17 @@ function forgetOnLogout(res: Response, caches: IdentityCaches, sessionId: string
 }
 
 /**
+ * A session that just passed a step-up is verified again on its next call, so its new
+ * `second_factor_at` reaches the operator routes at once on this replica (the others within their
+ * cache's lifetime).
+ */
+function forgetOnStepUp(res: Response, caches: IdentityCaches, sessionId: string): void {
+  res.on('finish', () => {
+    if (res.statusCode < 300) caches.sessions.forget(sessionId);
+  });
+}
+
+/**
  * The 401 rule of the audit portal at the edge: every portal route needs a session identity
  * vouches for, except the anonymous ones of the route table. Sets `res.locals.caller`.
  */
@@ -66,6 +77,8 @@ export function portalAuth(caches: IdentityCaches) {
       res.locals.sessionSource = presentedSession!.source;
       if (req.method === 'POST' && req.path === LOGOUT_PATH)
         forgetOnLogout(res, caches, session.value.session_id);
+      if (req.method === 'POST' && req.path === STEP_UP_PATH)
+        forgetOnStepUp(res, caches, session.value.session_id);
       return next();
     }
     // An anonymous route serves whoever was not vouched for as anonymous, whatever the reason: a

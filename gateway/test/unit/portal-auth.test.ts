@@ -36,6 +36,8 @@ function portal(caches: IdentityCaches) {
 describe('portal session check on anonymous routes', () => {
   let bus: Bus;
   let answerSlow: () => void;
+  /** When identity says the operator's session last passed its second factor. */
+  let secondFactorAt: string | null = '2026-12-02T01:00:00.000Z';
 
   beforeEach(async () => {
     bus = createMemoryBus({ name: 'portal-auth-test' });
@@ -57,6 +59,7 @@ describe('portal session check on anonymous routes', () => {
               plan: 'free',
               role: 'operator',
               totp_active: true,
+              second_factor_at: secondFactorAt,
               sessions_epoch: 0,
             },
           };
@@ -107,6 +110,24 @@ describe('portal session check on anonymous routes', () => {
       session_id: 'op-1',
       role: 'operator',
       totp_active: true,
+      second_factor_at: '2026-12-02T01:00:00.000Z',
     });
+  });
+
+  it('verifies a session again after its step-up, so the new second_factor_at reaches the services at once', async () => {
+    secondFactorAt = null;
+    const app = portal(identityCaches(bus, SETTINGS, new MemoryRateLimiter()));
+    const before = await withCookie(app, '/v1/operator/reviews', 'op-2');
+    expect(before.body.caller.second_factor_at).toBeNull();
+    secondFactorAt = '2026-12-02T01:30:00.000Z';
+    // Cached: still what identity said first.
+    expect((await withCookie(app, '/v1/operator/reviews', 'op-2')).body.caller.second_factor_at).toBeNull();
+    const stepUp = await request(app)
+      .post('/v1/account/step-up')
+      .set('cookie', 'meridian_session=op-2')
+      .set('x-forwarded-for', ADDRESS);
+    expect(stepUp.status).toBe(200);
+    const after = await withCookie(app, '/v1/operator/reviews', 'op-2');
+    expect(after.body.caller.second_factor_at).toBe('2026-12-02T01:30:00.000Z');
   });
 });

@@ -74,6 +74,11 @@ export const callerSchema = z.object({
   role: z.enum(['operator']).optional(),
   /** Whether that session's account has TOTP active; operator routes need both. */
   totp_active: z.boolean().optional(),
+  /**
+   * When that session last passed the second factor (ISO 8601), null when it never did: operator
+   * routes want it recent (a step-up), not merely TOTP active on the account.
+   */
+  second_factor_at: z.iso.datetime().nullable().optional(),
 });
 export type Caller = z.infer<typeof callerSchema>;
 

@@ -18,6 +18,8 @@ export const sessionVerifyReplySchema = z.object({
   plan: planSchema,
   role: z.enum(['operator']).optional(),
   totp_active: z.boolean().optional(),
+  /** When this session last passed the second factor (ISO 8601), null when it never did. */
+  second_factor_at: z.iso.datetime().nullable().optional(),
   /** How many times every session of the account was ended at once, when this one was vouched for. */
   sessions_epoch: z.number().int().min(0).default(0),
 });

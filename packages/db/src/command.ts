@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Kysely } from 'kysely';
 import { openDatabase, type DatabaseTarget } from './database.js';
 import { migrateToLatest, type Migrations } from './migrate.js';
@@ -34,6 +35,11 @@ export async function withServiceDatabase<DB, T>(
 
 /** The embedded database for a command; one that cannot be opened (held, damaged) is a refusal of one line. */
 async function openEmbedded(dir: string) {
+  // A command pointed at no database says so: opening would create an empty one in its place.
+  if (!existsSync(join(dir, 'PG_VERSION')))
+    throw new CommandRefused(
+      `no database: DATABASE_URL is unset and ${resolve(dir)} holds no embedded database (start the system there, or set DATA_DIR or DATABASE_URL)`,
+    );
   try {
     return await openPGlite(dir);
   } catch (err) {

@@ -120,12 +120,24 @@ export function sessionAccountOf(req: Request): string {
   return caller.account_id;
 }
 
+/** How long a passed second factor opens the operator routes (as GitHub's sudo mode, Stripe). */
+const STEP_UP_WINDOW_MS = 15 * 60 * 1000;
+
+/** Whether a session's last passed second factor (ISO 8601, or none) is within the step-up window. */
+function steppedUp(secondFactorAt: string | null | undefined, now = Date.now()): boolean {
+  if (!secondFactorAt) return false;
+  const at = Date.parse(secondFactorAt);
+  return Number.isFinite(at) && at <= now + 60_000 && now - at <= STEP_UP_WINDOW_MS;
+}
+
 /**
  * The operator behind a request to an operator route: a signed-in session of an account holding
- * the operator role with TOTP active. 401 without a session; 403 `operator_role_required` without
- * the role; 403 `operator_totp_required` with the role but no active second factor.
+ * the operator role with TOTP active, that passed the second factor within STEP_UP_WINDOW_MS.
+ * 401 without a session; 403 `operator_role_required` without the role; 403
+ * `operator_totp_required` with the role but no active second factor; 403 `step_up_required`
+ * when the session did not pass it lately (a password-only session, or one older than the window).
  */
-export function operatorAccountOf(req: Request): string {
+export function operatorAccountOf(req: Request, now = Date.now()): string {
   const accountId = sessionAccountOf(req);
   if (req.caller?.role !== 'operator')
     throw httpProblem('forbidden', 'This route is for accounts with the operator role.', {
@@ -135,5 +147,11 @@ export function operatorAccountOf(req: Request): string {
     throw httpProblem('forbidden', 'Operators must have TOTP active; enrol it under /v1/account/2fa first.', {
       category: 'operator_totp_required',
     });
+  if (!steppedUp(req.caller.second_factor_at, now))
+    throw httpProblem(
+      'forbidden',
+      'Operator routes need a second factor passed in the last 15 minutes: confirm with a current code at POST /v1/account/step-up {code}.',
+      { category: 'step_up_required' },
+    );
   return accountId;
 }

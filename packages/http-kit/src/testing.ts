@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { INTERNAL_ASSERTION_HEADER, type Caller } from '@meridian/contracts';
 import { assertionKey, signCallerAssertion } from './internal-auth.js';
 import { refusalProblem, type RefusalProblem } from './refusal.js';
@@ -20,23 +21,32 @@ export async function callerHeaders(caller: Partial<Caller> = {}): Promise<Recor
 }
 
 /**
- * Headers of an operator's session as the gateway sends them: the role and TOTP active, as
- * operatorAccountOf requires. The one place tests build an operator caller, so that a new
- * requirement of operator routes changes only this helper.
+ * An operator as operator routes let one in: a signed-in session of an account holding the role,
+ * TOTP active, that passed its second factor just now (`more` changes any of it).
+ */
+export function operatorCaller(accountId: string, more: Partial<Caller> = {}): Partial<Caller> {
+  return {
+    account_id: accountId,
+    auth: 'session',
+    session_id: randomUUID(),
+    plan: 'free',
+    role: 'operator',
+    totp_active: true,
+    second_factor_at: new Date().toISOString(),
+    ...more,
+  };
+}
+
+/**
+ * Headers of an operator's session as the gateway sends them: operatorCaller's caller, signed.
+ * The one place tests build an operator's headers, so that a new requirement of operator routes
+ * changes only operatorCaller.
  */
 export async function operatorHeaders(
   accountId: string,
   caller: Partial<Caller> = {},
 ): Promise<Record<string, string>> {
-  return callerHeaders({
-    account_id: accountId,
-    auth: 'session',
-    session_id: `operator-session-${accountId}`,
-    plan: 'free',
-    role: 'operator',
-    totp_active: true,
-    ...caller,
-  });
+  return callerHeaders({ ...operatorCaller(accountId), ...caller });
 }
 
 /**

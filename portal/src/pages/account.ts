@@ -61,27 +61,37 @@ async function twoFactorSection(box: HTMLElement): Promise<void> {
     box,
     h('h2', {}, 'Two-factor sign-in'),
     h('p', { 'data-testid': 'totp-state' }, 'Off.'),
-    action(
+    // Identity asks for the password first, so a borrowed session cannot lock the owner out.
+    form(
+      [
+        {
+          name: 'password',
+          label: 'Password to confirm it is you',
+          type: 'password',
+          autocomplete: 'current-password',
+          hint: 'Signed in only through a provider? Leave it empty and sign in again first.',
+        },
+      ],
       'Set up an authenticator app',
-      async () => {
+      async (v) => {
         const enrol = await post<{ secret: string; otpauth_uri: string; qr_data_url: string }>(
           '/v1/account/2fa/enrol',
+          v.password ? { password: v.password } : {},
         );
         replace(
           out,
           h('p', {}, 'Scan this code with your authenticator app, or type the key.'),
           h('img', { class: 'qr', src: enrol.qr_data_url, alt: 'QR code of your authenticator key' }),
           h('p', {}, 'Key: ', h('code', { 'data-testid': 'totp-secret' }, enrol.secret)),
-          form([codeField('First code from the app')], 'Turn on two-factor', async (v) => {
+          form([codeField('First code from the app')], 'Turn on two-factor', async (w) => {
             const answer = await post<{ recovery_codes: string[] }>('/v1/account/2fa/activate', {
-              code: v.code,
+              code: w.code,
             });
             await twoFactorSection(box);
             box.append(codesBox(answer.recovery_codes));
           }),
         );
       },
-      '',
     ),
     out,
   );

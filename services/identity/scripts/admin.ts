@@ -1,21 +1,31 @@
 /**
  * pnpm identity:admin — the operators' interface to the operator role.
  *
- *   pnpm identity:admin grant-operator  <email> --by ana --reason "joins the review desk"
- *   pnpm identity:admin revoke-operator <email> --by ana --reason "left the team"
+ *   pnpm identity:admin grant-operator  <email> --bootstrap --reason "first operator"   (only while none exists)
+ *   pnpm identity:admin grant-operator  <email> --operator ana@example.com --reason "joins the review desk"
+ *   pnpm identity:admin revoke-operator <email> --operator ana@example.com --reason "left the team"
  *   pnpm identity:admin operators
- *   pnpm identity:admin log [--limit 50]
+ *   pnpm identity:admin log [--limit 50] [--verify]
  *
- * It writes with the database credentials of DATABASE_URL (or the embedded PGlite under DATA_DIR):
- * whoever runs it is authenticated by the database, and every change is logged in the append-only
- * operator log with `--by` as its actor. An operator route also needs TOTP active on the account.
+ * It writes with the database credentials of DATABASE_URL (or the embedded PGlite under DATA_DIR,
+ * through the running `pnpm start` when it holds it): whoever runs it is authenticated by the
+ * database, and every change is logged in the operator log under `--operator`, an account checked
+ * to hold the role. `log --verify` walks the log's hash chain and names the first broken row.
  * Exit code 0, or 2 with the reason on stderr when refused.
  */
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
-import { CommandRefused, processIo, runCommand, withServiceDatabase, type CommandIo } from '@meridian/db';
+import {
+  CommandRefused,
+  processIo,
+  runCommand,
+  runOrForward,
+  verifyOperatorLog,
+  withServiceDatabase,
+  type CommandIo,
+} from '@meridian/db';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { listOperatorActions, listOperators } from '../src/db/repositories/operators.js';
@@ -26,10 +36,14 @@ type Command = (typeof COMMANDS)[number];
 
 const changeSchema = z.object({
   email: z.email().max(254),
-  by: z.string().regex(/^[a-z0-9._@-]{2,80}$/i, 'a short name of who runs the command'),
+  operator: z.email('the email of an operator').max(254).optional(),
+  bootstrap: z.boolean().optional(),
   reason: z.string().trim().min(1).max(500),
 });
-const logSchema = z.object({ limit: z.coerce.number().int().min(1).max(1000).default(50) });
+const logSchema = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(50),
+  verify: z.boolean().optional(),
+});
 
 function parsed<S extends z.ZodType>(schema: S, values: unknown): z.infer<S> {
   const result = schema.safeParse(values);
@@ -43,12 +57,12 @@ function parsed<S extends z.ZodType>(schema: S, values: unknown): z.infer<S> {
 async function change(db: Kysely<Database>, command: Command, values: unknown): Promise<string> {
   const args = parsed(changeSchema, values);
   const grant = command === 'grant-operator';
-  const changed = await changeOperatorRole(db, {
-    email: args.email,
-    grant,
-    actor: `command:${args.by}`,
-    reason: args.reason,
-  });
+  if (!args.operator === !args.bootstrap)
+    throw new CommandRefused(
+      'name the operator who runs it (--operator <email>), or --bootstrap for the first one',
+    );
+  const by = args.operator ? { operator_email: args.operator } : { bootstrap: true as const };
+  const changed = await changeOperatorRole(db, { email: args.email, grant, by, reason: args.reason });
   if (!changed.ok) throw new CommandRefused(changed.detail);
   const { account_id, totp_active } = changed.value;
   const what = grant ? 'granted' : 'revoked';
@@ -56,12 +70,28 @@ async function change(db: Kysely<Database>, command: Command, values: unknown): 
   return grant && !totp_active ? `${line} (TOTP is not active: operator routes refuse it until it is)` : line;
 }
 
+async function log(db: Kysely<Database>, args: z.infer<typeof logSchema>): Promise<string> {
+  if (!args.verify)
+    return (await listOperatorActions(db, args.limit))
+      .map((a) => `${a.at.toISOString()} ${a.actor} ${a.action} ${a.target} ${JSON.stringify(a.reason)}`)
+      .join('\n');
+  const check = await verifyOperatorLog(db);
+  if (!check.ok) throw new CommandRefused(`the operator log is broken at row ${check.id}: ${check.why}`);
+  return `the operator log holds: ${check.rows} rows, head ${check.head ?? '-'}`;
+}
+
 /** Runs one command; answers the text to print. */
 export async function run(db: Kysely<Database>, argv: string[]): Promise<string> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { by: { type: 'string' }, reason: { type: 'string' }, limit: { type: 'string' } },
+    options: {
+      operator: { type: 'string' },
+      bootstrap: { type: 'boolean' },
+      reason: { type: 'string' },
+      limit: { type: 'string' },
+      verify: { type: 'boolean' },
+    },
   });
   const command = positionals[0] as Command;
   if (!COMMANDS.includes(command)) throw new CommandRefused(`the command is one of ${COMMANDS.join(', ')}`);
@@ -71,10 +101,7 @@ export async function run(db: Kysely<Database>, argv: string[]): Promise<string>
         (o) => `${o.account_id} ${o.email ?? '-'} totp:${o.totp_state} since ${o.granted_at.toISOString()}`,
       )
       .join('\n');
-  if (command === 'log')
-    return (await listOperatorActions(db, parsed(logSchema, values).limit))
-      .map((a) => `${a.at.toISOString()} ${a.actor} ${a.action} ${a.target} ${JSON.stringify(a.reason)}`)
-      .join('\n');
+  if (command === 'log') return log(db, parsed(logSchema, values));
   return change(db, command, { ...values, email: positionals[1] });
 }
 
@@ -86,4 +113,4 @@ export async function main(argv: string[], io: CommandIo = processIo): Promise<n
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href)
-  process.exitCode = await main(process.argv.slice(2));
+  process.exitCode = await runOrForward('identity:admin', process.argv.slice(2), main);

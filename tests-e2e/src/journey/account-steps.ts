@@ -63,7 +63,11 @@ export async function signInWithTotp(j: Journey): Promise<void> {
     },
   });
 
-  const enrol = await j.post('/v1/account/2fa/enrol', {});
+  // Turning TOTP on asks for the password: a session alone does not lock the owner out.
+  const unconfirmed = await j.post('/v1/account/2fa/enrol', {});
+  expect(unconfirmed.status).toBe(403);
+  await unconfirmed.arrayBuffer();
+  const enrol = await j.post('/v1/account/2fa/enrol', { password: PASSWORD });
   expect(enrol.status).toBe(200);
   const enrolled = (await enrol.json()) as { data: { state: string; secret: string; otpauth_uri: string } };
   expect(enrolled.data).toMatchObject({

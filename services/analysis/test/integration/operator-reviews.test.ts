@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import request from 'supertest';
 import { waitFor } from '@meridian/bus/testing';
 import { reportSchema } from '@meridian/contracts';
-import { callerHeaders } from '@meridian/http-kit/testing';
+import { callerHeaders, operatorCaller } from '@meridian/http-kit/testing';
 import { startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
 import { refundOverdueReviews } from '../../src/jobs/overdue-reviews.js';
 import { startPlatform, type Platform } from './platform-harness.js';
@@ -29,15 +29,7 @@ describe('operator review queue', () => {
   const REVIEW_PART = RUN_PRICE - 29_000_000;
 
   const operatorHeaders = (more: { role?: 'operator'; totp_active?: boolean; account_id?: string } = {}) =>
-    callerHeaders({
-      account_id: operator,
-      auth: 'session',
-      session_id: randomUUID(),
-      plan: 'free',
-      role: 'operator',
-      totp_active: true,
-      ...more,
-    });
+    callerHeaders(operatorCaller(more.account_id ?? operator, more));
   const asOperator = async (method: 'get' | 'post', path: string, body?: object, account = operator) => {
     const agent = request(h.a.app);
     const headers = await operatorHeaders({ account_id: account });

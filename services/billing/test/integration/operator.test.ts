@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import request from 'supertest';
 import { RPC } from '@meridian/contracts';
-import { callerHeaders } from '@meridian/http-kit/testing';
+import { callerHeaders, operatorCaller } from '@meridian/http-kit/testing';
 import { readBalance } from '../../src/db/repositories/ledger.js';
 import { recordDeposit } from '../../src/flows/record-deposit.js';
 import { startBilling, type Billing } from './harness.js';
@@ -19,14 +19,7 @@ describe('operator routes of billing', () => {
   afterAll(async () => billing?.close());
 
   const as = (totp = true, role: 'operator' | null = 'operator') =>
-    callerHeaders({
-      account_id: operator,
-      auth: 'session',
-      session_id: randomUUID(),
-      plan: 'free',
-      ...(role ? { role } : {}),
-      totp_active: totp,
-    });
+    callerHeaders(operatorCaller(operator, { role: role ?? undefined, totp_active: totp }));
   const send = async (path: string, body: object, headers: Record<string, string> = {}) =>
     request(billing.app)
       .post(path)

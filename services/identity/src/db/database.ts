@@ -43,6 +43,8 @@ export interface Database extends OutboxTables {
     last_seen_at: Date;
     expires_at: Date;
     revoked_at: Date | null;
+    /** When the session last passed the second factor (login with a TOTP code, or a step-up). */
+    second_factor_at: Date | null;
   };
   login_challenges: {
     token_hash: string;

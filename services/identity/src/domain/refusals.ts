@@ -19,5 +19,11 @@ export type IdentityRefusal =
   | 'oidc_refused'
   | 'provider_unreachable'
   | 'too_many_keys'
+  /** A signed-in person re-confirming who they are gave a wrong password (TOTP enrolment). */
+  | 'wrong_password'
+  /** A change that needs a fresh sign-in, from an account without a password (OIDC only). */
+  | 'reauthentication_required'
+  /** An operator's command or a service named an account that does not hold the operator role. */
+  | 'operator_required'
   | 'conflict'
   | 'not_found';

@@ -60,7 +60,8 @@ export async function answerChallenge(
       if (account.email) await clearLoginThrottle(trx, account.email);
       await markChallengeUsed(trx, challenge.token_hash, now);
       return ok({
-        session: await startSession(trx, deps, account.id, challenge.method),
+        // A recovery code lets the owner in, but only a current code counts as a passed second factor.
+        session: await startSession(trx, deps, account.id, challenge.method, factor.code !== undefined),
         device: await rememberSignIn(trx, account.id, place),
       });
     });

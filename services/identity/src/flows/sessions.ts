@@ -19,11 +19,13 @@ export interface NewSession {
   expires_at: string;
 }
 
+/** A new session; `secondFactorPassed` when its sign-in was answered with a current TOTP code. */
 export async function startSession(
   trx: Kysely<Database>,
   deps: IdentityDeps,
   accountId: string,
   method: 'password' | 'oidc',
+  secondFactorPassed = false,
 ): Promise<NewSession> {
   const token = newToken();
   const now = new Date();
@@ -38,6 +40,7 @@ export async function startSession(
     last_seen_at: now,
     expires_at: expiresAt,
     revoked_at: null,
+    second_factor_at: secondFactorPassed ? now : null,
   });
   return { token, session_id: id, expires_at: expiresAt.toISOString() };
 }

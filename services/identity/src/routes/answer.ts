@@ -21,6 +21,10 @@ export const IDENTITY_PROBLEMS = {
   },
   provider_unreachable: { kind: 'bad_gateway' },
   too_many_keys: { kind: 'conflict', category: 'too_many_keys' },
+  // 403, not 401: the session stays valid, only the re-confirmation failed.
+  wrong_password: { kind: 'forbidden', category: 'invalid_password' },
+  reauthentication_required: { kind: 'forbidden', category: 'reauthentication_required' },
+  operator_required: { kind: 'forbidden', category: 'operator_required' },
   conflict: { kind: 'conflict' },
   not_found: { kind: 'not_found' },
   unauthorized: { kind: 'unauthorized' },

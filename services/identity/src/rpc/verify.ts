@@ -15,6 +15,7 @@ import { hashToken } from '../domain/secrets.js';
 import { lastSeenIsStale, sessionIsLive } from '../domain/session.js';
 import type { IdentityDeps } from '../deps.js';
 import { accountEmail } from './account.js';
+import { operatorResolve } from './operator.js';
 
 const refused = (what: string): RpcReply<never> => ({
   ok: false,
@@ -76,6 +77,7 @@ export async function verifySession(
       plan: row.plan,
       ...operator,
       totp_active: row.totp_state === 'active',
+      second_factor_at: row.second_factor_at ? row.second_factor_at.toISOString() : null,
       sessions_epoch: row.sessions_epoch,
     },
   };
@@ -86,5 +88,6 @@ export function rpcHandlers(deps: IdentityDeps): RpcRegistration[] {
     { subject: RPC.identityKeyVerify, handler: (req: unknown) => verifyKey(deps, req) },
     { subject: RPC.identitySessionVerify, handler: (req: unknown) => verifySession(deps, req) },
     { subject: RPC.identityAccountEmail, handler: (req: unknown) => accountEmail(deps, req) },
+    { subject: RPC.identityOperatorResolve, handler: (req: unknown) => operatorResolve(deps, req) },
   ] as RpcRegistration[];
 }

@@ -88,7 +88,12 @@ describe('account pre-hijacking', () => {
     const attacker = await asSession(login.body.data);
     const key = await post('/v1/keys', {}, freshAddress(), attacker.headers);
     expect(key.status).toBe(201);
-    const enrol = await post('/v1/account/2fa/enrol', {}, freshAddress(), attacker.headers);
+    const enrol = await post(
+      '/v1/account/2fa/enrol',
+      { password: ATTACKER_PASSWORD },
+      freshAddress(),
+      attacker.headers,
+    );
     const secret = enrol.body.data.secret as string;
     const activate = await post(
       '/v1/account/2fa/activate',

@@ -4,10 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { generate } from 'otplib';
 import { SESSION_COOKIE } from '@meridian/contracts';
+import { callerHeaders } from '@meridian/http-kit/testing';
 import type { OidcPeer } from '@meridian/test-peers';
 import { hashToken } from '../../src/domain/secrets.js';
 import { FLOW_COOKIE } from '../../src/routes/oauth.js';
-import { freshEmail, type Harness } from './harness.js';
+import { freshEmail, STRONG_PASSWORD, type Harness } from './harness.js';
 import { anonymous, signIn, signUpConfirmed } from './flows.js';
 import { providerSignIn, startOidcBed } from './support/oidc-calls.js';
 
@@ -52,7 +53,9 @@ describe('OpenID Connect sign-in', () => {
     const email = freshEmail();
     await signUpConfirmed(h, email);
     const me = await signIn(h, email);
-    const { secret } = (await request(h.app).post('/v1/account/2fa/enrol').set(me.headers)).body.data;
+    const { secret } = (
+      await request(h.app).post('/v1/account/2fa/enrol').set(me.headers).send({ password: STRONG_PASSWORD })
+    ).body.data;
     const activated = await request(h.app)
       .post('/v1/account/2fa/activate')
       .set(me.headers)
@@ -153,5 +156,31 @@ describe('OpenID Connect sign-in', () => {
           .set(await anonymous())
       ).status,
     ).toBe(404);
+  });
+
+  it('enrols TOTP for an account without a password only from a sign-in of the last 5 minutes', async () => {
+    idp.people.set('no-password-sub', { email: freshEmail(), email_verified: true });
+    const accountId = await signInThroughProvider('no-password-sub');
+    const session = await h.deps.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    const headers = await callerHeaders({
+      account_id: accountId,
+      plan: 'free',
+      auth: 'session',
+      session_id: session.id,
+    });
+    const enrol = () => request(h.app).post('/v1/account/2fa/enrol').set(headers).send({});
+    expect((await enrol()).status).toBe(200);
+    await h.deps.db
+      .updateTable('sessions')
+      .set({ created_at: new Date(Date.now() - 6 * 60_000) })
+      .where('id', '=', session.id)
+      .execute();
+    const stale = await enrol();
+    expect([stale.status, stale.body.error_category]).toEqual([403, 'reauthentication_required']);
+    expect(stale.body.detail).toMatch(/sign in again/);
   });
 });

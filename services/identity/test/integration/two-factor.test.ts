@@ -49,7 +49,10 @@ describe('TOTP second factor', () => {
   });
 
   it('enrols with a secret, an otpauth URI and a QR code, sealed at rest', async () => {
-    const res = await request(h.app).post('/v1/account/2fa/enrol').set(me.headers);
+    const res = await request(h.app)
+      .post('/v1/account/2fa/enrol')
+      .set(me.headers)
+      .send({ password: STRONG_PASSWORD });
     expect(res.status).toBe(200);
     secret = res.body.data.secret;
     expect(res.body.data).toMatchObject({ state: 'pending', algorithm: 'sha1', digits: 6, period: 30 });
@@ -151,8 +154,9 @@ async function twoFactorAccount() {
   const email = freshEmail();
   await signUpConfirmed(h, email);
   const me = await signIn(h, email);
-  const secret: string = (await request(h.app).post('/v1/account/2fa/enrol').set(me.headers)).body.data
-    .secret;
+  const secret: string = (
+    await request(h.app).post('/v1/account/2fa/enrol').set(me.headers).send({ password: STRONG_PASSWORD })
+  ).body.data.secret;
   const activated = await request(h.app)
     .post('/v1/account/2fa/activate')
     .set(me.headers)

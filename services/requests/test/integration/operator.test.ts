@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { callerHeaders } from '@meridian/http-kit/testing';
+import { callerHeaders, operatorCaller } from '@meridian/http-kit/testing';
 import { startRequests, type Requests } from './harness.js';
 
 /** The operator console's service requests and bookings, with billing beside as its own process. */
@@ -12,15 +12,7 @@ describe('operator routes of service requests and bookings', () => {
   const operator = randomUUID();
   let bookingId = '';
 
-  const operatorHeaders = (totp = true) =>
-    callerHeaders({
-      account_id: operator,
-      auth: 'session',
-      session_id: randomUUID(),
-      plan: 'free',
-      role: 'operator',
-      totp_active: totp,
-    });
+  const operatorHeaders = (totp = true) => callerHeaders(operatorCaller(operator, { totp_active: totp }));
   const slotIn = (hours: number) => {
     const t = new Date(Date.now() + hours * 3_600_000);
     t.setUTCMinutes(0, 0, 0);

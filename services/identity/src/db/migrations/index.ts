@@ -9,6 +9,8 @@ import * as knownSignIns from './2026_11_27_0001_known_sign_ins.js';
 import * as operators from './2026_11_27_0001_operators.js';
 import * as sessionsEpoch from './2026_11_27_0001_sessions_epoch.js';
 import * as linkOffers from './2026_11_27_0002_link_offers.js';
+import * as secondFactorAt from './2026_12_02_0001_second_factor_at.js';
+import * as operatorLogChain from './2026_12_02_0100_operator_log_chain.js';
 
 export const migrations: Migrations = {
   '2026_11_21_0001_outbox': outbox,
@@ -21,4 +23,6 @@ export const migrations: Migrations = {
   '2026_11_27_0001_operators': operators,
   '2026_11_27_0001_sessions_epoch': sessionsEpoch,
   '2026_11_27_0002_link_offers': linkOffers,
+  '2026_12_02_0001_second_factor_at': secondFactorAt,
+  '2026_12_02_0100_operator_log_chain': operatorLogChain,
 };

@@ -22,11 +22,42 @@ export function findSessionByTokenHash(db: Db, tokenHash: string) {
       'sessions.last_seen_at',
       'sessions.expires_at',
       'sessions.revoked_at',
+      'sessions.second_factor_at',
       'accounts.plan',
       'accounts.sessions_epoch',
     ])
     .where('sessions.token_hash', '=', tokenHash)
     .executeTakeFirst();
+}
+
+/** When a live session of the account started; undefined when it is not one. */
+export async function liveSessionStart(db: Db, accountId: string, id: string): Promise<Date | undefined> {
+  const row = await db
+    .selectFrom('sessions')
+    .select('created_at')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return row?.created_at;
+}
+
+/** Records that a live session of the account passed the second factor; answers whether it was live. */
+export async function markSecondFactorPassed(
+  db: Db,
+  accountId: string,
+  id: string,
+  at: Date,
+): Promise<boolean> {
+  const row = await db
+    .updateTable('sessions')
+    .set({ second_factor_at: at })
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function touchSession(db: Db, id: string, at: Date): Promise<void> {
