@@ -62,15 +62,16 @@ export const referencePriceResolver: MetricResolver<DataDeps> = async (deps, q) 
   if (!price || !answer)
     return refuse('not_found', `no fresh quote for ${entity}${q.source ? ` on ${q.source}` : ''}`);
   const staleness = now - price.as_of;
+  const ages = {
+    venues: answer.venues.length,
+    dispersion: price.dispersion,
+    max_age_ms: REFERENCE_POLICY.maxAgeMs,
+  };
   return ok({
     ...answer,
     staleness_ms: staleness,
-    confidence: confidence({
-      venues: answer.venues.length,
-      dispersion: price.dispersion,
-      staleness_ms: staleness,
-      max_age_ms: REFERENCE_POLICY.maxAgeMs,
-    }),
+    confidence: confidence({ ...ages, staleness_ms: staleness }),
+    ageing: { asOf: price.as_of, confidence: ages, validUntil: price.valid_until },
   });
 };
 
