@@ -40,6 +40,15 @@ const MINUTE_MS = 60_000;
  * `ttlMs` after it (the bound for a change another replica ingested, which this one is not told of).
  */
 export function servableUntil(computedAt: number, ageing: Ageing, ttlMs: number): number {
-  const nextMinute = Math.floor(computedAt / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
-  return Math.min(computedAt + ttlMs, nextMinute, ageing.validUntil ?? Infinity);
+  return Math.min(computedAt + ttlMs, minuteEnd(computedAt), ageing.validUntil ?? Infinity);
+}
+
+/**
+ * The end (exclusive) of the minute an answer computed at `computedAt` may be served in. A window
+ * bounded inclusively (ts >= now - span) drops its oldest bar, and a bar turns stale (age > max age),
+ * 1 ms after a boundary: an answer computed on a boundary holds for that instant only.
+ */
+export function minuteEnd(computedAt: number): number {
+  if (computedAt % MINUTE_MS === 0) return computedAt + 1;
+  return Math.floor(computedAt / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
 }

@@ -30,6 +30,8 @@ describe('a kept answer at a later instant', () => {
     expect(servableUntil(at, ageing, 1000)).toBe(at + 1000);
     expect(servableUntil(at, ageing, 60_000)).toBe(Date.parse('2026-12-14T12:07:00Z'));
     expect(servableUntil(at - 20_001, ageing, 60_000)).toBe(Date.parse('2026-12-14T12:06:00Z'));
+    // Computed on the boundary: a 24 h window drops its oldest bar the next millisecond.
+    expect(servableUntil(at - 20_000, ageing, 60_000)).toBe(Date.parse('2026-12-14T12:06:00Z') + 1);
     expect(servableUntil(at, { ...ageing, validUntil: at + 10 }, 1000)).toBe(at + 10);
     expect(servableUntil(at, { ...ageing, validUntil: at }, 1000)).toBe(at);
   });
