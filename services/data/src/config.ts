@@ -43,6 +43,13 @@ export const configSchema = baseConfigSchema
     connectorEveryMs: z.record(z.string(), z.coerce.number().int().min(1000).max(86_400_000)).default({}),
     /** Longest life of a cached reference price in ms (an ingest clears it sooner); 0 disables the cache. */
     DATA_PRICE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
+    /**
+     * Longest life of a kept answer in ms (an ingest of what it reads, a minute boundary or a value
+     * turning stale ends it sooner): the bound for a change another replica ingested; 0 disables.
+     * Unset: 1000 on Postgres; on PGlite this process is the database's only writer, so only the
+     * minute boundary bounds it.
+     */
+    DATA_ANSWER_CACHE_MS: z.coerce.number().int().min(0).max(60_000).optional(),
     /** Hours of 1s bars kept; older ones are purged every 10 minutes. */
     DATA_RETENTION_1S_HOURS: z.coerce.number().int().min(1).max(87_600).default(48),
     /** Days of trades kept; older ones are purged every 10 minutes. */

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { ReplayNote } from './domain/envelope.js';
 import type { MetricAnswer } from './domain/metric-resolver.js';
+import type { AnswerCache } from './flows/answer-cache.js';
 import type { Ingestor } from './flows/ingestor.js';
 import type { PriceCache } from './flows/resolve/reference-price.js';
 import type { FirstLoad } from './jobs/first-load.js';
@@ -16,6 +17,8 @@ export interface DataDeps extends ServiceDeps<Database, Config> {
   catalog: Catalog;
   /** The ingestion function bound to this process; it tells the caches when a batch changed data. */
   ingestor: Ingestor;
+  /** Every metric's answers computed lately, until the data behind them changes (flows/answer-cache.ts). */
+  answers: AnswerCache;
   /** Reference prices computed lately, dropped by any candle batch this process ingests. */
   prices: PriceCache;
   /** The replay's first load after start: while it runs, a metric without data answers 503, `/ready` waits. */

@@ -14,6 +14,7 @@ import { parseConfig, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE, type DataDeps } from './deps.js';
+import { createAnswerCache } from './flows/answer-cache.js';
 import { createIngestor } from './flows/ingestor.js';
 import { startCombinedBackfill } from './jobs/combined-backfill.js';
 import { marketReplayNote, replayedSpotAt, startMarketReplay } from './jobs/market-replay.js';
@@ -35,6 +36,7 @@ export function dataDeps(deps: ServiceDeps<Database, Config>, now: () => number 
     ...deps,
     catalog,
     ingestor,
+    answers: createAnswerCache(ingestor, answerCacheMs(deps.config)),
     prices: createPriceCache(ingestor),
     firstLoad: createFirstLoad(mode !== 'off'),
     replayNote: mode === 'replay' ? marketReplayNote : () => undefined,
@@ -45,6 +47,11 @@ export function dataDeps(deps: ServiceDeps<Database, Config>, now: () => number 
         : undefined,
     now,
   };
+}
+
+/** DATA_ANSWER_CACHE_MS, or its default: without DATABASE_URL (PGlite) no other process writes the data. */
+function answerCacheMs(config: Config): number {
+  return config.DATA_ANSWER_CACHE_MS ?? (config.DATABASE_URL ? 1000 : 60_000);
 }
 
 /** The background tasks: retention purge, combined roll-up backfill and the replays or the live connectors. */

@@ -1,4 +1,5 @@
 import type { CatalogHit, Result } from '@meridian/contracts';
+import type { Ageing } from './answer-ageing.js';
 import type { ReplayNote } from './envelope.js';
 
 /** One data-endpoint query after parsing (data-api-interface 4.1). */
@@ -51,6 +52,8 @@ export interface MetricAnswer {
    * before the given row (the oldest row kept). Without it a truncated page resumes at next_cursor_state.
    */
   resumeBefore?: (row: Record<string, unknown>) => Record<string, unknown>;
+  /** How the answer ages with no new data; without it the answer is recomputed for every request. */
+  ageing?: Ageing;
 }
 
 /** Refusal codes map to problems in http-kit: validation_failed, not_found, not_yet_available, ... */

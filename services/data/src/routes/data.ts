@@ -22,7 +22,7 @@ import type { DataDeps } from '../deps.js';
 import { FIRST_LOAD_RETRY_AFTER_S } from '../jobs/first-load.js';
 import { mergeReplayNotes, metricEnvelope, type SeriesMeta } from '../domain/envelope.js';
 import type { MetricAnswer, MetricQuery } from '../domain/metric-resolver.js';
-import { fitAnswer, PAGE_SIZE, selectFields, toTable } from '../domain/series/shape.js';
+import { fitAnswer, PAGE_SIZE, shapeRows } from '../domain/series/shape.js';
 import { resolverFor } from '../flows/resolve/index.js';
 import { storedVenues } from '../flows/resolve/venues.js';
 import { dataQuerySchema, type DataQuery } from './query.js';
@@ -124,7 +124,10 @@ async function answerMetric(
     ...(query.expiry !== undefined ? { expiry: query.expiry } : {}),
     ...(query.cursor !== undefined ? { cursor: openCursor(query.cursor, cursorKey, binding) } : {}),
   };
-  const result = await resolver(deps, metricQuery, hit);
+  const cached = metricQuery.cursor ? undefined : { key: cacheKey(metricQuery), category, product };
+  const { result, envelope } = await deps.answers.answer(cached, now.getTime(), () =>
+    resolver(deps, metricQuery, hit),
+  );
   if (!result.ok && result.code === 'not_found' && deps.firstLoad.loading())
     throw httpProblem(
       'service_unavailable',
@@ -136,11 +139,22 @@ async function answerMetric(
   const replay = mergeReplayNotes(answer.replay, deps.replayNote(answer));
   if (!answer.rows) {
     refuseSeriesParams(query);
-    return metricEnvelope(answer, answer.data, undefined, replay);
+    return envelope('', () => metricEnvelope(answer, answer.data, undefined, replay));
   }
-  return shapeSeries(answer, query, cursorKey, binding, (data, meta) =>
-    metricEnvelope(answer, data, meta, replay),
-  );
+  const shape = () =>
+    shapeSeries(answer, query, cursorKey, binding, (data, meta) =>
+      metricEnvelope(answer, data, meta, replay),
+    );
+  // A token budget measures the serialised answer, whose age is part of it: shaped per request.
+  if (query.max_response_tokens !== undefined) return shape();
+  return envelope(`${query.fields?.join(',') ?? ''}|${query.format ?? ''}`, shape);
+}
+
+/** The question a query asks, written out: a first page (no cursor) only, the one most callers ask. */
+function cacheKey(q: MetricQuery): string {
+  return [q.category, q.product, q.metric, q.entity, q.source, q.interval, q.series, q.option_type, q.expiry]
+    .map((v) => v ?? '')
+    .join('|');
 }
 
 function refuseField(name: string, message: string): never {
@@ -194,14 +208,14 @@ function shapeSeries(
 ): unknown {
   const rows = answer.rows!;
   const columns = answer.columns ?? Object.keys(rows[0] ?? {});
-  const selected = selectFields(rows, columns, query.fields);
+  const table = query.format === 'table';
+  const selected = shapeRows(rows, columns, query.fields, table);
   if (!selected.ok) refusal(selected.code, selected.detail);
-  const { columns: kept, rows: picked } = selected.value;
-  const table = query.format === 'table' ? toTable(picked, kept) : undefined;
-  const shaped: unknown[] = table ? table.rows : picked;
+  const { columns: kept, rows: shaped } = selected.value;
   const build = (dropped: number, overBudget = false) => {
-    const data = table ? { columns: table.columns, rows: table.rows.slice(dropped) } : picked.slice(dropped);
-    return wrap(data, seriesMeta(answer, query, cursorKey, binding, dropped, picked.length, overBudget));
+    const page = dropped > 0 ? shaped.slice(dropped) : shaped;
+    const data = table ? { columns: kept, rows: page } : page;
+    return wrap(data, seriesMeta(answer, query, cursorKey, binding, dropped, shaped.length, overBudget));
   };
   if (query.max_response_tokens === undefined) return build(0);
   const fit = fitAnswer(shaped, query.max_response_tokens, (dropped, over) =>

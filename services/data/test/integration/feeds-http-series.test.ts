@@ -2,7 +2,7 @@ import { catalogFor, MAX_RESPONSE_TOKENS } from '@meridian/contracts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
-import { ingest } from '../../src/flows/ingest.js';
+import type { Deps } from '../../src/app.js';
 import { replayShift } from '../../src/domain/replay-clock.js';
 import type { MigratedDatabase } from '../support/db.js';
 import { loadedAt, recordedFeedsService, replayedOk } from '../support/feeds.js';
@@ -17,9 +17,10 @@ describe('feed series over HTTP', () => {
   let db: MigratedDatabase;
   let app: RequestListener;
   let headers: Record<string, string>;
+  let deps: Deps;
 
   beforeAll(async () => {
-    ({ db, app, headers } = await recordedFeedsService('data_feeds_series'));
+    ({ db, app, headers, deps } = await recordedFeedsService('data_feeds_series'));
   });
   afterAll(() => db.drop());
 
@@ -35,21 +36,17 @@ describe('feed series over HTTP', () => {
       ['2024-11-13', 1.0564],
       ['2024-11-14', 1.054],
     ];
-    await ingest(
-      db.db,
-      {
-        kind: 'observations',
-        source: 'ecb',
-        rows: rates.slice(0, 2).map(([day, value]) => ({
-          key: 'EUR-USD',
-          metric: 'fx_reference_rate',
-          ts: clock(`${day}T15:00:00Z`),
-          value,
-          payload: { cross: 'direct' },
-        })),
-      },
-      catalogFor('replay'),
-    );
+    await deps.ingestor.ingest({
+      kind: 'observations',
+      source: 'ecb',
+      rows: rates.slice(0, 2).map(([day, value]) => ({
+        key: 'EUR-USD',
+        metric: 'fx_reference_rate',
+        ts: clock(`${day}T15:00:00Z`),
+        value,
+        payload: { cross: 'direct' },
+      })),
+    });
     const res = await get('/v1/data/fx/spot/change_24h?entity=EUR-USD&series=true');
     expect(res.status).toBe(200);
     // The oldest fixing has no previous one: it is a base, not a row.
@@ -143,7 +140,8 @@ describe('feed series over HTTP', () => {
       value: (i % 9) + 0.33,
       payload: { a_running: i, station_count: 8 },
     }));
-    await ingest(db.db, { kind: 'observations', source: 'noaa_swpc', rows }, catalogFor('replay'));
+    // Through the service's ingestor, as every write of a running service goes: it drops what was kept.
+    await deps.ingestor.ingest({ kind: 'observations', source: 'noaa_swpc', rows });
     const wholeAnswer = await get(path);
     expect(wholeAnswer.text.length).toBeGreaterThan(MAX_RESPONSE_TOKENS.min * 4);
     const whole = wholeAnswer.body;

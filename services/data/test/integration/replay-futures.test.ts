@@ -4,12 +4,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { RequestListener } from 'node:http';
-import { catalogFor, type IngestBatch } from '@meridian/contracts';
+import type { IngestBatch } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger } from '@meridian/observability';
 import { FIXTURES_DIR, RECORDING } from '../../src/adapters/upstream/recorded-market.js';
 import { startMarketReplay } from '../../src/jobs/market-replay.js';
-import { ingest } from '../../src/flows/ingest.js';
 import { loopedRecordedTime } from '../../src/domain/replay-clock.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
@@ -48,6 +47,7 @@ const recordedOpen = (ts: string) => loopedRecordedTime(RECORDING, Date.parse(ts
 describe('futures under replay, from the recorded perpetuals', () => {
   let db: MigratedDatabase;
   let app: RequestListener;
+  let deps: ReturnType<typeof testDeps>;
   let headers: Record<string, string>;
   const btc = perpRows('BTC');
   const eth = perpRows('ETH');
@@ -60,7 +60,7 @@ describe('futures under replay, from the recorded perpetuals', () => {
 
   beforeAll(async () => {
     db = await migratedDatabase('data_replay_futures');
-    const deps = testDeps(db, { INGEST_MODE: 'replay' });
+    deps = testDeps(db, { INGEST_MODE: 'replay' });
     app = testApp(deps);
     headers = await callerHeaders({
       plan: 'ultra',
@@ -206,7 +206,8 @@ describe('futures under replay, from the recorded perpetuals', () => {
   it('a venue whose newest mark or funding rate is older than 3 polls (3 min) is excluded as stale and named; a fresh one counts', async () => {
     const before = await ok200('/v1/data/crypto/futures/mark_price?entity=BTC-USD');
     const beforeFunding = await ok200('/v1/data/crypto/futures/funding?entity=BTC-USD');
-    const store = (batch: IngestBatch) => ingest(db.db, batch, catalogFor('replay'));
+    // Through the service's ingestor, as every write of a running service goes: it drops what was kept.
+    const store = (batch: IngestBatch) => deps.ingestor.ingest(batch);
     const at = (ageMs: number) => new Date(Date.now() - ageMs).toISOString();
     await store({
       kind: 'mark_prices',

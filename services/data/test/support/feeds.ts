@@ -50,7 +50,7 @@ export async function recordedFeedsService(prefix: string) {
     account_id: 'acct_feeds',
     key_id: 'key_feeds',
   });
-  return { db, app, headers };
+  return { db, app, headers, deps };
 }
 
 /** The body of a 200 answer, checked to say it is a replay of a recording with its staleness and confidence. */

@@ -5,22 +5,32 @@ export const PAGE_SIZE = 500;
 /** About four characters of JSON per token, the usual estimate for English-like text and numbers. */
 export const CHARS_PER_TOKEN = 4;
 
-/** Keeps only the named columns, in the order asked; an unknown name is refused. */
-export function selectFields(
+/**
+ * The rows as the answer writes them, in one pass: only the named columns, in the order asked (an
+ * unknown name is refused); `table`: as arrays of the columns' values (a missing value null), else
+ * as objects.
+ */
+export function shapeRows(
   rows: Record<string, unknown>[],
   columns: string[],
   fields: string[] | undefined,
-): Result<{ rows: Record<string, unknown>[]; columns: string[] }> {
-  if (!fields) return { ok: true, value: { rows, columns } };
-  const unknown = fields.filter((f) => !columns.includes(f));
+  table: boolean,
+): Result<{ rows: unknown[]; columns: string[] }> {
+  const unknown = (fields ?? []).filter((f) => !columns.includes(f));
   if (unknown.length > 0)
     return {
       ok: false,
       code: 'validation_failed',
       detail: `fields: unknown column ${unknown.join(', ')}; columns are ${columns.join(', ')}`,
     };
-  const kept = rows.map((r) => Object.fromEntries(fields.map((f) => [f, r[f]])));
-  return { ok: true, value: { rows: kept, columns: fields } };
+  const kept = fields ?? columns;
+  if (table)
+    return { ok: true, value: { rows: rows.map((r) => kept.map((c) => r[c] ?? null)), columns: kept } };
+  if (!fields) return { ok: true, value: { rows, columns } };
+  return {
+    ok: true,
+    value: { rows: rows.map((r) => Object.fromEntries(fields.map((f) => [f, r[f]]))), columns: kept },
+  };
 }
 
 export interface Truncation {
@@ -74,11 +84,4 @@ export function fitAnswer(
     }
   if (body.length > limit) body = page(dropped, true);
   return { dropped, body };
-}
-
-export function toTable(
-  rows: Record<string, unknown>[],
-  columns: string[],
-): { columns: string[]; rows: unknown[][] } {
-  return { columns, rows: rows.map((r) => columns.map((c) => r[c] ?? null)) };
 }

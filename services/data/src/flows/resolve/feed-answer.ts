@@ -82,6 +82,11 @@ export interface FeedAnswerInput {
   excluded?: { venue: string; reason: string }[];
   /** Relative dispersion of the values combined (0 for one source). */
   dispersion?: number;
+  /**
+   * The first instant the answer may change with no new data (Ageing.validUntil): a kept value
+   * turning stale, a window dropping a row; `now` for an answer that ages in other ways (never kept).
+   */
+  validUntil?: number;
 }
 
 /** Envelope fields of a feed answer; the method says when the data is a replay of a recording. */
@@ -93,19 +98,20 @@ export async function feedAnswer(deps: DataDeps, input: FeedAnswerInput): Promis
     played.length > 0
       ? `${input.method} Data: replay of the recording ${played.map((p) => p.words).join('; ')}; not a live print.`
       : input.method;
+  const ages = { venues: venues.length, dispersion: input.dispersion ?? 0, max_age_ms: maxAgeOf(input.hit) };
   const answer: MetricAnswer = {
     data: input.data,
     as_of: input.asOf.toISOString(),
     venues,
     staleness_ms: staleness,
-    confidence: confidence({
-      venues: venues.length,
-      dispersion: input.dispersion ?? 0,
-      staleness_ms: staleness,
-      max_age_ms: maxAgeOf(input.hit),
-    }),
+    confidence: confidence({ ...ages, staleness_ms: staleness }),
     sources: input.sources,
     method,
+    ageing: {
+      asOf: input.asOf.getTime(),
+      confidence: ages,
+      ...(input.validUntil !== undefined ? { validUntil: input.validUntil } : {}),
+    },
   };
   if (played.length > 0) answer.replay = feedReplayNote(played, input);
   if (input.excluded && input.excluded.length > 0) answer.excluded = input.excluded;

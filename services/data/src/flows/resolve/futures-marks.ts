@@ -23,6 +23,15 @@ export function usablePrints<P extends FuturesPrint>(
   return { all, ...freshMarks(all, now.getTime(), MARK_MAX_AGE_MS, what) };
 }
 
+/**
+ * Until when (exclusive) the prints kept stay usable with no new row: the first instant the oldest kept
+ * one turns stale; `now` when one is excluded already, since its reason says its age.
+ */
+export function freshUntil(usable: { kept: FuturesPrint[]; excluded: unknown[] }, now: Date): number {
+  if (usable.excluded.length > 0) return now.getTime();
+  return Math.min(...usable.kept.map((p) => p.ts.getTime())) + MARK_MAX_AGE_MS + 1;
+}
+
 /** The newest mark of every perp of `base` (of `source` when given) young enough to price with. */
 async function usableMarks(deps: DataDeps, base: string, source: string | undefined, now: Date) {
   return usablePrints(await latestPerpMarks(deps.db, base, now), source, now, 'mark');

@@ -92,6 +92,8 @@ const lastPriceResolver: MetricResolver<DataDeps> = async (deps, query, hit) => 
         })),
       },
       now: query.now,
+      // Rests on the spot side's quote rates as well, which age on their own: never kept.
+      validUntil: query.now.getTime(),
       asOf: newestOf(priced),
       sources: sourcesOf(priced),
       method: `Last traded price of each perpetual: the close of its newest 1m trade bar, dated at the bar's close, converted to USD with ${QUOTE_RATE_WORDS}; last_price is the median of the venues kept. ${STALE_WORDS}`,
@@ -136,6 +138,8 @@ const takerFlowResolver: MetricResolver<DataDeps> = async (deps, query, hit) => 
         venues,
       },
       now: query.now,
+      // Rests on the spot side's quote rates as well, which age on their own: never kept.
+      validUntil: query.now.getTime(),
       asOf: newestOf(kept),
       sources: sourcesOf(kept),
       method: `Taker side of each perpetual's newest 1m trade bar: buy_volume is the volume takers bought (the venue's taker-buy volume), sell_volume the rest of the bar's volume (every trade has one taker); buy_share = buy_volume / volume, buy_sell_ratio = buy_volume / sell_volume (null when nothing was taker-sold); the same in quote units. The top-level figures sum the venues kept. ${STALE_WORDS}`,

@@ -8,6 +8,7 @@ import { round } from '../../domain/feeds/options.js';
 import type { MetricResolver } from '../../domain/metric-resolver.js';
 import { feedAnswer, iso, MINUTE, noData } from './feed-answer.js';
 import {
+  freshUntil,
   futuresEntity,
   MARK_MAX_AGE_MS,
   QUOTE_RATE_WORDS,
@@ -60,6 +61,7 @@ const fundingResolver: MetricResolver<DataDeps> = async (deps, query, hit) => {
         venues,
       },
       now: query.now,
+      validUntil: freshUntil(funding, query.now),
       asOf,
       sources: kept.map((f) => ({ venue: f.venue, ts: iso(f.ts), symbol: f.symbol })),
       method: `Perpetual funding rate per 8-hour interval: each venue's rate as it publishes it (Binance lastFundingRate, Bybit fundingRate, OKX fundingRate, Deribit funding_8h), scaled to 8 hours when the venue funds at another interval (funding_rate_8h = rate x 8 / interval_hours; a venue that does not say its interval is taken as 8 h); funding_rate is the median of funding_rate_8h across the venues kept. A venue whose newest rate is older than ${MARK_MAX_AGE_MS / MINUTE} min (3 polling cycles) is excluded as stale.${kept.some(estimated) ? ` ${FUNDING_ESTIMATE_WORDS}` : ''}`,
@@ -95,6 +97,8 @@ const markPriceResolver: MetricResolver<DataDeps> = async (deps, query, hit) => 
         })),
       },
       now: query.now,
+      // Rests on the spot reference and quote rates as well, which age on their own: never kept.
+      validUntil: query.now.getTime(),
       asOf,
       sources: kept.map((m) => ({ venue: m.venue, ts: iso(m.ts), symbol: m.symbol })),
       method: `Perpetual mark price per venue, converted to USD with ${QUOTE_RATE_WORDS}; mark_price is the median of the venues kept. A venue whose newest mark is older than ${MARK_MAX_AGE_MS / MINUTE} min (3 polling cycles) is excluded as stale.${derivedWords(deps, kept)}`,
@@ -131,6 +135,8 @@ const basisResolver: MetricResolver<DataDeps> = async (deps, query, hit) => {
         })),
       },
       now: query.now,
+      // Rests on the spot reference and quote rates as well, which age on their own: never kept.
+      validUntil: query.now.getTime(),
       asOf,
       sources: [
         ...kept.map((m) => ({ venue: m.venue, ts: iso(m.ts), symbol: m.symbol })),

@@ -55,6 +55,7 @@ export const ohlcvResolver: MetricResolver<DataDeps> = async (deps, q) => {
   const coverage = rolledUp
     ? await coverageOf(deps, sel.value.markets, q.cursor ? undefined : newestClose, q.now.getTime())
     : undefined;
+  const ages = { venues: venues.length, dispersion: 0, max_age_ms: Math.max(ms, REFERENCE_POLICY.maxAgeMs) };
   return ok({
     data: null,
     rows: page.bars.map((b) => ({
@@ -68,15 +69,12 @@ export const ohlcvResolver: MetricResolver<DataDeps> = async (deps, q) => {
     as_of: new Date(asOf).toISOString(),
     venues,
     staleness_ms: Math.max(0, q.now.getTime() - asOf),
-    confidence: confidence({
-      venues: venues.length,
-      dispersion: 0,
-      staleness_ms: Math.max(0, q.now.getTime() - asOf),
-      max_age_ms: Math.max(ms, REFERENCE_POLICY.maxAgeMs),
-    }),
+    confidence: confidence({ ...ages, staleness_ms: Math.max(0, q.now.getTime() - asOf) }),
     sources: page.sources,
     method,
     excluded: page.excluded,
+    // Once the newest bar has closed, nothing of the page but its age moves until a bar arrives.
+    ...(newestClose <= q.now.getTime() ? { ageing: { asOf, confidence: ages } } : {}),
   });
 };
 

@@ -1,6 +1,7 @@
 import { ok, refuse } from '@meridian/contracts';
 import { referenceQuotes } from '../../db/repositories/candles.js';
 import type { DataDeps } from '../../deps.js';
+import { minuteEnd } from '../../domain/answer-ageing.js';
 import { confidence } from '../../domain/confidence.js';
 import type { MetricAnswer, MetricResolver } from '../../domain/metric-resolver.js';
 import { baseOf, ENTITY_PATTERN } from '../../domain/spot/market.js';
@@ -19,7 +20,8 @@ export type PriceCache = Map<string, CachedPrice>;
 
 /**
  * The reference price is cached per (entity, source) until the first of: any candle batch is
- * ingested in this process, a kept quote turns stale, or one second (the bound for replicas that
+ * ingested in this process, a kept quote turns stale, the minute's end (a market left out turns
+ * stale on minutes too, which changes its reason), or one second (the bound for replicas that
  * did not see the ingest; DATA_PRICE_CACHE_MS).
  */
 export function createPriceCache(ingestor: Ingestor): PriceCache {
@@ -53,7 +55,7 @@ export const referencePriceResolver: MetricResolver<DataDeps> = async (deps, q) 
     const value = await computePrice(deps, entity, q.source, now);
     hit = {
       value,
-      until: Math.min(now + deps.config.DATA_PRICE_CACHE_MS, value?.valid_until ?? Infinity),
+      until: Math.min(now + deps.config.DATA_PRICE_CACHE_MS, value?.valid_until ?? Infinity, minuteEnd(now)),
       answer: value && priceAnswer(entity, value),
     };
     cache.set(key, hit);
@@ -62,15 +64,16 @@ export const referencePriceResolver: MetricResolver<DataDeps> = async (deps, q) 
   if (!price || !answer)
     return refuse('not_found', `no fresh quote for ${entity}${q.source ? ` on ${q.source}` : ''}`);
   const staleness = now - price.as_of;
+  const ages = {
+    venues: answer.venues.length,
+    dispersion: price.dispersion,
+    max_age_ms: REFERENCE_POLICY.maxAgeMs,
+  };
   return ok({
     ...answer,
     staleness_ms: staleness,
-    confidence: confidence({
-      venues: answer.venues.length,
-      dispersion: price.dispersion,
-      staleness_ms: staleness,
-      max_age_ms: REFERENCE_POLICY.maxAgeMs,
-    }),
+    confidence: confidence({ ...ages, staleness_ms: staleness }),
+    ageing: { asOf: price.as_of, confidence: ages, validUntil: price.valid_until },
   });
 };
 

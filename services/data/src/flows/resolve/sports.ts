@@ -67,6 +67,8 @@ function sportsResolver(sport: string, metric: string): MetricResolver<DataDeps>
             }
           : {}),
         now: query.now,
+        // A recent game leaves the series once its start is older than the window.
+        ...(query.series ? { validUntil: leavesWindow(stored.map((s) => s.event)) } : {}),
         asOf,
         sources: leagues.map((l) => ({ venue: 'espn', ts: iso(asOf), symbol: l })),
         method,
@@ -75,6 +77,10 @@ function sportsResolver(sport: string, metric: string): MetricResolver<DataDeps>
       }),
     );
   };
+}
+
+function leavesWindow(events: { start_time: string }[]): number {
+  return Math.min(...events.map((e) => Date.parse(e.start_time))) + RECENT_GAMES_WINDOW_MS + 1;
 }
 
 export const sportsResolvers: Record<string, MetricResolver<DataDeps>> = {

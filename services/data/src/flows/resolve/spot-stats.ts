@@ -33,17 +33,17 @@ function statAnswer(
   const last = day.bars[day.bars.length - 1]!;
   const asOf = last.ts + 60_000;
   const venues = venuesOf(day.series);
+  const ages = {
+    venues: venues.length,
+    dispersion: sel.combined ? relativeDispersionOfUsd(day) : 0,
+    max_age_ms: REFERENCE_POLICY.maxAgeMs,
+  };
   return {
     data: { symbol: sel.symbol, ...(sel.combined ? {} : { venue: q.source }), ...data },
     as_of: new Date(asOf).toISOString(),
     venues,
     staleness_ms: Math.max(0, q.now.getTime() - asOf),
-    confidence: confidence({
-      venues: venues.length,
-      dispersion: sel.combined ? relativeDispersionOfUsd(day) : 0,
-      staleness_ms: Math.max(0, q.now.getTime() - asOf),
-      max_age_ms: REFERENCE_POLICY.maxAgeMs,
-    }),
+    confidence: confidence({ ...ages, staleness_ms: Math.max(0, q.now.getTime() - asOf) }),
     sources: sourcesOf(day.series),
     method:
       (sel.combined
@@ -51,6 +51,8 @@ function statAnswer(
         : `1m bars of ${q.source} ${sel.symbol}, in ${sel.symbol.split('-')[1]}; `) +
       `window: the 24 h ending at the close of the newest bar. ${method}`,
     excluded: day.excluded ?? [],
+    // The 24 h window moves by whole minutes, on which the cache drops every answer anyway.
+    ageing: { asOf, confidence: ages },
   };
   function relativeDispersionOfUsd(d: typeof day): number {
     const lastCombined = d.bars[d.bars.length - 1]!;

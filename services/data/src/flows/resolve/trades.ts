@@ -27,6 +27,9 @@ export const tradesResolver: MetricResolver<DataDeps> = async (deps, q) => {
   for (const p of page)
     if (!latestPerVenue.has(p.venue))
       latestPerVenue.set(p.venue, { venue: p.venue, symbol: p.symbol, ts: p.ts });
+  const fixed = page.length
+    ? confidence({ venues: venues.length, dispersion: 0, staleness_ms: 0, max_age_ms: 1 })
+    : 0;
   return ok({
     data: null,
     rows: [...page].reverse() as unknown as Record<string, unknown>[],
@@ -39,9 +42,9 @@ export const tradesResolver: MetricResolver<DataDeps> = async (deps, q) => {
     as_of: new Date(asOf).toISOString(),
     venues,
     staleness_ms: Math.max(0, q.now.getTime() - asOf),
-    confidence: page.length
-      ? confidence({ venues: venues.length, dispersion: 0, staleness_ms: 0, max_age_ms: 1 })
-      : 0,
+    confidence: fixed,
+    // An empty page is as of now, which moves: never kept.
+    ...(page.length ? { ageing: { asOf, confidence: fixed } } : {}),
     sources: [...latestPerVenue.values()],
     method: `Trade prints of ${symbol}${q.source ? ` on ${q.source}` : ' on every venue'} as the venues reported them, taker side normalised (buy: the taker lifted the ask); price in ${symbol.split('-')[1]}; newest ${PAGE_SIZE} per page, the cursor walks back in time.`,
   });
