@@ -223,7 +223,12 @@ export async function run(): Promise<void> {
   };
   try {
     const gateway = await startSystem(state);
-    const account = await prepareAccount(gateway.url, state.smtp, state.db.url, false);
+    const account = await prepareAccount(
+      gateway.url,
+      state.smtp,
+      { DATABASE_URL: state.db.url, NATS_URL, BUS_NAMESPACE: state.namespace },
+      false,
+    );
     const keyHeaders = { 'x-api-key': account.keys[0]!.key };
     const routes = await routesAnswering(gateway.url, keyHeaders);
     const assertion = await renewedAssertion(

@@ -118,7 +118,11 @@ async function startSystem(run: Run): Promise<Part> {
 
 /** The account, the replay's first load in, every portal route answering, the payments signed. */
 async function prepare(gateway: Part, run: Run, facilitator: X402Facilitator) {
-  const account = await prepareAccount(gateway.url, run.smtp, run.db.url);
+  const account = await prepareAccount(gateway.url, run.smtp, {
+    DATABASE_URL: run.db.url,
+    NATS_URL,
+    BUS_NAMESPACE: run.namespace,
+  });
   const keyHeaders = account.keys.map((k) => ({ 'x-api-key': k.key }));
   // The replay's first load: data answers 503 until it is in.
   for (const route of DATA_ROUTES) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSmtp } from '@meridian/test-peers';
-import { createKey, grantCredit, postJson, signedInAccount } from './src/accounts.js';
+import { createKey, commandEnv, grantCredit, operatorOf, postJson, signedInAccount } from './src/accounts.js';
 import { startSystem, type System } from './src/system.js';
 
 /** Credit, subscriptions and data plans through the gateway, every service its own process. */
@@ -31,8 +31,14 @@ describe('billing through the gateway', () => {
     ((await (await get('/v1/agent/whoami', session)).json()) as { data: { account_id: string } }).data
       .account_id;
   /** The operator's command line, against the system's database. */
-  const grant = (accountId: string, amount: number) =>
-    grantCredit({ DATABASE_URL: system.env.DATABASE_URL! }, accountId, amount, 'e2e credit');
+  const grant = async (accountId: string, amount: number) =>
+    grantCredit(
+      commandEnv(system),
+      accountId,
+      amount,
+      'e2e credit',
+      await operatorOf(system, smtp, commandEnv(system)),
+    );
 
   it("buys a data plan from credit, and the account's key reads what the plan opens", async () => {
     const { session } = await signedInAccount(system, smtp, 'planbuyer');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { creditsAnswerSchema, paymentRequiredSchema } from '@meridian/contracts';
 import { runScript, startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
 import { readLocalChain } from '@meridian/local-chain';
-import { grantCredit, signedInAccount } from './src/accounts.js';
+import { grantCredit, operatorOf, signedInAccount } from './src/accounts.js';
 import type { System } from './src/system.js';
 
 /**
@@ -129,12 +129,22 @@ describe('embedded all-in-one: a deposit on the local chain', () => {
     const { session } = await signedInAccount(system, smtp, 'operated');
     const whoami = await get('/v1/agent/whoami', session);
     const accountId = ((await whoami.json()) as { data: { account_id: string } }).data.account_id;
-    const granted = await grantCredit({ DATA_DIR: dataDir, DATABASE_URL: '' }, accountId, 7_000_000, 'live');
+    const granted = await grantCredit(
+      { DATA_DIR: dataDir, DATABASE_URL: '' },
+      accountId,
+      7_000_000,
+      'live',
+      await operatorOf(system, smtp, { DATA_DIR: dataDir, DATABASE_URL: '' }),
+    );
     expect(granted).toMatchObject({ code: 0, stderr: '' });
     expect(granted.stdout).toMatch(/^posted entry \d+ \(admin_grant 7000000\); balance 7000000\n$/);
     const credits = creditsAnswerSchema.parse(await (await get('/v1/credits', session)).json());
     expect(credits.balance_atomic).toBe(7_000_000);
-    expect(credits.entries[0]).toMatchObject({ reason: 'admin_grant', actor: 'operator:e2e', ref: 'live' });
+    expect(credits.entries[0]).toMatchObject({
+      reason: 'admin_grant',
+      actor: expect.stringMatching(/^operator:[0-9a-f-]{36}$/),
+      ref: 'live',
+    });
     // The process goes on serving after the command.
     expect((await get('/health')).status).toBe(200);
   }, 60_000);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DURABLES, EVENTS } from '@meridian/contracts';
 import { openPGlite } from '@meridian/db';
 import { startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
-import { grantCredit, postJson, signedInAccount } from './src/accounts.js';
+import { grantCredit, operatorOf, postJson, signedInAccount } from './src/accounts.js';
 import type { System } from './src/system.js';
 
 /**
@@ -67,7 +67,13 @@ describe('embedded all-in-one killed between a write and its consumer', () => {
     const accountId = ((await whoami.json()) as { data: { account_id: string } }).data.account_id;
     await running!.close();
     // The operator's credit grant, on the directory the stopped process held.
-    const granted = await grantCredit({ DATA_DIR: dataDir, DATABASE_URL: '' }, accountId, 60_000_000, 'e2e');
+    const granted = await grantCredit(
+      { DATA_DIR: dataDir, DATABASE_URL: '' },
+      accountId,
+      60_000_000,
+      'e2e',
+      await operatorOf(system, smtp, { DATA_DIR: dataDir, DATABASE_URL: '' }),
+    );
     expect(granted).toMatchObject({ code: 0 });
 
     system = await start({ BUS_TEST_DELIVERY_DELAY_MS: '600000' });

@@ -7,7 +7,14 @@ import {
   type NatsServer,
   type PostgresServer,
 } from '@meridian/test-peers';
-import { grantCredit, postJson, type SignedIn, signedInAccount } from './src/accounts.js';
+import {
+  commandEnv,
+  grantCredit,
+  operatorOf,
+  postJson,
+  type SignedIn,
+  signedInAccount,
+} from './src/accounts.js';
 import {
   STREAMS,
   expectAppliedOnce,
@@ -75,8 +82,14 @@ describe('faults: NATS and Postgres restarts, a service killed between write and
   const accountIdOf = async (session: string) =>
     ((await (await get('/v1/agent/whoami', session)).json()) as { data: { account_id: string } }).data
       .account_id;
-  const grant = (accountId: string, amount: number) =>
-    grantCredit({ DATABASE_URL: system.env.DATABASE_URL! }, accountId, amount, 'faults');
+  const grant = async (accountId: string, amount: number) =>
+    grantCredit(
+      commandEnv(system),
+      accountId,
+      amount,
+      'faults',
+      await operatorOf(system, smtp, commandEnv(system)),
+    );
   const buyPlan = (session: string, plan: string) => postJson(system, '/v1/billing/plan', { plan }, session);
   /** A consulting booking paid from credit, each in an hour of its own. */
   const book = async (session: string) => {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { SESSION_COOKIE } from '@meridian/contracts';
 import { openDatabase } from '@meridian/db';
 import { startDnsPeer, startSmtp } from '@meridian/test-peers';
-import { createKey, grantCredit, signedInAccount } from './src/accounts.js';
+import { createKey, commandEnv, grantCredit, operatorOf, signedInAccount } from './src/accounts.js';
 import { operationsOf, requestArb, writeArb, type FuzzRequest, type Operation } from './src/fuzz-requests.js';
 import { ledgerSums, type LedgerTables } from './src/ledger.js';
 import { startSystem, type System } from './src/system.js';
@@ -69,10 +69,11 @@ describe('the whole system under generated and mutated requests', () => {
     });
     const accountId = ((await whoami.json()) as { data: { account_id: string } }).data.account_id;
     const granted = await grantCredit(
-      { DATABASE_URL: system.env.DATABASE_URL! },
+      commandEnv(system),
       accountId,
       500_000_000,
       'fuzz credit',
+      await operatorOf(system, smtp, commandEnv(system)),
     );
     if (granted.code !== 0) throw new Error('the credit grant failed');
     const openapi = await (await fetch(`${system.gatewayUrl}/openapi.json`)).json();

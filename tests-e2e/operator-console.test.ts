@@ -12,7 +12,7 @@ import {
   startSmtp,
   type DnsPeer,
 } from '@meridian/test-peers';
-import { grantCredit, mailTo, postJson, signedInAccount, type SignedIn } from './src/accounts.js';
+import { commandEnv, grantCredit, mailTo, postJson, signedInAccount, type SignedIn } from './src/accounts.js';
 import { check, SCREENSHOTS } from './src/browser-checks.js';
 import { grantWithConfirmation, logAndGrants } from './src/operator-console.js';
 import { startSite, type Site } from './src/site.js';
@@ -94,13 +94,14 @@ describeWithBrowser('the operator console', () => {
   };
 
   /** The owner's finished `audit_review` run of DOMAIN, paid from credit. */
-  async function reviewRun(owner: SignedIn): Promise<string> {
+  async function reviewRun(owner: SignedIn, operatorEmail: string): Promise<string> {
     const me = await call('GET', '/v1/account', owner.session);
     const granted = await grantCredit(
-      { DATABASE_URL: system.env.DATABASE_URL! },
+      commandEnv(system),
       me.body.data.account_id,
       200_000_000,
       'e2e',
+      operatorEmail,
     );
     expect(granted.code).toBe(0);
     const added = await call('POST', '/v1/analysis/domains', owner.session, { domain: DOMAIN });
@@ -167,7 +168,7 @@ describeWithBrowser('the operator console', () => {
 
     const operatorSession = await grantedOperator(operator);
 
-    const runId = await reviewRun(owner);
+    const runId = await reviewRun(owner, operator.email);
     const pending = await call('GET', `/v1/analysis/report/${runId}`, owner.session);
     expect(pending.body.data.review).toMatchObject({ status: 'pending', due_at: expect.any(String) });
 

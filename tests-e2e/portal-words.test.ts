@@ -12,7 +12,14 @@ import {
   startSmtp,
   type DnsPeer,
 } from '@meridian/test-peers';
-import { grantCredit, postJson, signedInAccount, type SignedIn } from './src/accounts.js';
+import {
+  commandEnv,
+  grantCredit,
+  operatorOf,
+  postJson,
+  signedInAccount,
+  type SignedIn,
+} from './src/accounts.js';
 import { check, SCREENSHOTS } from './src/browser-checks.js';
 import { expectNoSidewaysOverflow, expectPlainWords } from './src/layout-checks.js';
 import { startSystem, type System } from './src/system.js';
@@ -127,10 +134,11 @@ describeWithBrowser('the portal in plain words, on a phone and a desktop', () =>
     const price = (plan: string) => prices.data.plans.find((p) => p.plan === plan)!.monthly_price_atomic!;
     const me = await api('GET', '/v1/account', who);
     const granted = await grantCredit(
-      { DATABASE_URL: system.env.DATABASE_URL! },
+      commandEnv(system),
       String(me.body.data.account_id),
       price('basic') + price('pro'),
       'words e2e',
+      await operatorOf(system, smtp, commandEnv(system)),
     );
     expect(granted.code).toBe(0);
     await page.goto(`${base}/#/account`);

@@ -14,7 +14,7 @@ import {
 import { SCREENSHOTS, check, expectLandingToShowPrices } from './src/browser-checks.js';
 import { consultingAndSubscription, exploreData } from './src/portal-flows.js';
 import { startSite, type Site } from './src/site.js';
-import { grantCredit } from './src/accounts.js';
+import { commandEnv, grantCredit, operatorOf } from './src/accounts.js';
 import { startSystem, type System } from './src/system.js';
 import { totpCode } from './src/totp.js';
 
@@ -110,10 +110,11 @@ describeWithBrowser('the web portal in a real browser', () => {
       )
     ).data;
     const granted = await grantCredit(
-      { DATABASE_URL: system.env.DATABASE_URL! },
+      commandEnv(system),
       whoami.account_id,
       300_000_000,
       'portal e2e',
+      await operatorOf(system, smtp, commandEnv(system)),
     );
     expect(granted).toMatchObject({ code: 0 });
     await page.goto(`${base}/#/credit`);

@@ -4,7 +4,15 @@ import { createNatsBus, type Bus, type Closable } from '@meridian/bus';
 import { EVENTS, STREAMS } from '@meridian/contracts';
 import { openDatabase, type OpenDatabase } from '@meridian/db';
 import { startDnsPeer, startSmtp, type DnsPeer, type ServiceProcess } from '@meridian/test-peers';
-import { createKey, grantCredit, postJson, type SignedIn, signedInAccount } from './src/accounts.js';
+import {
+  createKey,
+  commandEnv,
+  grantCredit,
+  operatorOf,
+  postJson,
+  type SignedIn,
+  signedInAccount,
+} from './src/accounts.js';
 import { served, timed, type AnalysisTables, type Answer, type BillingTables } from './src/replicas.js';
 import { startSite, type Site } from './src/site.js';
 import { startSystem, type System } from './src/system.js';
@@ -100,10 +108,11 @@ describe('two replicas of data and analysis, one of each killed under load', () 
     });
     accountId = ((await me.json()) as { data: { account_id: string } }).data.account_id;
     const granted = await grantCredit(
-      { DATABASE_URL: system.env.DATABASE_URL! },
+      commandEnv(system),
       accountId,
       GRANT,
       'replicas e2e',
+      await operatorOf(system, smtp, commandEnv(system)),
     );
     expect(granted).toMatchObject({ code: 0 });
     // A domain verified against the local DNS server.

@@ -14,8 +14,11 @@ export async function expectStatus(res: Response, status: number, what: string):
 }
 
 /** Sign-up, the mailed link's page and its form, sign-in: the session's token. */
-async function signUp(gateway: string, smtp: Awaited<ReturnType<typeof startSmtp>>): Promise<string> {
-  const email = `bench.${randomUUID().slice(0, 8)}@example.com`;
+async function signUp(
+  gateway: string,
+  smtp: Awaited<ReturnType<typeof startSmtp>>,
+  email = `bench.${randomUUID().slice(0, 8)}@example.com`,
+): Promise<string> {
   await expectStatus(
     await fetch(`${gateway}/auth/signup`, {
       method: 'POST',
@@ -69,7 +72,7 @@ async function signUp(gateway: string, smtp: Awaited<ReturnType<typeof startSmtp
 export async function prepareAccount(
   gateway: string,
   smtp: Awaited<ReturnType<typeof startSmtp>>,
-  databaseUrl: string,
+  commands: { DATABASE_URL: string; NATS_URL: string; BUS_NAMESPACE: string },
   withDomain = true,
 ): Promise<{ session: string; accountId: string; keys: { id: string; key: string }[] }> {
   const session = await signUp(gateway, smtp);
@@ -81,10 +84,19 @@ export async function prepareAccount(
       }
     ).data;
   const accountId = (await whoami()).account_id;
+  // The grant names a checked operator: an account of its own, made the first operator.
+  const operator = `bench-operator.${randomUUID().slice(0, 8)}@example.com`;
+  await signUp(gateway, smtp, operator);
+  const role = await runScript(
+    'services/identity/scripts/admin.ts',
+    ['grant-operator', operator, '--bootstrap', '--reason', 'bench operator'],
+    commands,
+  );
+  if (role.code !== 0) throw new Error(`identity:admin grant-operator failed: ${role.stderr}`);
   const granted = await runScript(
     'services/billing/scripts/admin.ts',
-    ['grant', '--operator', 'bench', '--account', accountId, '--amount', '500000000', '--note', 'bench'],
-    { DATABASE_URL: databaseUrl },
+    ['grant', '--operator', operator, '--account', accountId, '--amount', '500000000', '--note', 'bench'],
+    commands,
   );
   if (granted.code !== 0) throw new Error(`billing:admin grant failed: ${granted.stderr}`);
   await expectStatus(

@@ -77,20 +77,72 @@ export async function createKey(system: System, session: string): Promise<{ id: 
   return { id: body.data.id, key: rememberSecret(body.data.key) };
 }
 
+/** The command lines' environment for a system: its database and the bus its services answer on. */
+export function commandEnv(system: System): Record<string, string> {
+  const { DATABASE_URL, NATS_URL, BUS_NAMESPACE } = system.env ?? {};
+  return Object.fromEntries(
+    Object.entries({ DATABASE_URL, NATS_URL, BUS_NAMESPACE }).filter(
+      (e): e is [string, string] => e[1] !== undefined,
+    ),
+  );
+}
+
+const operators = new Map<string, Promise<string>>();
+
+/**
+ * The operator the e2e commands name (`--operator <email>`, checked by identity): an account signed
+ * up on the system and given the role once by `identity:admin grant-operator --bootstrap`, the
+ * first operator of a system. `database` is the commands' environment (commandEnv, or the
+ * all-in-one's `{ DATA_DIR, DATABASE_URL: '' }`).
+ */
+export function operatorOf(
+  system: System,
+  mailbox: Mailbox,
+  database: Record<string, string>,
+): Promise<string> {
+  const key = database.DATA_DIR ?? database.DATABASE_URL ?? system.gatewayUrl;
+  let email = operators.get(key);
+  if (!email) {
+    email = (async () => {
+      const operator = await signedInAccount(system, mailbox, 'operator');
+      const run = await runScript(
+        'services/identity/scripts/admin.ts',
+        ['grant-operator', operator.email, '--bootstrap', '--reason', 'e2e operator'],
+        database,
+      );
+      if (run.code !== 0) throw new Error(`grant-operator failed: ${run.stderr}`);
+      return operator.email;
+    })();
+    operators.set(key, email);
+  }
+  return email;
+}
+
 /**
  * Credit for an account through billing's operators' command line (the public interface for it),
- * against `database`: the system's `{ DATABASE_URL }`, or the all-in-one's `{ DATA_DIR, DATABASE_URL: '' }`.
- * Its exit code and output.
+ * named by `operator` (operatorOf), against `database`: commandEnv(system), or the all-in-one's
+ * `{ DATA_DIR, DATABASE_URL: '' }`. Its exit code and output.
  */
 export function grantCredit(
   database: Record<string, string>,
   accountId: string,
   amountAtomic: number,
   note: string,
+  operator: string,
 ): ReturnType<typeof runScript> {
   return runScript(
     'services/billing/scripts/admin.ts',
-    ['grant', '--operator', 'e2e', '--account', accountId, '--amount', String(amountAtomic), '--note', note],
+    [
+      'grant',
+      '--operator',
+      operator,
+      '--account',
+      accountId,
+      '--amount',
+      String(amountAtomic),
+      '--note',
+      note,
+    ],
     database,
   );
 }
