@@ -26,6 +26,7 @@ export interface OperatorLogRow {
   action: string;
   target: string;
   reason: string;
+  operator_email: string | null;
 }
 
 export interface OperatorLogPage {
@@ -56,7 +57,7 @@ export async function listOperatorActions<DB extends WithActions>(
   const { operator, action, target, since, until, before } = filters;
   const rows = await own
     .selectFrom('operator_actions')
-    .select(['id', 'at', 'actor', 'action', 'target', 'reason'])
+    .select(['id', 'at', 'actor', 'action', 'target', 'reason', 'operator_email'])
     .$if(operator !== undefined, (q) => q.where('actor', 'in', [operator!, `operator:${operator!}`]))
     .$if(action !== undefined, (q) =>
       q.where((eb) =>
@@ -149,6 +150,8 @@ function operatorLogEntry(row: OperatorLogRow) {
     at: row.at.toISOString(),
     actor: row.actor,
     operator_account_id: row.actor.startsWith('operator:') ? row.actor.slice('operator:'.length) : null,
+    /** The email identity checked the operator by, where the row names one (part of its hash). */
+    operator_email: row.operator_email,
     action: row.action,
     target: row.target,
     reason: row.reason,

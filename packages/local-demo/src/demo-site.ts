@@ -1,6 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import https from 'node:https';
+
+// Looked up, not imported: an ES import of node:http loads undici and http2 (http-kit's node-http.ts).
+const http = process.getBuiltinModule('node:http');
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { generate } from 'selfsigned';
@@ -91,7 +94,7 @@ function answer(req: IncomingMessage, res: ServerResponse): void {
   res.writeHead(404, { ...headers, 'content-type': 'text/plain' }).end('Not Found');
 }
 
-const listening = (server: http.Server) =>
+const listening = (server: Server) =>
   new Promise<number>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));

@@ -20,7 +20,7 @@ function main(): number {
     console.error(err instanceof Error ? err.message : String(err));
     return 2;
   }
-  console.log(`published TXT ${values.name} "${values.value}" in the demo zone`);
+  process.stdout.write(`published TXT ${values.name} "${values.value}" in the demo zone\n`);
   return 0;
 }
 

@@ -3,7 +3,7 @@ import type { BillingRefusal } from '../domain/refusals.js';
 import { insertOperatorAction, settleUnmatchedDeposit } from '../db/repositories/operator-actions.js';
 import type { BillingDeps } from '../deps.js';
 import { knownAccount } from './known-account.js';
-import { operatorActor, operatorLogActor, type CheckedOperator } from './operator-by-email.js';
+import { operatorActor, operatorLogged, type CheckedOperator } from './operator-by-email.js';
 import { inPostingTransaction, postInTransaction, type Posted } from './post.js';
 import { refundOrderIn } from './refund-order.js';
 
@@ -45,7 +45,7 @@ export async function postByOperator(
     if (posted.ok && !posted.value.replayed)
       await insertOperatorAction(trx, {
         at,
-        actor: operatorLogActor(operator),
+        ...operatorLogged(operator),
         action: `credit.${input.kind}`,
         target: `account:${input.account_id}`,
         reason: `${input.amount_atomic}: ${input.reason}`,
@@ -81,7 +81,7 @@ export async function refundByOperator(
     if (refunded.ok && !refunded.value.replayed)
       await insertOperatorAction(trx, {
         at,
-        actor: operatorLogActor(operator),
+        ...operatorLogged(operator),
         action: 'credit.refund',
         target: `order:${input.order_id}`,
         reason: `${refunded.value.amount_atomic}: ${input.reason}`,
@@ -137,7 +137,7 @@ export async function settleDeposit(
     }
     await insertOperatorAction(trx, {
       at,
-      actor: operatorLogActor(operator),
+      ...operatorLogged(operator),
       action: `deposit.${input.kind}`,
       target:
         input.kind === 'assign'

@@ -41,9 +41,14 @@ export async function operatorByEmail(
 /** How an operator is named in the ledger (`actor`): by account id, which never changes. */
 export const operatorActor = (operator: CheckedOperator): string => `operator:${operator.account_id}`;
 
-/** How an operator is named in the operator log: the account id and the email identity checked. */
-export const operatorLogActor = (operator: CheckedOperator): string =>
-  operator.email ? `operator:${operator.account_id} (${operator.email})` : operatorActor(operator);
+/**
+ * How an operator is named in the operator log: the actor as in the ledger, and the account and
+ * email identity checked in the row's own columns (part of its hash).
+ */
+export const operatorLogged = (operator: CheckedOperator) => ({
+  actor: operatorActor(operator),
+  operator: operator.email ? { account_id: operator.account_id, email: operator.email } : undefined,
+});
 
 /**
  * The operator of a console request: the account the gateway's assertion names (its role and

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { newEvent } from '@meridian/bus';
 import { waitFor } from '@meridian/bus/testing';
 import { EVENTS, RPC } from '@meridian/contracts';
-import { callerHeaders } from '@meridian/http-kit/testing';
+import { operatorHeaders } from '@meridian/http-kit/testing';
 import { main } from '../../scripts/admin.js';
 import { readBalance } from '../../src/db/repositories/ledger.js';
 import { NATS_URL, startBilling, type Billing } from './harness.js';
@@ -49,21 +49,12 @@ describe("billing's operators and the accounts they act on", () => {
   const console = async (path: string, body: object) =>
     request(billing.app)
       .post(path)
-      .set(
-        await callerHeaders({
-          account_id: operator,
-          auth: 'session',
-          session_id: randomUUID(),
-          plan: 'free',
-          role: 'operator',
-          totp_active: true,
-        }),
-      )
+      .set(await operatorHeaders(operator))
       .send(body);
   const logOf = (target: string) =>
     billing.deps.db
       .selectFrom('operator_actions')
-      .select(['actor', 'action', 'target'])
+      .select(['actor', 'operator_email', 'action', 'target'])
       .where('target', '=', target)
       .execute();
   const entriesOf = (account: string) =>
@@ -92,7 +83,8 @@ describe("billing's operators and the accounts they act on", () => {
     expect(await entriesOf(account)).toEqual([{ actor: `operator:${operator}`, reason: 'admin_grant' }]);
     expect(await logOf(`account:${account}`)).toEqual([
       {
-        actor: `operator:${operator} (${OPERATOR_EMAIL})`,
+        actor: `operator:${operator}`,
+        operator_email: OPERATOR_EMAIL,
         action: 'credit.grant',
         target: `account:${account}`,
       },
@@ -177,7 +169,8 @@ describe("billing's operators and the accounts they act on", () => {
     expect(await readBalance(billing.deps.db, account)).toBe(9_000_000);
     expect(await logOf('order:run-logtx0001')).toEqual([
       {
-        actor: `operator:${operator} (${operator.slice(0, 8)}@example.test)`,
+        actor: `operator:${operator}`,
+        operator_email: `${operator.slice(0, 8)}@example.test`,
         action: 'credit.refund',
         target: 'order:run-logtx0001',
       },

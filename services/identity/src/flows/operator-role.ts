@@ -40,7 +40,7 @@ export async function changeOperatorRole(
     if (!by.ok) return by;
     const account = await findAccountByEmail(trx, input.email.trim().toLowerCase());
     if (!account) return refuse('not_found', `no account has the email ${input.email}`);
-    const actor = by.value ? `operator:${by.value.email}` : 'command:bootstrap';
+    const actor = by.value ? `operator:${by.value.account_id}` : 'command:bootstrap';
     const changed = input.grant
       ? await grantOperatorRole(trx, account.id, actor, now)
       : await revokeOperatorRole(trx, account.id);

@@ -24,17 +24,17 @@ describe('operator console reads of identity', () => {
     const at = (minute: number) => new Date(Date.UTC(2026, 10, 30, 12, minute));
     await changeOperatorRole(
       h.deps.db,
-      { email: emails[0]!, grant: true, actor: 'command:lead', reason: 'desk' },
+      { email: emails[0]!, grant: true, by: { bootstrap: true }, reason: 'desk' },
       at(0),
     );
     await changeOperatorRole(
       h.deps.db,
-      { email: emails[1]!, grant: true, actor: 'command:lead', reason: 'desk' },
+      { email: emails[1]!, grant: true, by: { operator_email: emails[0]! }, reason: 'desk' },
       at(1),
     );
     await changeOperatorRole(
       h.deps.db,
-      { email: emails[0]!, grant: false, actor: `operator:${operator}`, reason: 'left the desk' },
+      { email: emails[0]!, grant: false, by: { operator_email: emails[1]! }, reason: 'left the desk' },
       at(2),
     );
     // Two sign-ups and sign-ins hash passwords at the production cost: minutes on a busy machine.
@@ -107,15 +107,16 @@ describe('operator console reads of identity', () => {
       'operator.grant',
     ]);
     expect(all.body.data[0]).toMatchObject({
-      actor: `operator:${operator}`,
-      operator_account_id: operator,
+      actor: `operator:${people[1]!.account_id}`,
+      operator_account_id: people[1]!.account_id,
       target: `account:${people[0]!.account_id}`,
       reason: 'left the desk',
       at: '2026-11-30T12:02:00.000Z',
     });
     const count = async (query: string) => (await get(`/v1/operator/accounts/log?${query}`)).body.data.length;
-    expect(await count(`operator=${operator}`)).toBe(1);
-    expect(await count('operator=command:lead')).toBe(2);
+    expect(await count(`operator=${people[1]!.account_id}`)).toBe(1);
+    expect(await count(`operator=${people[0]!.account_id}`)).toBe(1);
+    expect(await count('operator=command:bootstrap')).toBe(1);
     expect(await count('action=operator')).toBe(3);
     expect(await count('action=operator.grant')).toBe(2);
     expect(await count('action=operator.gr')).toBe(0);

@@ -104,7 +104,7 @@ describe('operator role', () => {
     const rows = await h.deps.db.selectFrom('operator_actions').selectAll().orderBy('id').execute();
     expect(rows.at(-1)).toMatchObject({
       action: 'operator.revoke',
-      actor: `operator:${email}`,
+      actor: `operator:${me.account_id}`,
       operator_account_id: me.account_id,
       operator_email: email,
     });
