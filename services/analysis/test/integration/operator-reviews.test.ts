@@ -60,7 +60,7 @@ describe('operator review queue', () => {
   };
 
   beforeAll(async () => {
-    h = await startPlatform('analysis_reviews', { PUBLIC_BASE_URL: 'https://audit.example.com' });
+    h = await startPlatform('analysis_reviews', { PUBLIC_BASE_URL: 'https://audit.example.com' }, 'real');
     smtp = await startSmtp();
     identity = await startServiceProcess('services/identity/src/main.ts', {
       DATABASE_URL: h.databaseUrl,
@@ -77,7 +77,10 @@ describe('operator review queue', () => {
       values (${owner}::uuid, ${ownerEmail}, now(), null),
              (${operator}::uuid, ${`op.${Date.now()}@example.com`}, now(), 'desk-ana'),
              (${unnamedOperator}::uuid, ${unnamedEmail}, now(), null)`.execute(h.a.deps.db);
-    await h.grant(owner, 3 * RUN_PRICE);
+    // The operator who grants the owner's credit by billing:admin, checked by this identity.
+    await sql`insert into identity.operator_roles (account_id, granted_at, granted_by)
+      values (${unnamedOperator}::uuid, now(), 'test')`.execute(h.a.deps.db);
+    await h.grant(owner, 3 * RUN_PRICE, unnamedEmail);
   }, 180_000);
   afterAll(async () => {
     await identity?.close();

@@ -3,7 +3,7 @@ import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { createNatsBus, type Bus } from '@meridian/bus';
 import { deleteNatsNamespace } from '@meridian/bus/testing';
-import { RPC, type BalanceReply, type Report } from '@meridian/contracts';
+import { RPC, problem, type BalanceReply, type Report } from '@meridian/contracts';
 import { createTestDatabase } from '@meridian/db/testing';
 import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
@@ -102,7 +102,8 @@ export interface Platform {
   /** Another replica on the same database and bus. */
   replica(env?: Record<string, string>, pipeline?: RunPipeline): Promise<Analysis>;
   as(accountId: string): Promise<Record<string, string>>;
-  grant(accountId: string, amount: number): Promise<void>;
+  /** Credit by billing:admin, named by `operator` (the answered identity's operator unless given). */
+  grant(accountId: string, amount: number, operator?: string): Promise<void>;
   balance(accountId: string): Promise<number>;
   subscribe(accountId: string, tier: string): Promise<void>;
   /** Adds and verifies a domain for the account through the routes and the DNS zone. */
@@ -129,12 +130,43 @@ function analysisEnvOf(
   };
 }
 
+const OPERATOR = 'operator@analysis.test';
+
+/**
+ * Identity as billing asks it, answered on the test bus as identity's contract says: every account
+ * of these tests exists, and OPERATOR holds the operator role.
+ */
+async function serveIdentity(bus: Bus): Promise<void> {
+  await bus.serve(RPC.identityAccountEmail, 'identity', async (req: { account_id: string }) => ({
+    ok: true,
+    data: {
+      account_id: req.account_id,
+      email: `${req.account_id.slice(0, 8)}@analysis.test`,
+      nickname: null,
+    },
+  }));
+  await bus.serve(RPC.identityOperatorResolve, 'identity', async (req: { email: string }) =>
+    req.email === OPERATOR
+      ? {
+          ok: true,
+          data: { account_id: '00000000-0000-4000-8000-00000000a11a', email: OPERATOR, nickname: null },
+        }
+      : { ok: false, problem: problem('forbidden', 'No operator role.', { category: 'operator_required' }) },
+  );
+}
+
 /** Credit granted as an operator does, through billing's admin script. */
-async function grantByOperator(databaseUrl: string, accountId: string, amount: number): Promise<void> {
-  const args = ['grant', '--operator', 'test', '--account', accountId, '--amount', String(amount)];
-  const run = await runScript('services/billing/scripts/admin.ts', [...args, '--note', `t${randomUUID()}`], {
-    DATABASE_URL: databaseUrl,
-  });
+async function grantByOperator(
+  env: Record<string, string>,
+  accountId: string,
+  amount: number,
+): Promise<void> {
+  const args = ['grant', '--operator', OPERATOR, '--account', accountId, '--amount', String(amount)];
+  const run = await runScript(
+    'services/billing/scripts/admin.ts',
+    [...args, '--note', `t${randomUUID()}`],
+    env,
+  );
   if (run.code !== 0) throw new Error(run.stderr);
 }
 
@@ -167,7 +199,12 @@ async function verifyDomain(
  * Analysis as main.ts assembles it (with a stand-in pipeline), billing as its own process, a DNS
  * zone on loopback, on a fresh database and a private NATS namespace.
  */
-export async function startPlatform(prefix: string, env: Record<string, string> = {}): Promise<Platform> {
+export async function startPlatform(
+  prefix: string,
+  env: Record<string, string> = {},
+  /** `real`: the test starts identity itself, so the bus must not answer for it. */
+  identity: 'answered' | 'real' = 'answered',
+): Promise<Platform> {
   const database = await createTestDatabase(prefix);
   const namespace = `t${randomBytes(4).toString('hex')}`;
   const dns = await startDnsPeer();
@@ -209,6 +246,7 @@ export async function startPlatform(prefix: string, env: Record<string, string> 
     logger: createLogger('analysis-test-client', { level: 'warn' }),
     metrics: createMetrics('analysis-test-client', { defaultMetrics: false }),
   });
+  if (identity === 'answered') await serveIdentity(client);
   const as = (accountId: string) =>
     callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' });
   return {
@@ -221,7 +259,13 @@ export async function startPlatform(prefix: string, env: Record<string, string> 
     a,
     replica,
     as,
-    grant: (accountId, amount) => grantByOperator(database.url, accountId, amount),
+    grant: (accountId, amount, operator) =>
+      grantByOperator(
+        { DATABASE_URL: database.url, NATS_URL, BUS_NAMESPACE: namespace },
+        accountId,
+        amount,
+        operator,
+      ),
     balance: async (accountId) => {
       const reply = await client.request<BalanceReply>(RPC.billingBalanceRead, { account_id: accountId });
       if (!reply.ok) throw new Error(reply.problem.detail);

@@ -5,7 +5,13 @@ import type { BillingRefusal } from '../domain/refusals.js';
 import type { Database } from '../db/database.js';
 import { findEntryByKey, lockBalance } from '../db/repositories/ledger.js';
 import { allPrices } from '../db/repositories/prices.js';
-import { endPeriod, insertPeriod, periodsFrom, tierPaidBy } from '../db/repositories/subscriptions.js';
+import {
+  endPeriod,
+  insertPeriod,
+  markLapseAnnounced,
+  periodsFrom,
+  tierPaidBy,
+} from '../db/repositories/subscriptions.js';
 import {
   currentOf,
   purchase,
@@ -120,6 +126,8 @@ async function creditUnusedPart(
   now: Date,
 ): Promise<void> {
   await endPeriod(trx, replaces.period.id, now);
+  // The upgrade announces its own plan; the period it cut short has no end left to announce.
+  await markLapseAnnounced(trx, replaces.period.id, now);
   if (replaces.unused_atomic === 0) return;
   const back = await postInTransaction(
     trx,

@@ -41,7 +41,14 @@ describe('sessions', () => {
 
     expect(await sessionCheck(token)).toEqual({
       ok: true,
-      data: { account_id, session_id, plan: 'free', totp_active: false, sessions_epoch: 0 },
+      data: {
+        account_id,
+        session_id,
+        plan: 'free',
+        totp_active: false,
+        sessions_epoch: 0,
+        second_factor_at: null,
+      },
     });
     const out = await request(h.app)
       .post('/auth/logout')
