@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { sql, type Generated, type Kysely, type Transaction } from 'kysely';
+import { CommandRefused } from './command.js';
 
 /**
  * The append-only log of what operators did, one table in each service whose data they change (a
@@ -123,4 +124,15 @@ export async function verifyOperatorLog<DB extends WithActions>(db: Kysely<DB>):
     if (page.length < PAGE) return { ok: true, rows, head: previous };
     after = String(page[page.length - 1]!.id);
   }
+}
+
+/**
+ * The operators' commands' check of their service's log (`identity:admin log --verify`,
+ * `billing:admin log-verify`, `requests:admin log-verify`): the row count and head hash, worth
+ * noting to see the end cut off later, or a refusal naming the first broken row.
+ */
+export async function operatorLogCheckLine<DB extends WithActions>(db: Kysely<DB>): Promise<string> {
+  const check = await verifyOperatorLog(db);
+  if (!check.ok) throw new CommandRefused(`the operator log is broken at row ${check.id}: ${check.why}`);
+  return `the operator log holds: ${check.rows} rows, head ${check.head ?? '-'}`;
 }

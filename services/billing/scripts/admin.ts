@@ -7,6 +7,7 @@
  *   pnpm billing:admin refund  --operator ana@example.com --account <id> --order <order id> [--amount <atomic>] [--key ...]
  *   pnpm billing:admin balance --account <id>
  *   pnpm billing:admin unmatched [--limit 50]
+ *   pnpm billing:admin log-verify     (walks the operator log's hash chain; names the first broken row)
  *
  * It writes with the database credentials of DATABASE_URL (or the embedded PGlite under DATA_DIR).
  * A command that changes money names its operator by email; identity checks the operator role
@@ -23,6 +24,7 @@ import { z } from 'zod';
 import { createNatsBus, type Bus } from '@meridian/bus';
 import {
   CommandRefused,
+  operatorLogCheckLine,
   processIo,
   runCommand,
   runOrForward,
@@ -37,7 +39,7 @@ import { lentBus } from '../src/deps.js';
 import { postByOperator, refundByOperator } from '../src/flows/operator-actions.js';
 import { operatorByEmail, type CheckedOperator } from '../src/flows/operator-by-email.js';
 
-const COMMANDS = ['grant', 'revoke', 'topup', 'refund', 'balance', 'unmatched'] as const;
+const COMMANDS = ['grant', 'revoke', 'topup', 'refund', 'balance', 'unmatched', 'log-verify'] as const;
 type Command = (typeof COMMANDS)[number];
 const FLAGS = ['operator', 'account', 'amount', 'order', 'note', 'key', 'limit'] as const;
 
@@ -149,6 +151,8 @@ export async function run(
   switch (command) {
     case 'balance':
       return `${await readBalance(db, need(args.account, 'account'))}`;
+    case 'log-verify':
+      return operatorLogCheckLine(db);
     case 'unmatched':
       return (await unmatchedDeposits(db, args.limit))
         .map(

@@ -22,7 +22,7 @@ import {
   processIo,
   runCommand,
   runOrForward,
-  verifyOperatorLog,
+  operatorLogCheckLine,
   withServiceDatabase,
   type CommandIo,
 } from '@meridian/db';
@@ -75,9 +75,7 @@ async function log(db: Kysely<Database>, args: z.infer<typeof logSchema>): Promi
     return (await listOperatorActions(db, args.limit))
       .map((a) => `${a.at.toISOString()} ${a.actor} ${a.action} ${a.target} ${JSON.stringify(a.reason)}`)
       .join('\n');
-  const check = await verifyOperatorLog(db);
-  if (!check.ok) throw new CommandRefused(`the operator log is broken at row ${check.id}: ${check.why}`);
-  return `the operator log holds: ${check.rows} rows, head ${check.head ?? '-'}`;
+  return operatorLogCheckLine(db);
 }
 
 /** Runs one command; answers the text to print. */

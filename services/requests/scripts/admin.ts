@@ -4,6 +4,7 @@
  *
  *   pnpm requests:admin list [--status open|reviewed|closed] [--limit 50]
  *   pnpm requests:admin mark --id <n> --status reviewed|closed|open --operator <email> [--note "called back"]
+ *   pnpm requests:admin log-verify   (walks the operator log's hash chain; names the first broken row)
  *
  * It works through DATABASE_URL (or the embedded PGlite under DATA_DIR): whoever runs it is
  * authenticated by the database. A command that changes a row names its operator by email, which
@@ -19,6 +20,7 @@ import { createNatsBus, type Bus } from '@meridian/bus';
 import { RPC, type OperatorResolveReply } from '@meridian/contracts';
 import {
   CommandRefused,
+  operatorLogCheckLine,
   processIo,
   runCommand,
   runOrForward,
@@ -92,7 +94,8 @@ export async function run(db: Kysely<Database>, argv: string[], parts: AdminPart
     if (!marked.ok) throw new CommandRefused(`no request #${id}`);
     return `#${id} marked ${status} by ${operator}`;
   }
-  throw new CommandRefused('the command is list or mark');
+  if (positionals[0] === 'log-verify') return operatorLogCheckLine(db);
+  throw new CommandRefused('the command is list, mark or log-verify');
 }
 
 /**

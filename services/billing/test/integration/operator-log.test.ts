@@ -89,6 +89,11 @@ describe("billing's operators and the accounts they act on", () => {
         target: `account:${account}`,
       },
     ]);
+    // The log is a hash chain the command walks.
+    expect(await admin('log-verify')).toMatchObject({
+      code: 0,
+      out: expect.stringMatching(/^the operator log holds: \d+ rows, head [0-9a-f]{64}\n$/),
+    });
   });
 
   it('refuses a command and every console write that names an account that does not exist', async () => {

@@ -72,15 +72,26 @@ export async function disownUnproven(trx: Kysely<Database>, accountId: string): 
   await deleteLinks(trx, accountId);
   const { epoch } = await endEverySession(trx, accountId);
   await forgetSignIns(trx, accountId);
+  await revokeEveryKey(trx, accountId);
+  await removeSecondFactor(trx, accountId);
+  return epoch;
+}
+
+/** Revokes every live key of the account and announces each revocation (the gateways drop them). */
+export async function revokeEveryKey(trx: Kysely<Database>, accountId: string): Promise<number> {
   const at = new Date();
-  for (const keyId of await revokeAllKeys(trx, accountId, at)) {
+  const revoked = await revokeAllKeys(trx, accountId, at);
+  for (const keyId of revoked)
     await announce(trx, EVENTS.identityKeyRevoked, {
       key_id: keyId,
       account_id: accountId,
       revoked_at: at.toISOString(),
     });
-  }
+  return revoked.length;
+}
+
+/** Turns TOTP off and drops its recovery codes. */
+export async function removeSecondFactor(trx: Kysely<Database>, accountId: string): Promise<void> {
   await setTwoFactor(trx, accountId, { totp_state: 'off', totp_secret_sealed: null, totp_last_step: null });
   await replaceRecoveryCodes(trx, accountId, []);
-  return epoch;
 }

@@ -11,7 +11,7 @@ import { logIn } from '../flows/log-in.js';
 import { logOut } from '../flows/log-out.js';
 import { requestReset } from '../flows/request-reset.js';
 import { resendConfirmation } from '../flows/resend-confirmation.js';
-import { resetPassword, type ResetDone } from '../flows/reset-password.js';
+import { resetContext, resetPassword, type ResetDone } from '../flows/reset-password.js';
 import { signUp } from '../flows/sign-up.js';
 import { unlockSignIn } from '../flows/unlock-sign-in.js';
 import { clientAddress, valueOf } from './answer.js';
@@ -47,18 +47,22 @@ const confirmInput = tokenInput.extend({
  * A reset removes the account's provider links unless the owner asks to keep them: `true` in JSON,
  * the checked box (`on`) of the reset page's form.
  */
+/** A checkbox of the reset page (`on`) or a JSON boolean; absent is false. */
+const checked = z
+  .union([z.boolean(), z.literal('on')])
+  .optional()
+  .transform((value) => value === true || value === 'on');
 const resetInput = z.object({
   token: z.string().min(20).max(128),
   password: passwordInput,
-  keep_provider_links: z
-    .union([z.boolean(), z.literal('on')])
-    .optional()
-    .transform((keep) => keep === true || keep === 'on'),
+  keep_provider_links: checked,
+  remove_totp: checked,
+  revoke_keys: checked,
 });
 /** The confirmation page's form post; only on that route, and small: a token and a password. */
 const tokenForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 4 });
 /** The reset page's form post: a token and a password of up to 256 characters, percent-encoded. */
-const resetForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 4 });
+const resetForm = express.urlencoded({ extended: false, limit: '8kb', parameterLimit: 6 });
 /** The routes whose pages post an HTML form; every other route reads JSON only (415 otherwise). */
 export const FORM_PATHS: readonly string[] = [
   '/auth/verify-email',
@@ -185,7 +189,8 @@ function recoveryRoutes(router: Router, deps: IdentityDeps): void {
     if (!req.is('application/x-www-form-urlencoded')) {
       const done = valueOf(await resetPassword(deps, parseInput(resetInput, req.body)));
       sessionsEnded(res, done);
-      res.json(envelope({ password_reset: true, sessions_revoked: done.sessions_revoked }));
+      const { sessions_revoked, totp_removed, keys_revoked } = done;
+      res.json(envelope({ password_reset: true, sessions_revoked, totp_removed, keys_revoked }));
       return;
     }
     // The reset page's form post, answered with a page: done, a dead link, or the form again
@@ -198,13 +203,19 @@ function recoveryRoutes(router: Router, deps: IdentityDeps): void {
     const done = input.success
       ? await resetPassword(deps, input.data)
       : ({ ok: false, code: 'weak_password', detail: input.error.issues[0]?.message ?? 'password' } as const);
-    if (done.ok) sessionsEnded(res, done.value).type('html').send(passwordResetPage());
+    if (done.ok) sessionsEnded(res, done.value).type('html').send(passwordResetPage(done.value));
     else if (done.code === 'invalid_token') res.status(400).type('html').send(invalidLinkPage('reset'));
     else
       res
         .status(400)
         .type('html')
-        .send(resetPasswordPage(String(req.body.token), done.detail));
+        .send(
+          resetPasswordPage(
+            String(req.body.token),
+            await resetContext(deps, String(req.body.token)),
+            done.detail,
+          ),
+        );
   });
   router.post('/auth/unlock', tokenForm, async (req, res) => {
     const { token } = parseInput(tokenInput, req.body);
@@ -224,8 +235,8 @@ function recoveryRoutes(router: Router, deps: IdentityDeps): void {
     res.type('html').send(unlockPage(token));
   });
   // The mailed link itself: like the confirmation link, a GET only answers the page whose form posts.
-  router.get('/auth/password/reset', (req, res) => {
+  router.get('/auth/password/reset', async (req, res) => {
     const { token } = parseQuery(tokenInput, req.query);
-    res.type('html').send(resetPasswordPage(token));
+    res.type('html').send(resetPasswordPage(token, await resetContext(deps, token)));
   });
 }

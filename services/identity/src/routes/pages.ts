@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { escapeHtml } from '@meridian/contracts';
 import { CONFIRM_PAGE } from '../domain/mail.js';
+import type { ResetContext } from '../flows/reset-password.js';
 
 /**
  * The look of the portal (portal/src/pages/style.css: its colours, type and controls), inlined
@@ -86,8 +87,35 @@ export function emailConfirmedPage(): string {
   );
 }
 
+/**
+ * The choices a reset offers the mailbox's owner: TOTP removed (when on: an authenticator lost with
+ * the password would lock them out for good), and the API keys that stay live, named by prefix,
+ * with the choice to revoke them all.
+ */
+function resetChoices(context: ResetContext | null): string {
+  if (!context) return '';
+  const totp = context.totp_active
+    ? '<p><label><input type="checkbox" name="remove_totp"> Also turn off two-factor sign-in ' +
+      '(for a lost authenticator; turn it on again from your account)</label></p>'
+    : '';
+  const keys = context.live_keys;
+  if (keys.length === 0) return `${totp}<p>This account has no live API key.</p>`;
+  const listed = keys
+    .map(
+      (k) =>
+        `<li><code>${escapeHtml(k.prefix)}…</code> made ${escapeHtml(k.created_at.slice(0, 10))}` +
+        `${k.last_used_at ? `, last used ${escapeHtml(k.last_used_at.slice(0, 10))}` : ', never used'}</li>`,
+    )
+    .join('');
+  return (
+    totp +
+    `<p>These ${keys.length} API keys stay live after the reset unless you revoke them:</p><ul>${listed}</ul>` +
+    '<p><label><input type="checkbox" name="revoke_keys"> Revoke all of them</label></p>'
+  );
+}
+
 /** GET /auth/password/reset?token=: changes nothing; its form posts the token and the new password. */
-export function resetPasswordPage(token: string, refusal?: string): string {
+export function resetPasswordPage(token: string, context: ResetContext | null, refusal?: string): string {
   return page(
     'Choose a new password',
     (refusal ? `<p role="alert">${escapeHtml(refusal)}</p>` : '') +
@@ -98,14 +126,17 @@ export function resetPasswordPage(token: string, refusal?: string): string {
       '</label></p>' +
       '<p><label><input type="checkbox" name="keep_provider_links"> Keep the sign-in providers linked ' +
       'to my account (unchecked: they are unlinked)</label></p>' +
+      resetChoices(context) +
       '<button type="submit">Set my new password</button></form>',
   );
 }
 
-export function passwordResetPage(): string {
+export function passwordResetPage(done?: { totp_removed: boolean; keys_revoked: number }): string {
+  const totp = done?.totp_removed ? ' Two-factor sign-in is off.' : '';
+  const keys = done?.keys_revoked ? ` ${done.keys_revoked} API keys were revoked.` : '';
   return page(
     'Password changed',
-    '<p>Your new password is set and every session was signed out; <a href="/#/signin">sign in</a> with the new password.</p>',
+    `<p>Your new password is set and every session was signed out.${totp}${keys} <a href="/#/signin">Sign in</a> with the new password.</p>`,
   );
 }
 

@@ -16,7 +16,7 @@ describe("identity's mailed-link pages and the booking mail", () => {
   });
 
   it('styles every page with the one style block its policy allows by hash, and no script', () => {
-    for (const html of [confirmEmailPage('t'), resetPasswordPage('t'), unlockPage('t')]) {
+    for (const html of [confirmEmailPage('t'), resetPasswordPage('t', null), unlockPage('t')]) {
       const style = /<style>(.*)<\/style>/s.exec(html)?.[1];
       expect(style).toContain('system-ui');
       const hash = createHash('sha256').update(style!).digest('base64');
