@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { createNatsBus, type Bus } from '@meridian/bus';
 import { deleteNatsNamespace } from '@meridian/bus/testing';
-import { STREAMS } from '@meridian/contracts';
+import { RPC, STREAMS, problem, type OperatorResolveReply } from '@meridian/contracts';
 import { createTestDatabase } from '@meridian/db/testing';
 import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
@@ -21,7 +21,13 @@ export interface Requests {
   /** The NATS namespace of the service and `client` (an operators' command names it as BUS_NAMESPACE). */
   busNamespace: string;
   as(accountId: string): Promise<Record<string, string>>;
-  /** Credit for an account, through billing's operators' command line. */
+  /**
+   * Identity as billing:admin and requests:admin ask it (rpc.identity.account.email.v1 and
+   * rpc.identity.operator.resolve.v1), answered on the test bus as identity's contract says: every
+   * account exists; `operators` hold the role, `members` are accounts without it, anyone else is none.
+   */
+  identity: { operators: Map<string, { account_id: string; nickname: string | null }>; members: Set<string> };
+  /** Credit for an account, through billing's operators' command line, named by a harness operator. */
   grant(accountId: string, amount: number): Promise<void>;
   /** The account's credit balance, through billing's operators' command line. */
   balance(accountId: string): Promise<number>;
@@ -55,7 +61,13 @@ export async function startRequests(prefix: string, env: Record<string, string> 
     metrics: createMetrics('requests-test-client', { defaultMetrics: false }),
   });
   await client.ensureStream(STREAMS.requests);
+  const identity = {
+    operators: new Map([[GRANTER, { account_id: randomUUID(), nickname: null }]]),
+    members: new Set<string>(),
+  };
+  await serveIdentity(client, identity);
   return {
+    identity,
     deps: service.deps as unknown as RequestsDeps,
     app: service.app,
     client,
@@ -69,7 +81,7 @@ export async function startRequests(prefix: string, env: Record<string, string> 
         [
           'grant',
           '--operator',
-          'test',
+          GRANTER,
           '--account',
           accountId,
           '--amount',
@@ -77,7 +89,7 @@ export async function startRequests(prefix: string, env: Record<string, string> 
           '--note',
           'test credit',
         ],
-        { DATABASE_URL: database.url },
+        { DATABASE_URL: database.url, NATS_URL, BUS_NAMESPACE: namespace },
       );
       if (run.code !== 0) throw new Error(run.stderr);
     },
@@ -96,4 +108,34 @@ export async function startRequests(prefix: string, env: Record<string, string> 
       await database.drop();
     },
   };
+}
+
+/** The operator the harness's grants name. */
+const GRANTER = 'granter@requests.test';
+
+async function serveIdentity(bus: Bus, identity: Requests['identity']): Promise<void> {
+  await bus.serve(RPC.identityAccountEmail, 'identity', async (req: { account_id: string }) => ({
+    ok: true,
+    data: {
+      account_id: req.account_id,
+      email: `${req.account_id.slice(0, 8)}@requests.test`,
+      nickname: null,
+    },
+  }));
+  await bus.serve<{ email: string }, OperatorResolveReply>(
+    RPC.identityOperatorResolve,
+    'identity',
+    async ({ email }) => {
+      const operator = identity.operators.get(email);
+      if (operator) return { ok: true, data: { ...operator, email } };
+      if (identity.members.has(email))
+        return {
+          ok: false,
+          problem: problem('forbidden', 'That account holds no operator role.', {
+            category: 'operator_required',
+          }),
+        };
+      return { ok: false, problem: problem('not_found', 'No account has that email.') };
+    },
+  );
 }

@@ -4,8 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { waitFor } from '@meridian/bus/testing';
-import type { Closable } from '@meridian/bus';
-import { EVENTS, RPC, problem, type CloudEvent, type OperatorResolveReply } from '@meridian/contracts';
+import { EVENTS, type CloudEvent } from '@meridian/contracts';
 import { main } from '../../scripts/admin.js';
 import { NATS_URL, startRequests, type Requests } from './harness.js';
 import { recordEvents, requestCalls } from './support/calls.js';
@@ -173,27 +172,11 @@ describe('service requests', () => {
   describe('requests:admin', () => {
     const operatorEmail = 'ana.desk@example.com';
     const operatorId = randomUUID();
-    let identity: Closable;
-    beforeAll(async () => {
-      // Identity's answer to rpc.identity.operator.resolve.v1, as its contract gives it.
-      identity = await h.client.serve<{ email: string }, OperatorResolveReply>(
-        RPC.identityOperatorResolve,
-        'identity',
-        async ({ email }) => {
-          if (email === operatorEmail)
-            return { ok: true, data: { account_id: operatorId, email, nickname: 'desk-ana' } };
-          if (email === 'member@example.com')
-            return {
-              ok: false,
-              problem: problem('forbidden', 'That account holds no operator role.', {
-                category: 'operator_required',
-              }),
-            };
-          return { ok: false, problem: problem('not_found', 'No account has that email.') };
-        },
-      );
+    beforeAll(() => {
+      // Identity's answers to rpc.identity.operator.resolve.v1, as its contract gives them.
+      h.identity.operators.set(operatorEmail, { account_id: operatorId, nickname: 'desk-ana' });
+      h.identity.members.add('member@example.com');
     });
-    afterAll(async () => identity?.close());
 
     const admin = async (...argv: string[]) => {
       const out: string[] = [];
