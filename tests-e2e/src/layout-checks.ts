@@ -45,7 +45,8 @@ export async function expectNoSidewaysOverflow(page: Page, name: string): Promis
 
 /** The visible text of the page's main part holds no atomic amount, no HTTP title and no raw code. */
 export async function expectPlainWords(page: Page, name: string): Promise<void> {
-  const text = await page.locator('main').innerText();
+  // An email address may hold long numbers (the tests' own do): it is no amount.
+  const text = (await page.locator('main').innerText()).replace(/\S+@\S+/g, '');
   const raw = [
     /atomic/i,
     /(?<![-\w])\d{7,}(?![-\w])/,

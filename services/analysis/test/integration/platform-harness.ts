@@ -160,8 +160,9 @@ async function grantByOperator(
   env: Record<string, string>,
   accountId: string,
   amount: number,
+  operator = OPERATOR,
 ): Promise<void> {
-  const args = ['grant', '--operator', OPERATOR, '--account', accountId, '--amount', String(amount)];
+  const args = ['grant', '--operator', operator, '--account', accountId, '--amount', String(amount)];
   const run = await runScript(
     'services/billing/scripts/admin.ts',
     [...args, '--note', `t${randomUUID()}`],
@@ -259,13 +260,7 @@ export async function startPlatform(
     a,
     replica,
     as,
-    grant: (accountId, amount, operator) =>
-      grantByOperator(
-        { DATABASE_URL: database.url, NATS_URL, BUS_NAMESPACE: namespace },
-        accountId,
-        amount,
-        operator,
-      ),
+    grant: (accountId, amount, operator) => grantByOperator(common, accountId, amount, operator),
     balance: async (accountId) => {
       const reply = await client.request<BalanceReply>(RPC.billingBalanceRead, { account_id: accountId });
       if (!reply.ok) throw new Error(reply.problem.detail);
