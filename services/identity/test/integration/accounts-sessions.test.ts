@@ -153,7 +153,12 @@ describe('password reset', () => {
     expect(weak.body.errors[0].path).toBe('body.password');
     const done = await post('/auth/password/reset', { token, password: 'saffron-lighthouse-cobble-93' });
     expect(done.status).toBe(200);
-    expect(done.body.data).toEqual({ password_reset: true, sessions_revoked: 1, totp_removed: false, keys_revoked: 0 });
+    expect(done.body.data).toEqual({
+      password_reset: true,
+      sessions_revoked: 1,
+      totp_removed: false,
+      keys_revoked: 0,
+    });
     // For the gateway that carries it: the account and its count of sessions all ended at once.
     expect(done.headers['x-sessions-epoch']).toMatch(/^[0-9a-f-]{36} 1$/);
   });
