@@ -65,8 +65,7 @@ describe('embedded all-in-one killed between a write and its consumer', () => {
       headers: { authorization: `Bearer ${session}` },
     });
     const accountId = ((await whoami.json()) as { data: { account_id: string } }).data.account_id;
-    await running!.close();
-    // The operator's credit grant, on the directory the stopped process held.
+    // The operator's credit grant, run by the running process (the operator is checked by identity).
     const granted = await grantCredit(
       { DATA_DIR: dataDir, DATABASE_URL: '' },
       accountId,
@@ -75,6 +74,7 @@ describe('embedded all-in-one killed between a write and its consumer', () => {
       await operatorOf(system, smtp, { DATA_DIR: dataDir, DATABASE_URL: '' }),
     );
     expect(granted).toMatchObject({ code: 0 });
+    await running!.close();
 
     system = await start({ BUS_TEST_DELIVERY_DELAY_MS: '600000' });
     const bought = await postJson(system, '/v1/billing/plan', { plan: 'pro' }, session);
