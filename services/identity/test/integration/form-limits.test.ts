@@ -36,7 +36,7 @@ describe('form posts with more fields than the page sends', () => {
     const password = 'marigold-turbine-envelope-58';
     const logStart = h.logLines.length;
 
-    const reset = await postForm('/auth/password/reset', { token, password }, 5);
+    const reset = await postForm('/auth/password/reset', { token, password }, 7);
     const confirm = await postForm('/auth/verify-email', { token }, 6);
     for (const res of [reset, confirm]) {
       expect(res.status).toBe(413);
