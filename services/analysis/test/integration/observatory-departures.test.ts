@@ -1,13 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { rootCertificates } from 'node:tls';
-import { startDnsPeer, type DnsPeer } from '@meridian/test-peers';
 import type { AuditTier, Finding } from '@meridian/contracts';
-import { parseConfig } from '../../src/config.js';
 import { undeliveredAmount, undeliveredStages } from '../../src/domain/delivery.js';
 import { scoreFindings, type Grade } from '../../src/domain/grade.js';
-import { runPipeline } from '../../src/flows/run-pipeline.js';
-import { leafFor, observatorySites, type ObservatorySite } from './observatory-sites.js';
-import { makeCa, startSite, type Site } from './sites.js';
+import { startObservatoryBed, type ObservatoryBed, type ObservatorySite } from './observatory-sites.js';
 
 // The configurations where Meridian and the MDN HTTP Observatory 1.4.8 disagreed, each on a local
 // site through the whole pipeline. Expected points are the rule's (observatory-departures unit test
@@ -101,42 +96,19 @@ const inScope = (findings: Finding[]) =>
     (f) => ['http', 'headers', 'cookies'].includes(f.category) || f.id.startsWith('content.sri.'),
   );
 
-let dns: DnsPeer;
-let site: Site;
-let ca: string[];
+let bed: ObservatoryBed;
 
 beforeAll(async () => {
-  const authority = await makeCa();
-  ca = [...rootCertificates, authority.cert];
   const sites: Record<string, ObservatorySite> = Object.fromEntries(
     Object.entries(SITES).map(([h, c]) => [h, c.site]),
   );
   sites[ERROR_SITE] = { status: 500 };
-  const hosts = Object.keys(sites);
-  dns = await startDnsPeer(Object.fromEntries(hosts.map((h) => [h, { A: ['127.0.0.1'] }])));
-  site = await startSite(await leafFor(authority, hosts), observatorySites(sites));
+  bed = await startObservatoryBed(sites);
 }, 60_000);
 
-afterAll(async () => {
-  await Promise.all([dns?.close(), site?.close()]);
-});
+afterAll(async () => bed?.close());
 
-const audit = (domain: string) =>
-  runPipeline(
-    {
-      config: parseConfig({
-        INTERNAL_AUTH_SECRET: 'x'.repeat(32),
-        DNS_SERVERS: dns.address,
-        SCANNER_ALLOW_LOOPBACK: 'true',
-        SCANNER_HTTP_PORT: String(site.httpPort),
-        SCANNER_HTTPS_PORT: String(site.httpsPort),
-        SCANNER_TIMEOUT_MS: '4000',
-      }),
-      scannerCa: ca,
-    },
-    { run_id: `run-${domain}`, domain, tier: 'audit_base' },
-    () => undefined,
-  );
+const audit = (domain: string) => bed.audit(domain);
 
 describe('the departures from the HTTP Observatory, each on a local site', () => {
   it.each(Object.entries(SITES))(

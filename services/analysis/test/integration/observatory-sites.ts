@@ -1,6 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import type { Report } from '@meridian/contracts';
+import { startDnsPeer } from '@meridian/test-peers';
+import { parseConfig } from '../../src/config.js';
+import { runPipeline } from '../../src/flows/run-pipeline.js';
 import { generate } from 'selfsigned';
-import type { Handler, Pem } from './sites.js';
+import { makeCa, startSite, type Handler, type Pem } from './sites.js';
 
 /**
  * Local sites for the HTTP Observatory comparison: one configuration each, served by one pair of
@@ -81,4 +87,50 @@ export async function leafFor(ca: Pem, hosts: string[]): Promise<Pem> {
     ],
   });
   return { key: pems.private, cert: pems.cert };
+}
+
+/** The sites on loopback, their names in a DNS peer, and a base-tier audit of any of them. */
+export interface ObservatoryBed {
+  /** A base-tier audit through the whole pipeline; `plainOnly` closes the https port for it. */
+  audit(domain: string, plainOnly?: boolean): Promise<Report>;
+  close(): Promise<void>;
+}
+
+/** A free loopback port nothing listens on: the https port of a site served over http only. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+  const { port } = probe.address() as { port: number };
+  await new Promise((r) => probe.close(r));
+  return port;
+}
+
+export async function startObservatoryBed(sites: Record<string, ObservatorySite>): Promise<ObservatoryBed> {
+  const authority = await makeCa();
+  const ca = [...rootCertificates, authority.cert];
+  const hosts = Object.keys(sites);
+  const dns = await startDnsPeer(Object.fromEntries(hosts.map((h) => [h, { A: ['127.0.0.1'] }])));
+  const site = await startSite(await leafFor(authority, hosts), observatorySites(sites));
+  const closed = await closedPort();
+  return {
+    audit: (domain, plainOnly = false) =>
+      runPipeline(
+        {
+          config: parseConfig({
+            INTERNAL_AUTH_SECRET: 'x'.repeat(32),
+            DNS_SERVERS: dns.address,
+            SCANNER_ALLOW_LOOPBACK: 'true',
+            SCANNER_HTTP_PORT: String(site.httpPort),
+            SCANNER_HTTPS_PORT: String(plainOnly ? closed : site.httpsPort),
+            SCANNER_TIMEOUT_MS: '4000',
+          }),
+          scannerCa: ca,
+        },
+        { run_id: `run-${domain}`, domain, tier: 'audit_base' },
+        () => undefined,
+      ),
+    close: async () => {
+      await Promise.all([dns.close(), site.close()]);
+    },
+  };
 }

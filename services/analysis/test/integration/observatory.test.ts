@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer } from 'node:net';
-import { rootCertificates } from 'node:tls';
-import { startDnsPeer, type DnsPeer } from '@meridian/test-peers';
 import type { Finding } from '@meridian/contracts';
-import { parseConfig } from '../../src/config.js';
 import { scoreFindings, type Grade } from '../../src/domain/grade.js';
-import { runPipeline } from '../../src/flows/run-pipeline.js';
-import { leafFor, observatorySites, type ObservatorySite } from './observatory-sites.js';
-import { makeCa, startSite, type Site } from './sites.js';
+import { startObservatoryBed, type ObservatoryBed, type ObservatorySite } from './observatory-sites.js';
 
 // The @mdn/mdn-http-observatory scanner cannot be pointed at these sites offline: its install step
 // downloads the HSTS preload and TLD lists, and scan(hostname) passes no options to its retriever,
@@ -158,46 +152,15 @@ const observatoryScope = (findings: Finding[]) =>
     (f) => ['http', 'headers', 'cookies'].includes(f.category) || f.id.startsWith('content.sri.'),
   );
 
-let dns: DnsPeer;
-let site: Site;
-let ca: string[];
-let closedPort: number;
+let bed: ObservatoryBed;
 
 beforeAll(async () => {
-  const authority = await makeCa();
-  ca = [...rootCertificates, authority.cert];
-  const hosts = Object.keys(SITES);
-  dns = await startDnsPeer(Object.fromEntries(hosts.map((h) => [h, { A: ['127.0.0.1'] }])));
-  site = await startSite(
-    await leafFor(authority, hosts),
-    observatorySites(Object.fromEntries(Object.entries(SITES).map(([h, c]) => [h, c.site]))),
-  );
-  const probe = createServer();
-  await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
-  closedPort = (probe.address() as { port: number }).port;
-  await new Promise((r) => probe.close(r));
+  bed = await startObservatoryBed(Object.fromEntries(Object.entries(SITES).map(([h, c]) => [h, c.site])));
 }, 60_000);
 
-afterAll(async () => {
-  await Promise.all([dns?.close(), site?.close()]);
-});
+afterAll(async () => bed?.close());
 
-const audit = (domain: string, plainOnly: boolean) =>
-  runPipeline(
-    {
-      config: parseConfig({
-        INTERNAL_AUTH_SECRET: 'x'.repeat(32),
-        DNS_SERVERS: dns.address,
-        SCANNER_ALLOW_LOOPBACK: 'true',
-        SCANNER_HTTP_PORT: String(site.httpPort),
-        SCANNER_HTTPS_PORT: String(plainOnly ? closedPort : site.httpsPort),
-        SCANNER_TIMEOUT_MS: '4000',
-      }),
-      scannerCa: ca,
-    },
-    { run_id: `run-${domain}`, domain, tier: 'audit_base' },
-    () => undefined,
-  );
+const audit = (domain: string, plainOnly: boolean) => bed.audit(domain, plainOnly);
 
 describe('our grade beside the HTTP Observatory rules, on one local site per configuration', () => {
   it.each(Object.entries(SITES))(
