@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger, createMetrics } from '@meridian/observability';
-import { DataApi } from '../../src/adapters/data-api.js';
-import { ServedCatalog } from '../../src/adapters/served-catalog.js';
-import { createMcpServer } from '../../src/app.js';
-import { catalogAnswer } from '../support/served.js';
+import { startToolBed, type ToolBed } from '../support/tool-bed.js';
 
 /** Bars as the data API answers them (its envelope, one combined 1m bar). */
 const BARS = {
@@ -32,42 +24,15 @@ const BARS = {
  * venues, before any call; with a venue listing it the call goes through.
  */
 describe('ohlcv', () => {
-  let api: Server;
-  const asked: URL[] = [];
-  let client: Client;
+  let bed: ToolBed;
+  let client: ToolBed['client'];
+  let asked: URL[];
 
   beforeAll(async () => {
-    api = createServer((req, res) => {
-      const url = new URL(req.url!, 'http://127.0.0.1');
-      res.setHeader('content-type', 'application/json');
-      if (url.pathname === '/v1/catalog') return res.end(JSON.stringify(catalogAnswer('replay')));
-      asked.push(url);
-      res.end(JSON.stringify(BARS));
-    });
-    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-    const { port } = api.address() as AddressInfo;
-    const dataApi = new DataApi({
-      baseUrl: `http://127.0.0.1:${port}`,
-      timeoutMs: 5000,
-      userAgent: 'mcp-test',
-    });
-    const deps = {
-      logger: createLogger('mcp-test', { level: 'silent' }),
-      metrics: createMetrics('mcp', { defaultMetrics: false }),
-      api: dataApi,
-      cursorSecret: 's'.repeat(32),
-      catalog: new ServedCatalog(dataApi, 60_000),
-    };
-    const server = createMcpServer(deps, { key: 'mk_test_ohlcv' }, await deps.catalog.current());
-    const [mine, theirs] = InMemoryTransport.createLinkedPair();
-    await server.connect(theirs);
-    client = new Client({ name: 'ohlcv-test', version: '1.0.0' });
-    await client.connect(mine);
+    bed = await startToolBed(BARS, 'ohlcv');
+    ({ client, asked } = bed);
   });
-  afterAll(async () => {
-    await client.close();
-    await new Promise((resolve) => api.close(resolve));
-  });
+  afterAll(async () => bed?.close());
 
   const call = async (args: Record<string, unknown>) =>
     (await client.callTool({ name: 'ohlcv', arguments: args })) as CallToolResult;

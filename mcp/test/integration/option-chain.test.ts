@@ -1,14 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger, createMetrics } from '@meridian/observability';
-import { DataApi } from '../../src/adapters/data-api.js';
-import { ServedCatalog } from '../../src/adapters/served-catalog.js';
-import { createMcpServer } from '../../src/app.js';
-import { catalogAnswer } from '../support/served.js';
+import { startToolBed, type ToolBed } from '../support/tool-bed.js';
 
 /** A chain as the data API answers it (its envelope, two rows of the recorded Deribit chain). */
 const CHAIN = {
@@ -30,42 +22,15 @@ const CHAIN = {
 
 /** option_chain passes its row filters on to the data API (crypto/options/chain filters them). */
 describe('option_chain', () => {
-  let api: Server;
-  const asked: URL[] = [];
-  let client: Client;
+  let bed: ToolBed;
+  let client: ToolBed['client'];
+  let asked: URL[];
 
   beforeAll(async () => {
-    api = createServer((req, res) => {
-      const url = new URL(req.url!, 'http://127.0.0.1');
-      res.setHeader('content-type', 'application/json');
-      if (url.pathname === '/v1/catalog') return res.end(JSON.stringify(catalogAnswer('replay')));
-      asked.push(url);
-      res.end(JSON.stringify(CHAIN));
-    });
-    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
-    const { port } = api.address() as AddressInfo;
-    const dataApi = new DataApi({
-      baseUrl: `http://127.0.0.1:${port}`,
-      timeoutMs: 5000,
-      userAgent: 'mcp-test',
-    });
-    const deps = {
-      logger: createLogger('mcp-test', { level: 'silent' }),
-      metrics: createMetrics('mcp', { defaultMetrics: false }),
-      api: dataApi,
-      cursorSecret: 's'.repeat(32),
-      catalog: new ServedCatalog(dataApi, 60_000),
-    };
-    const server = createMcpServer(deps, { key: 'mk_test_option_chain' }, await deps.catalog.current());
-    const [mine, theirs] = InMemoryTransport.createLinkedPair();
-    await server.connect(theirs);
-    client = new Client({ name: 'option-chain-test', version: '1.0.0' });
-    await client.connect(mine);
+    bed = await startToolBed(CHAIN, 'option_chain');
+    ({ client, asked } = bed);
   });
-  afterAll(async () => {
-    await client.close();
-    await new Promise((resolve) => api.close(resolve));
-  });
+  afterAll(async () => bed?.close());
 
   it('offers option_type and expiry in its input schema', async () => {
     const { tools } = await client.listTools();
