@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { connect as netConnect, createServer, type AddressInfo, type Socket } from 'node:net';
 import type { Metrics } from '@meridian/observability';
+import { RPC, problem } from '@meridian/contracts';
 import { connect } from 'nats';
 import { sleep } from './codec.js';
 import type { Bus } from './types.js';
@@ -90,4 +91,44 @@ export async function cuttableLink(url: string): Promise<CuttableLink> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * Identity as another service asks it in that service's own tests (services never start each
+ * other there): `rpc.identity.account.email.v1` and `rpc.identity.operator.resolve.v1`, answered
+ * on the test bus as identity's contract says. `accounts` are the ones that exist (unset: every
+ * one asked of), `operators` map an operator's email to its account id, `members` are emails of
+ * accounts without the role (403 `operator_required`); any other email is no account (404).
+ */
+export interface IdentityAnswers {
+  accounts?: Set<string>;
+  operators: Map<string, string>;
+  members?: Set<string>;
+}
+
+export async function answerAsIdentity(bus: Bus, identity: IdentityAnswers): Promise<void> {
+  await bus.serve(RPC.identityAccountEmail, 'identity', async (req: { account_id: string }) =>
+    !identity.accounts || identity.accounts.has(req.account_id)
+      ? {
+          ok: true,
+          data: {
+            account_id: req.account_id,
+            email: `${req.account_id.slice(0, 8)}@example.test`,
+            nickname: null,
+          },
+        }
+      : { ok: false, problem: problem('not_found', 'No such account.') },
+  );
+  await bus.serve(RPC.identityOperatorResolve, 'identity', async ({ email }: { email: string }) => {
+    const accountId = identity.operators.get(email);
+    if (accountId) return { ok: true, data: { account_id: accountId, email, nickname: null } };
+    if (identity.members?.has(email))
+      return {
+        ok: false,
+        problem: problem('forbidden', 'That account holds no operator role.', {
+          category: 'operator_required',
+        }),
+      };
+    return { ok: false, problem: problem('not_found', 'No account has that email.') };
+  });
 }

@@ -2,8 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { createNatsBus, type Bus } from '@meridian/bus';
-import { deleteNatsNamespace } from '@meridian/bus/testing';
-import { RPC, problem, type BalanceReply, type Report } from '@meridian/contracts';
+import { answerAsIdentity, deleteNatsNamespace } from '@meridian/bus/testing';
+import { RPC, type BalanceReply, type Report } from '@meridian/contracts';
 import { createTestDatabase } from '@meridian/db/testing';
 import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
@@ -131,29 +131,8 @@ function analysisEnvOf(
 }
 
 const OPERATOR = 'operator@analysis.test';
-
-/**
- * Identity as billing asks it, answered on the test bus as identity's contract says: every account
- * of these tests exists, and OPERATOR holds the operator role.
- */
-async function serveIdentity(bus: Bus): Promise<void> {
-  await bus.serve(RPC.identityAccountEmail, 'identity', async (req: { account_id: string }) => ({
-    ok: true,
-    data: {
-      account_id: req.account_id,
-      email: `${req.account_id.slice(0, 8)}@analysis.test`,
-      nickname: null,
-    },
-  }));
-  await bus.serve(RPC.identityOperatorResolve, 'identity', async (req: { email: string }) =>
-    req.email === OPERATOR
-      ? {
-          ok: true,
-          data: { account_id: '00000000-0000-4000-8000-00000000a11a', email: OPERATOR, nickname: null },
-        }
-      : { ok: false, problem: problem('forbidden', 'No operator role.', { category: 'operator_required' }) },
-  );
-}
+/** Identity's answers when the test starts none: every account exists, OPERATOR holds the role. */
+const IDENTITY = { operators: new Map([[OPERATOR, '00000000-0000-4000-8000-00000000a11a']]) };
 
 /** Credit granted as an operator does, through billing's admin script. */
 async function grantByOperator(
@@ -247,7 +226,7 @@ export async function startPlatform(
     logger: createLogger('analysis-test-client', { level: 'warn' }),
     metrics: createMetrics('analysis-test-client', { defaultMetrics: false }),
   });
-  if (identity === 'answered') await serveIdentity(client);
+  if (identity === 'answered') await answerAsIdentity(client, IDENTITY);
   const as = (accountId: string) =>
     callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' });
   return {

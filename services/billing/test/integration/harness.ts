@@ -2,8 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { sql } from 'kysely';
 import { createNatsBus, type Bus } from '@meridian/bus';
-import { RPC, problem, type RpcReply } from '@meridian/contracts';
-import { deleteNatsNamespace } from '@meridian/bus/testing';
+import { answerAsIdentity, deleteNatsNamespace } from '@meridian/bus/testing';
 import { createTestDatabase } from '@meridian/db/testing';
 import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
@@ -64,7 +63,7 @@ export async function startBilling(
     metrics: createMetrics('billing-test-client', { defaultMetrics: false }),
   });
   const identity = { accounts: new Set<string>(), operators: new Map<string, string>() };
-  await serveIdentity(client, identity);
+  await answerAsIdentity(client, identity);
   return {
     deps,
     app: service.app,
@@ -103,30 +102,4 @@ export async function startBilling(
       await database.drop();
     },
   };
-}
-
-const emailOf = (accountId: string) => `${accountId.slice(0, 8)}@example.test`;
-
-/** A responder on the test bus that answers billing's questions to identity as identity would. */
-async function serveIdentity(bus: Bus, identity: Billing['identity']): Promise<void> {
-  await bus.serve(RPC.identityAccountEmail, 'identity', async (req: { account_id: string }) =>
-    identity.accounts.has(req.account_id)
-      ? { ok: true, data: { account_id: req.account_id, email: emailOf(req.account_id), nickname: null } }
-      : { ok: false, problem: problem('not_found', 'No such account.') },
-  );
-  await bus.serve(
-    RPC.identityOperatorResolve,
-    'identity',
-    async (req: { email: string }): Promise<RpcReply<object>> => {
-      const accountId = identity.operators.get(req.email);
-      if (!accountId)
-        return {
-          ok: false,
-          problem: problem('forbidden', 'This account holds no operator role.', {
-            category: 'operator_required',
-          }),
-        };
-      return { ok: true, data: { account_id: accountId, email: req.email, nickname: null } };
-    },
-  );
 }

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { createNatsBus, type Bus } from '@meridian/bus';
-import { deleteNatsNamespace } from '@meridian/bus/testing';
-import { RPC, STREAMS, problem, type OperatorResolveReply } from '@meridian/contracts';
+import { answerAsIdentity, deleteNatsNamespace, type IdentityAnswers } from '@meridian/bus/testing';
+import { STREAMS } from '@meridian/contracts';
 import { createTestDatabase } from '@meridian/db/testing';
 import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
@@ -26,7 +26,7 @@ export interface Requests {
    * rpc.identity.operator.resolve.v1), answered on the test bus as identity's contract says: every
    * account exists; `operators` hold the role, `members` are accounts without it, anyone else is none.
    */
-  identity: { operators: Map<string, { account_id: string; nickname: string | null }>; members: Set<string> };
+  identity: Required<Pick<IdentityAnswers, 'operators' | 'members'>>;
   /** Credit for an account, through billing's operators' command line, named by a harness operator. */
   grant(accountId: string, amount: number): Promise<void>;
   /** The account's credit balance, through billing's operators' command line. */
@@ -61,11 +61,8 @@ export async function startRequests(prefix: string, env: Record<string, string> 
     metrics: createMetrics('requests-test-client', { defaultMetrics: false }),
   });
   await client.ensureStream(STREAMS.requests);
-  const identity = {
-    operators: new Map([[GRANTER, { account_id: randomUUID(), nickname: null }]]),
-    members: new Set<string>(),
-  };
-  await serveIdentity(client, identity);
+  const identity = { operators: new Map([[GRANTER, randomUUID()]]), members: new Set<string>() };
+  await answerAsIdentity(client, identity);
   return {
     identity,
     deps: service.deps as unknown as RequestsDeps,
@@ -112,30 +109,3 @@ export async function startRequests(prefix: string, env: Record<string, string> 
 
 /** The operator the harness's grants name. */
 const GRANTER = 'granter@requests.test';
-
-async function serveIdentity(bus: Bus, identity: Requests['identity']): Promise<void> {
-  await bus.serve(RPC.identityAccountEmail, 'identity', async (req: { account_id: string }) => ({
-    ok: true,
-    data: {
-      account_id: req.account_id,
-      email: `${req.account_id.slice(0, 8)}@requests.test`,
-      nickname: null,
-    },
-  }));
-  await bus.serve<{ email: string }, OperatorResolveReply>(
-    RPC.identityOperatorResolve,
-    'identity',
-    async ({ email }) => {
-      const operator = identity.operators.get(email);
-      if (operator) return { ok: true, data: { ...operator, email } };
-      if (identity.members.has(email))
-        return {
-          ok: false,
-          problem: problem('forbidden', 'That account holds no operator role.', {
-            category: 'operator_required',
-          }),
-        };
-      return { ok: false, problem: problem('not_found', 'No account has that email.') };
-    },
-  );
-}

@@ -174,7 +174,7 @@ describe('service requests', () => {
     const operatorId = randomUUID();
     beforeAll(() => {
       // Identity's answers to rpc.identity.operator.resolve.v1, as its contract gives them.
-      h.identity.operators.set(operatorEmail, { account_id: operatorId, nickname: 'desk-ana' });
+      h.identity.operators.set(operatorEmail, operatorId);
       h.identity.members.add('member@example.com');
     });
 
