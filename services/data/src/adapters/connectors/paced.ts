@@ -1,7 +1,8 @@
 /**
  * Runs `fn` over `items` within an upstream's rate limit: at most `concurrency` at once and one start
  * per `spacingMs` (a bound on concurrency alone lets fast answers exceed a per-second limit). Stops
- * starting new ones at the first failure, which it throws.
+ * starting new ones at the first failure, which it throws. Spacing is on the monotonic clock: a wall
+ * clock stepped by time sync would squeeze two starts together or stall them.
  */
 export async function paced<T>(
   items: readonly T[],
@@ -13,9 +14,13 @@ export async function paced<T>(
   let failed = false;
   /** Waits until `spacingMs` after the last start, then takes the start (one thread: no race). */
   const turn = async () => {
-    for (let wait = lastStart + spacingMs - Date.now(); wait > 0; wait = lastStart + spacingMs - Date.now())
+    for (
+      let wait = lastStart + spacingMs - performance.now();
+      wait > 0;
+      wait = lastStart + spacingMs - performance.now()
+    )
       await new Promise((r) => setTimeout(r, wait));
-    lastStart = Date.now();
+    lastStart = performance.now();
   };
   const worker = async () => {
     while (!failed && next < items.length) {
