@@ -41,6 +41,7 @@ const SERVICES = {
  * this process's in-process bus.
  */
 const operatorCommands = (bus: SharedInfra['bus']) => ({
+  'analysis:admin': async () => (await import('../services/analysis/scripts/admin.js')).main,
   'billing:admin': async () => (await import('../services/billing/scripts/admin.js')).main,
   'identity:admin': async () => (await import('../services/identity/scripts/admin.js')).main,
   'requests:admin': async () => {

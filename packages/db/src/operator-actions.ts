@@ -128,7 +128,7 @@ export async function verifyOperatorLog<DB extends WithActions>(db: Kysely<DB>):
 
 /**
  * The operators' commands' check of their service's log (`identity:admin log --verify`,
- * `billing:admin log-verify`, `requests:admin log-verify`): the row count and head hash, worth
+ * `billing:admin log-verify`, `requests:admin log-verify`, `analysis:admin log-verify`): the row count and head hash, worth
  * noting to see the end cut off later, or a refusal naming the first broken row.
  */
 export async function operatorLogCheckLine<DB extends WithActions>(db: Kysely<DB>): Promise<string> {
