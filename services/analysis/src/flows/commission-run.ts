@@ -119,16 +119,19 @@ async function placeRun(
     });
 }
 
+/** The order billing charges or quotes for a run: the run id is the order id, so a retry is one order. */
+const orderOf = (run: RunRow) => ({
+  account_id: run.account_id,
+  order_id: run.id,
+  item: runItem(run.tier as AuditTier),
+});
+
 /** Billing registers the deposit order of a placed run and says where to pay; the run keeps the quote. */
 async function quoteDeposit(
   deps: AnalysisDeps,
   run: RunRow,
 ): Promise<Result<Commissioned, AnalysisRefusal> | Upstream> {
-  const quote = await deps.bus.request<OrderQuote>(RPC.billingOrderRegister, {
-    account_id: run.account_id,
-    order_id: run.id,
-    item: runItem(run.tier as AuditTier),
-  });
+  const quote = await deps.bus.request<OrderQuote>(RPC.billingOrderRegister, orderOf(run));
   if (!quote.ok) {
     await dropUnpaidRun(deps.db, run.id);
     return upstream(quote.problem);
@@ -195,11 +198,7 @@ async function payFromCredit(
   replayed: boolean,
   now: Date,
 ): Promise<Result<Commissioned, AnalysisRefusal> | Upstream> {
-  const spent = await deps.bus.request<PostingReply>(RPC.billingCreditSpend, {
-    account_id: run.account_id,
-    order_id: run.id,
-    item: runItem(run.tier as AuditTier),
-  });
+  const spent = await deps.bus.request<PostingReply>(RPC.billingCreditSpend, orderOf(run));
   if (!spent.ok) {
     // Refused (402 short of credit...): nothing stays behind. Billing silent: the run waits, and
     // billing's paid event starts it if the spend went through after all.
