@@ -86,7 +86,7 @@ describe('the whole system, each service its own process', () => {
   });
 
   // Each path is owned by one service; with a session the gateway forwards it, so any answer but 503
-  // (today often the service's own 404 for a route its issue has not built yet) proves it got there.
+  // (the service's own 404 included) proves it got there.
   const PORTAL_PATHS = {
     identity: '/v1/account',
     billing: '/v1/credits',

@@ -81,7 +81,7 @@ export function routeOwner(path: string, table: readonly RouteOwner[] = ROUTE_TA
 
 /**
  * Who may call a route at the edge:
- * - `data`: a data call (key, x402 challenge, plan gate, rate limit) — handled by data-edge.ts;
+ * - `data`: a data call (key, x402 challenge, plan gate, rate limit) — handled by edge/data-calls.ts;
  * - `public`: no credential, never priced (data-api-interface 4.3);
  * - `anonymous`: a portal route that works without a session (a valid one is still passed on);
  * - `session_or_key`: a session or an API key (GET /v1/agent/whoami);

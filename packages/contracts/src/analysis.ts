@@ -61,7 +61,7 @@ export type Finding = z.infer<typeof findingSchema>;
 export const GRADES = ['A+', 'A', 'A-', 'B+', 'B', 'B-', 'C+', 'C', 'C-', 'D+', 'D', 'D-', 'F'] as const;
 export const gradeSchema = z.enum(GRADES);
 
-/** The areas a report grades apart beside the overall grade (services/analysis/README.md). */
+/** The areas a report grades apart beside the overall grade (services/analysis/docs/scoring.md). */
 export const REPORT_AREAS = ['headers', 'transport', 'mail_dns', 'exposure'] as const;
 export type ReportArea = (typeof REPORT_AREAS)[number];
 export const REPORT_AREA_NAMES: Readonly<Record<ReportArea, string>> = {

@@ -1,5 +1,5 @@
-// Real protocol servers on loopback for the peers a test cannot reach (see DESIGN.md, "Offline"),
-// and the services themselves as their own processes, for tests that see them only over the wire.
+// Real protocol servers on loopback for the peers a test cannot reach (docs/DESIGN.md, "Running it":
+// offline), and the services themselves as their own processes, for tests that see them only over the wire.
 export { linkIn, startSmtp, type ReceivedMail } from './smtp.js';
 export { OIDC_CLIENT, startOidcPeer, type OidcPeer, type Person } from './oidc-peer.js';
 export { CHROMIUM_PATH, hasChromium, launchChromium } from './chromium.js';

@@ -100,7 +100,7 @@ function areasOf(f: Finding): ReportArea[] {
 
 /**
  * In the headers area a finding counts what the Observatory's rule gives where ours differs on
- * purpose (services/analysis/README.md, "Where we differ"): no https at all is its missing
+ * purpose (services/analysis/docs/scoring.md, our departures): no https at all is its missing
  * redirection (-20), and Secure cookies sent over http pass there. The overall score keeps ours.
  */
 const OBSERVATORY_FIGURE: Readonly<Record<string, number>> = {

@@ -6,7 +6,7 @@ import { startObservatoryBed, type ObservatoryBed, type ObservatorySite } from '
 
 // The configurations where Meridian and the MDN HTTP Observatory 1.4.8 disagreed, each on a local
 // site through the whole pipeline. Expected points are the rule's (observatory-departures unit test
-// and the analysis README); every site starts from the baseline page the Observatory scores 115.
+// and services/analysis/docs/scoring.md); every site starts from the baseline page the Observatory scores 115.
 
 interface Case {
   site: ObservatorySite;

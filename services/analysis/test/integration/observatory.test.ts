@@ -14,7 +14,7 @@ interface Case {
   findings: Record<string, number>;
   /** What the Observatory's rules give the site: [score, grade] and the rules that apply. */
   observatory: [number, Grade, string];
-  /** Our result where the README departs from the Observatory on purpose. */
+  /** Our result where docs/scoring.md departs from the Observatory on purpose. */
   ours?: [number, Grade, string];
 }
 

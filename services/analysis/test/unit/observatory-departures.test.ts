@@ -10,7 +10,7 @@ import type { HttpObservation, Response } from '../../src/domain/observations.js
 
 // The cases where Meridian and the MDN HTTP Observatory (1.4.8) disagreed on 42 local sites. Each
 // expected figure is the rule's: the Observatory's where we now follow it, ours where the analysis
-// README documents a departure with its reason.
+// docs/scoring.md documents a departure with its reason.
 
 function page(headers: Response['headers'] = {}, url = 'https://example.com/', status = 200): Response {
   return { url, status, headers, body: '', bytes: 0, truncated: false, ttfbMs: 50 };

@@ -10,7 +10,7 @@ import { referrerChecks } from '../../src/domain/checks/referrer.js';
 import type { Response } from '../../src/domain/observations.js';
 
 // Expected values follow the MDN HTTP Observatory's published rules (its analyzer tests and score
-// table, @mdn/mdn-http-observatory 1.4.8), or the departure the analysis README documents.
+// table, @mdn/mdn-http-observatory 1.4.8), or the departure docs/scoring.md documents.
 
 function page(headers: Response['headers'] = {}, body = '', url = 'https://example.com/'): Response {
   return { url, status: 200, headers, body, bytes: Buffer.byteLength(body), truncated: false, ttfbMs: 50 };

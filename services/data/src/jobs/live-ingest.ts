@@ -31,7 +31,7 @@ export interface LiveIngestSettings {
 
 /** What `/ready` details say of one connector. */
 export interface ConnectorReport {
-  /** `standby`: another replica holds the connector's lease and polls it (README, "Replicas"). */
+  /** `standby`: another replica holds the connector's lease and polls it (docs/live-connectors.md). */
   state: ConnectorHealth['state'] | 'off' | 'standby';
   /** standby: the replica that polls it. */
   polled_by?: string;

@@ -13,7 +13,7 @@ const LIVE = catalogFor('replay')
 
 /**
  * The service's clock in this test: a replayed day's instant when every sport has a game in progress
- * (a replayed game leaves the board a day after its start: README, "Replayed games"), so live_score's series too
+ * (a replayed game leaves the board a day after its start: docs/replay.md), so live_score's series too
  * holds a game whatever the time of day the test runs at.
  */
 const AT = Date.parse('2026-12-14T18:00:30Z');

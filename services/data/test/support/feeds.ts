@@ -18,7 +18,7 @@ import { migratedDatabase, type MigratedDatabase } from './db.js';
 
 /**
  * The one instant of the tests, the service's clock too: the replayed scoreboards then hold games of
- * every state (NBA in progress since 01:00, a usa.1 game scheduled for 23:00: README, "Replayed games").
+ * every state (NBA in progress since 01:00, a usa.1 game scheduled for 23:00: docs/replay.md).
  */
 export const loadedAt = new Date('2026-12-14T18:00:30Z');
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { catalogFor, replaySourceOf, type ReplaySource } from '@meridian/contracts';
 
-/** What each word of the README's table means in contracts' terms. */
+/** What each word of docs/replay.md's table means in contracts' terms. */
 const KINDS: Record<string, ReplaySource> = {
   recorded: 'recording',
   'derived from a recording': 'recording',
@@ -10,11 +10,11 @@ const KINDS: Record<string, ReplaySource> = {
   sampled: 'sample',
 };
 
-/** The rows of the README's table "What replay plays, product by product": path -> kind. */
+/** The rows of docs/replay.md's table "What replay plays, product by product": path -> kind. */
 function readmeTable(): Map<string, string> {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.split('### What replay plays, product by product')[1]?.split('\n### ')[0];
-  if (!section) throw new Error('the data README has no table of what replay plays');
+  const readme = readFileSync(new URL('../../docs/replay.md', import.meta.url), 'utf8');
+  const section = readme.split('## What replay plays, product by product')[1]?.split('\n## ')[0];
+  if (!section) throw new Error('docs/replay.md has no table of what replay plays');
   const rows = new Map<string, string>();
   for (const line of section.split('\n')) {
     const cells = /^\| `([a-z_0-9./]+)` \| ([^|]+?) \|/.exec(line);
@@ -25,7 +25,7 @@ function readmeTable(): Map<string, string> {
   return rows;
 }
 
-describe("the data README's table of what replay plays", () => {
+describe("docs/replay.md's table of what replay plays", () => {
   const table = readmeTable();
   const live = catalogFor('replay')
     .allMetrics()
@@ -46,7 +46,8 @@ describe("the data README's table of what replay plays", () => {
       const words = table.get(`${path}/${metric.metric}`) ?? table.get(path) ?? 'absent';
       const said = KINDS[words];
       const code = replaySourceOf(product.category, product.product, metric.metric);
-      if (said !== code) disagree[`${path}/${metric.metric}`] = `README: ${words}; replaySourceOf: ${code}`;
+      if (said !== code)
+        disagree[`${path}/${metric.metric}`] = `docs/replay.md: ${words}; replaySourceOf: ${code}`;
     }
     expect(disagree).toEqual({});
   });

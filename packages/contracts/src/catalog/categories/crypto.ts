@@ -12,7 +12,7 @@ import { HISTORY, product } from '../product.js';
 const SPOT_PAIRS = ['BTC-USD', 'BTC-USDT', 'BTC-USDC'];
 /** The combined value across venues is in USD: without a source, these metrics answer BASE-USD. */
 const COMBINED = { combined_entities: ['BTC-USD'] };
-/** The books each venue of the recordings lists (data service README, "Markets of the catalogue"). */
+/** The books each venue of the recordings lists (services/data/docs/catalogue.md). */
 const SPOT_BOOKS = { binanceus: SPOT_PAIRS, kraken: ['BTC-USDC'] };
 
 /**
@@ -124,7 +124,7 @@ export const CRYPTO: readonly ProductEntry[] = [
     'futures',
     'ultra',
     polled(60),
-    // The recorded Binance USD-M perpetuals (data service README, "Markets of the catalogue").
+    // The recorded Binance USD-M perpetuals (services/data/docs/catalogue.md).
     ['binance_futures'],
     ['BTC-USD', 'ETH-USD'],
     [

@@ -2,7 +2,7 @@ import type { ProductEntry } from '../types.js';
 import { polled } from '../cadence.js';
 import { HISTORY, product } from '../product.js';
 
-/** Why live scores are restricted (services/data README, "Live connectors": the espn connector). */
+/** Why live scores are restricted (services/data/docs/live-connectors.md: the espn connector). */
 const ESPN_LICENCE =
   "ESPN site API scoreboards: unofficial, and ESPN's terms allow personal, non-commercial use only; live mode polls it only where the operator has ESPN's permission (ESPN_LICENCE); reselling scores needs a licensed feed (e.g. Sportradar)";
 

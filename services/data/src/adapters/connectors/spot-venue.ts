@@ -32,7 +32,7 @@ export interface SpotVenue {
   venue: string;
   url: string;
   cadenceMs: number;
-  /** Least time between two requests, from the venue's documented rate limit (README "Spot venues"). */
+  /** Least time between two requests, from the venue's documented rate limit (docs/live-connectors.md). */
   gapMs: number;
   note: string;
   /** Our BASE-QUOTE -> the venue's symbol, for every market it lists among ours. */
