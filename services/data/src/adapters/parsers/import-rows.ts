@@ -1,8 +1,8 @@
 import type { IngestBatchInput } from '@meridian/contracts';
 import { recordedTime } from '../../domain/replay-clock.js';
 import { csvRecords } from './csv.js';
-import { parseDeribitOptions } from './deribit.js';
-import { parseBars } from './recorded-market.js';
+import { parseDeribitOptions } from './derivatives/deribit.js';
+import { parseBars } from './spot/recorded-market.js';
 
 export type ImportKind = IngestBatchInput['kind'];
 

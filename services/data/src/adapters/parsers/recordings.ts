@@ -7,18 +7,23 @@ import {
   WEATHER_CITIES,
 } from '../../domain/feeds/observation-keys.js';
 import type { ReplayClock, ShiftUnit } from '../../domain/replay-clock.js';
-import { parseDeribitOptions } from './deribit.js';
-import { parseEspnScoreboard } from './espn.js';
-import { parseFederalRegisterFacets, parseAvgInterestRates, parseDebtToPenny, parseNyc311 } from './civic.js';
-import { parseEiaSpot, parseLbma } from './commodities.js';
+import { parseDeribitOptions } from './derivatives/deribit.js';
+import { parseEspnScoreboard } from './feeds/espn.js';
+import {
+  parseFederalRegisterFacets,
+  parseAvgInterestRates,
+  parseDebtToPenny,
+  parseNyc311,
+} from './feeds/civic.js';
+import { parseEiaSpot, parseLbma } from './feeds/commodities.js';
 import {
   parseBlockchainStats,
   parseEcbEurofxref,
   parseFarsideFlows,
   parseFredObservations,
   parseFredSeries,
-} from './markets.js';
-import { parseNiceDownloads, parsePubmedCount, parseRadiopaediaSummary } from './medical.js';
+} from './feeds/markets.js';
+import { parseNiceDownloads, parsePubmedCount, parseRadiopaediaSummary } from './feeds/medical.js';
 import {
   parseAstros,
   parseNoaaWaterLevel,
@@ -26,7 +31,7 @@ import {
   parseSwpcKp,
   parseSwpcSunspots,
   parseUsgsFeed,
-} from './world.js';
+} from './feeds/world.js';
 
 /** The recorded upstream answers shipped with the service (services/data/recordings, see its README). */
 export const RECORDINGS_DIR = new URL('../../../recordings/', import.meta.url);

@@ -4,8 +4,8 @@ import {
   RECORDED_PERPS,
   type PerpColumns,
   type RecordedPerp,
-} from '../adapters/upstream/recorded-perps.js';
-import { RECORDING } from '../adapters/upstream/recorded-market.js';
+} from '../../adapters/parsers/derivatives/recorded-perps.js';
+import { RECORDING } from '../../adapters/parsers/spot/recorded-market.js';
 import {
   derivedMark,
   estimatedFunding,
@@ -14,11 +14,11 @@ import {
   MARK_WINDOW_MINUTES,
   premiumIndex,
   type PerpMinute,
-} from '../domain/feeds/perp-derivations.js';
-import { PERP_BAR_METRIC } from '../domain/feeds/observation-keys.js';
-import { loopedSpans } from '../domain/replay-clock.js';
-import { firstAtOrAfter, valueAt } from '../domain/series/bar-columns.js';
-import { ingestOwn, type Ingestor } from '../flows/ingestor.js';
+} from '../../domain/derivatives/perp-derivations.js';
+import { PERP_BAR_METRIC } from '../../domain/feeds/observation-keys.js';
+import { loopedSpans } from '../../domain/replay-clock.js';
+import { firstAtOrAfter, valueAt } from '../../domain/series/bar-columns.js';
+import { ingestOwn, type Ingestor } from '../../flows/ingestor.js';
 
 const BAR_MS = 60_000;
 

@@ -1,23 +1,23 @@
 import { ingestBatchSchema, type IngestBatchInput, type IngestSummary } from '@meridian/contracts';
-import { readRecording, RECORDINGS, type Recording } from '../adapters/upstream/recordings.js';
+import { readRecording, RECORDINGS, type Recording } from '../../adapters/parsers/recordings.js';
 import { startPeriodic, type Periodic } from '@meridian/runtime';
-import type { DataDeps } from '../deps.js';
-import { scaleBtcBatch } from '../domain/feeds/btc-level.js';
+import type { DataDeps } from '../../deps.js';
+import { scaleBtcBatch } from '../../domain/feeds/btc-level.js';
 import {
   replayShift,
   shiftBy,
   slotShift,
   type ReplayClock,
   type ReplayShift,
-} from '../domain/replay-clock.js';
+} from '../../domain/replay-clock.js';
 import {
   deleteObservations,
   replayPlays,
   type ObservationKey,
-} from '../db/repositories/feeds-observations.js';
-import { deleteDerivativeRows, type DerivativeRowKey } from '../db/repositories/feeds-derivatives.js';
-import { ingestOwn } from '../flows/ingestor.js';
-import { LEVEL_MARKET } from './market-replay.js';
+} from '../../db/repositories/feeds-observations.js';
+import { deleteDerivativeRows, type DerivativeRowKey } from '../../db/repositories/feeds-derivatives.js';
+import { ingestOwn } from '../../flows/ingestor.js';
+import { LEVEL_MARKET } from '../spot/market-replay.js';
 
 /** The marker a replay leaves beside its data, so that answers can say they come from a replay. */
 export const REPLAY_METRIC = 'replay';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from '@meridian/observability';
-import type { Database } from '../db/database.js';
-import { backfillCombinedRollups } from '../db/repositories/combined-rollups.js';
+import type { Database } from '../../db/database.js';
+import { backfillCombinedRollups } from '../../db/repositories/combined-rollups.js';
 
 /**
  * Background task of the service: once at start, the combined roll-ups that 1m bars stored before

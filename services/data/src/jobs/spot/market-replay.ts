@@ -5,15 +5,20 @@ import {
   RECORDED_MARKETS,
   RECORDING,
   type RecordedMarket,
-} from '../adapters/upstream/recorded-market.js';
-import type { ReplayNote } from '../domain/envelope.js';
-import type { MetricAnswer, SourceRef } from '../domain/metric-resolver.js';
-import { loopedBars, loopedRecordedTime } from '../domain/replay-clock.js';
-import type { Bar } from '../domain/series/bar.js';
-import { closeAt, type BarColumns } from '../domain/series/bar-columns.js';
-import { derivePrints, secondBars } from '../domain/spot/derived-prints.js';
-import { ingestOwn, type Ingestor } from '../flows/ingestor.js';
-import { ingestPerpRange, PERP_REPLAY_METHOD, REPLAYED_PERPS, type IndexAt } from './perp-replay.js';
+} from '../../adapters/parsers/spot/recorded-market.js';
+import type { ReplayNote } from '../../domain/envelope.js';
+import type { MetricAnswer, SourceRef } from '../../domain/metric-resolver.js';
+import { loopedBars, loopedRecordedTime } from '../../domain/replay-clock.js';
+import type { Bar } from '../../domain/series/bar.js';
+import { closeAt, type BarColumns } from '../../domain/series/bar-columns.js';
+import { derivePrints, secondBars } from '../../domain/spot/derived-prints.js';
+import { ingestOwn, type Ingestor } from '../../flows/ingestor.js';
+import {
+  ingestPerpRange,
+  PERP_REPLAY_METHOD,
+  REPLAYED_PERPS,
+  type IndexAt,
+} from '../derivatives/perp-replay.js';
 
 /** History stored at start, so that the 24 h metrics and a few daily bars answer at once. */
 export const REPLAY_HISTORY_MS = 48 * 3_600_000;

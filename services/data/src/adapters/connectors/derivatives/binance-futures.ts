@@ -1,7 +1,7 @@
 import { LIVE_FUTURES_MARKETS } from '@meridian/contracts';
-import { binancePerpetualBatches } from '../upstream/binance-futures.js';
-import type { ConnectorDefinition } from './connector.js';
-import { UpstreamError } from './upstream-http.js';
+import { binancePerpetualBatches } from '../../parsers/derivatives/binance-futures.js';
+import type { ConnectorDefinition } from '../connector.js';
+import { UpstreamError } from '../upstream-http.js';
 
 /** The bases of the live perpetuals (BTC of BTC-USD). */
 export const FUTURES_BASES = LIVE_FUTURES_MARKETS.map((m) => m.split('-')[0]!);

@@ -1,8 +1,8 @@
-import { bybitLinearBatches } from '../upstream/bybit-futures.js';
+import { bybitLinearBatches } from '../../parsers/derivatives/bybit-futures.js';
 import { FUTURES_BASES } from './binance-futures.js';
-import type { ConnectorDefinition } from './connector.js';
-import { UpstreamError } from './upstream-http.js';
-import { venueRefusal } from './venue-refusals.js';
+import type { ConnectorDefinition } from '../connector.js';
+import { UpstreamError } from '../upstream-http.js';
+import { venueRefusal } from '../venue-refusals.js';
 
 /** Bybit bans an IP that exceeds its limit with a 403 for about ten minutes. */
 const IP_BAN_WAIT_MS = 10 * 60_000;

@@ -4,12 +4,12 @@ import {
   deribitSummaryMarks,
   type DeribitBookSummary,
   type DeribitGreeks,
-} from '../upstream/deribit.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import type { ConnectorDefinition } from './connector.js';
-import { paced } from './paced.js';
-import { UpstreamError, type UpstreamHttp } from './upstream-http.js';
-import { venueRefusal } from './venue-refusals.js';
+} from '../../parsers/derivatives/deribit.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import type { ConnectorDefinition } from '../connector.js';
+import { paced } from '../paced.js';
+import { UpstreamError, type UpstreamHttp } from '../upstream-http.js';
+import { venueRefusal } from '../venue-refusals.js';
 
 /** Deribit's rate limit refills in about a second; wait a few before asking again. */
 const RATE_LIMIT_WAIT_MS = 5_000;

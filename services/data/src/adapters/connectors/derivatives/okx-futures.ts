@@ -1,10 +1,10 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import { okxFundingBatch, okxMarkBatches, okxSwapOf } from '../upstream/okx-futures.js';
+import { okxFundingBatch, okxMarkBatches, okxSwapOf } from '../../parsers/derivatives/okx-futures.js';
 import { FUTURES_BASES } from './binance-futures.js';
-import type { ConnectorDefinition } from './connector.js';
-import { paced } from './paced.js';
-import { UpstreamError, type UpstreamHttp } from './upstream-http.js';
-import { rateLimitCode } from './venue-refusals.js';
+import type { ConnectorDefinition } from '../connector.js';
+import { paced } from '../paced.js';
+import { UpstreamError, type UpstreamHttp } from '../upstream-http.js';
+import { rateLimitCode } from '../venue-refusals.js';
 
 /** OKX's code for an instrument it does not list. */
 const NO_SUCH_INSTRUMENT = '51001';

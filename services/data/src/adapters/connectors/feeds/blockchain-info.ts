@@ -1,6 +1,6 @@
-import { parseBlockchainStats } from '../upstream/markets.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import type { ConnectorDefinition } from './connector.js';
+import { parseBlockchainStats } from '../../parsers/feeds/markets.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /**
  * blockchain.info `GET /stats` (no key): hash rate, difficulty, 24 h transactions, price and supply

@@ -1,6 +1,6 @@
-import { parseEcbEurofxref } from '../upstream/markets.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import type { ConnectorDefinition } from './connector.js';
+import { parseEcbEurofxref } from '../../parsers/feeds/markets.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /**
  * ECB reference rates from the ECB itself (no key): the first poll reads the last 90 fixings

@@ -1,6 +1,6 @@
-import { parseEiaSpot } from '../upstream/commodities.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import type { ConnectorDefinition } from './connector.js';
+import { parseEiaSpot } from '../../parsers/feeds/commodities.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /** The EIA API v2 route of each daily spot series (WTI is a petroleum price, Henry Hub a gas one). */
 const ROUTES: [route: string, series: string][] = [

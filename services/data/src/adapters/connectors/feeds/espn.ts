@@ -1,6 +1,6 @@
-import { recordedTime } from '../../domain/replay-clock.js';
-import { parseEspnScoreboard } from '../upstream/espn.js';
-import type { ConnectorDefinition } from './connector.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import { parseEspnScoreboard } from '../../parsers/feeds/espn.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /** The catalogue's leagues: our sport and league names, and ESPN's scoreboard path for each. */
 export const ESPN_LEAGUES = [

@@ -1,6 +1,6 @@
-import { parseFarsideHtml } from '../upstream/markets.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import type { ConnectorDefinition } from './connector.js';
+import { parseFarsideHtml } from '../../parsers/feeds/markets.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /**
  * Farside Investors' bitcoin ETF flow page (`/btc/`), an HTML table (parseFarsideHtml) read into the

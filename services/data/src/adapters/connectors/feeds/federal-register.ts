@@ -1,7 +1,7 @@
-import { federalRegisterDay } from '../../domain/feeds/live-windows.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import { parseFederalRegisterFacets } from '../upstream/civic.js';
-import type { ConnectorDefinition } from './connector.js';
+import { federalRegisterDay } from '../../../domain/feeds/live-windows.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import { parseFederalRegisterFacets } from '../../parsers/feeds/civic.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /** Federal Register `documents/facets/type` for one publication day (YYYY-MM-DD). */
 export function federalRegisterQuery(day: string): string {

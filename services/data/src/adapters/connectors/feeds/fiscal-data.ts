@@ -1,7 +1,7 @@
-import { fiscalDataSince } from '../../domain/feeds/live-windows.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import { parseAvgInterestRates, parseDebtToPenny } from '../upstream/civic.js';
-import type { ConnectorDefinition } from './connector.js';
+import { fiscalDataSince } from '../../../domain/feeds/live-windows.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import { parseAvgInterestRates, parseDebtToPenny } from '../../parsers/feeds/civic.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 const FISCAL_DATA = 'https://api.fiscaldata.treasury.gov';
 const NOTE = 'Treasury Fiscal Data, US government work (public domain); no key';

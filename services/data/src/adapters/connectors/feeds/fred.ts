@@ -1,8 +1,8 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import { parseFredSeries, type FredTarget } from '../upstream/markets.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import type { ConnectorDefinition } from './connector.js';
-import type { UpstreamHttp } from './upstream-http.js';
+import { parseFredSeries, type FredTarget } from '../../parsers/feeds/markets.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import type { ConnectorDefinition } from '../connector.js';
+import type { UpstreamHttp } from '../upstream-http.js';
 
 /** One FRED series and where its observations are stored. */
 interface FredSeries extends FredTarget {

@@ -1,6 +1,6 @@
-import { parseLbma } from '../upstream/commodities.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import type { ConnectorDefinition } from './connector.js';
+import { parseLbma } from '../../parsers/feeds/commodities.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /**
  * The LBMA Gold Price PM (15:00 London) and LBMA Silver Price (12:00) as the LBMA's price pages load

@@ -1,6 +1,6 @@
-import { recordedTime } from '../../domain/replay-clock.js';
-import { parseSwpcKp, parseSwpcSunspots } from '../upstream/world.js';
-import type { ConnectorDefinition } from './connector.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import { parseSwpcKp, parseSwpcSunspots } from '../../parsers/feeds/world.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 const SWPC = 'https://services.swpc.noaa.gov';
 

@@ -1,9 +1,9 @@
-import { TIDE_STATION } from '../../domain/feeds/observation-keys.js';
-import { tidesRange } from '../../domain/feeds/live-windows.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import { parseNoaaWaterLevel } from '../upstream/world.js';
-import type { ConnectorDefinition } from './connector.js';
-import { UpstreamError } from './upstream-http.js';
+import { TIDE_STATION } from '../../../domain/feeds/observation-keys.js';
+import { tidesRange } from '../../../domain/feeds/live-windows.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import { parseNoaaWaterLevel } from '../../parsers/feeds/world.js';
+import type { ConnectorDefinition } from '../connector.js';
+import { UpstreamError } from '../upstream-http.js';
 
 /** CO-OPS datagetter: preliminary 6-minute water levels at the station, metres above MLLW, GMT. */
 export function tidesQuery(range: { begin_date: string; end_date: string }): string {

@@ -1,7 +1,7 @@
-import { nyc311Since } from '../../domain/feeds/live-windows.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import { parseNyc311 } from '../upstream/civic.js';
-import type { ConnectorDefinition } from './connector.js';
+import { nyc311Since } from '../../../domain/feeds/live-windows.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import { parseNyc311 } from '../../parsers/feeds/civic.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /** NYC Open Data "311 Service Requests from 2010 to Present" (Socrata dataset erm2-nwe9). */
 const DATASET = 'erm2-nwe9';

@@ -1,7 +1,7 @@
-import { COLDEST_PLACE, WEATHER_CITIES } from '../../domain/feeds/observation-keys.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import { parseOpenMeteo } from '../upstream/world.js';
-import type { ConnectorDefinition, ConnectorKeys } from './connector.js';
+import { COLDEST_PLACE, WEATHER_CITIES } from '../../../domain/feeds/observation-keys.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import { parseOpenMeteo } from '../../parsers/feeds/world.js';
+import type { ConnectorDefinition, ConnectorKeys } from '../connector.js';
 
 /** Where each watched place is (Open-Meteo answers the grid cell nearest to it). */
 const PLACES: Record<string, { latitude: number; longitude: number }> = {

@@ -1,6 +1,6 @@
-import { recordedTime } from '../../domain/replay-clock.js';
-import { parseAstros } from '../upstream/world.js';
-import type { ConnectorDefinition } from './connector.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import { parseAstros } from '../../parsers/feeds/world.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /**
  * open-notify `astros.json` (plain HTTP only): who is in space, kept by hand by its author and

@@ -1,7 +1,7 @@
-import { parsePubmedCount } from '../upstream/medical.js';
-import { PUBMED_TYPES } from '../../domain/feeds/observation-keys.js';
-import { recordedTime } from '../../domain/replay-clock.js';
-import type { ConnectorDefinition } from './connector.js';
+import { parsePubmedCount } from '../../parsers/feeds/medical.js';
+import { PUBMED_TYPES } from '../../../domain/feeds/observation-keys.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /** The PubMed publication type of each key of medical/literature (as [Publication Type] spells it). */
 const PUBLICATION_TYPE: Record<string, string> = {

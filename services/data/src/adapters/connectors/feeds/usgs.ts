@@ -1,6 +1,6 @@
-import { recordedTime } from '../../domain/replay-clock.js';
-import { parseUsgsFeed } from '../upstream/world.js';
-import type { ConnectorDefinition } from './connector.js';
+import { recordedTime } from '../../../domain/replay-clock.js';
+import { parseUsgsFeed } from '../../parsers/feeds/world.js';
+import type { ConnectorDefinition } from '../connector.js';
 
 /**
  * USGS `summary/all_day.geojson`: every event of the last 24 h, regenerated every minute (the

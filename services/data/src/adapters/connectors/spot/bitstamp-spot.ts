@@ -9,7 +9,7 @@ import {
   spotConnector,
   type SpotVenue,
 } from './spot-venue.js';
-import { venueRefusal } from './venue-refusals.js';
+import { venueRefusal } from '../venue-refusals.js';
 
 /**
  * Bitstamp (www.bitstamp.net, public API v2, no key). Pairs are lower-case base+quote (`btcusd`).

@@ -11,7 +11,7 @@ import {
   spotConnector,
   type SpotVenue,
 } from './spot-venue.js';
-import { venueRefusal } from './venue-refusals.js';
+import { venueRefusal } from '../venue-refusals.js';
 
 /**
  * Bybit v5 (api.bybit.com, public market data, no key), category `spot`: USDT and USDC books. Every

@@ -9,7 +9,7 @@ import {
   spotConnector,
   type SpotVenue,
 } from './spot-venue.js';
-import { venueRefusal } from './venue-refusals.js';
+import { venueRefusal } from '../venue-refusals.js';
 
 /**
  * Kraken (api.kraken.com, public market data, no key). Kraken calls bitcoin XBT and doge XDG, and its

@@ -10,7 +10,7 @@ import {
   spotConnector,
   type SpotVenue,
 } from './spot-venue.js';
-import { venueRefusal } from './venue-refusals.js';
+import { venueRefusal } from '../venue-refusals.js';
 
 /**
  * OKX (www.okx.com, public market data, no key). Instrument ids are BASE-QUOTE; OKX's global site

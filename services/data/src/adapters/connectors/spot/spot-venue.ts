@@ -1,7 +1,7 @@
 import type { CandleRow, IngestBatchInput, TradeRow } from '@meridian/contracts';
-import { compareTradeIds, secondBars } from '../../domain/spot/second-bars.js';
-import type { ConnectorDefinition } from './connector.js';
-import type { UpstreamHttp } from './upstream-http.js';
+import { compareTradeIds, secondBars } from '../../../domain/spot/second-bars.js';
+import type { ConnectorDefinition } from '../connector.js';
+import type { UpstreamHttp } from '../upstream-http.js';
 
 /** A GET of one JSON answer, paced to the venue's rate limit (see `gapMs`). */
 export type GetJson = (url: string) => Promise<unknown>;

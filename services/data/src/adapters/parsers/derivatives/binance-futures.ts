@@ -1,5 +1,5 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import { recordedTime, type ReplayClock } from '../../domain/replay-clock.js';
+import { recordedTime, type ReplayClock } from '../../../domain/replay-clock.js';
 
 /** Binance USD-M futures GET /fapi/v1/premiumIndex for one symbol. */
 interface BinancePremiumIndex {

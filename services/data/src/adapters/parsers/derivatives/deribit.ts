@@ -1,6 +1,6 @@
 import type { IngestBatchInput, OptionMarkRow } from '@meridian/contracts';
-import type { ReplayClock } from '../../domain/replay-clock.js';
-import { csvRecords } from './csv.js';
+import type { ReplayClock } from '../../../domain/replay-clock.js';
+import { csvRecords } from '../csv.js';
 
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 

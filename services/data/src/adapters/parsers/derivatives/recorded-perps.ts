@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { Bar } from '../../domain/series/bar.js';
-import { toColumns, type BarColumns } from '../../domain/series/bar-columns.js';
-import { FIXTURES_DIR } from './recorded-market.js';
+import type { Bar } from '../../../domain/series/bar.js';
+import { toColumns, type BarColumns } from '../../../domain/series/bar-columns.js';
+import { FIXTURES_DIR } from '../spot/recorded-market.js';
 
 /**
  * One 1m bar of a perpetual in the format of Binance's public USD-M futures archive: trade prices

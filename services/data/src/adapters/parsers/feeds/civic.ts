@@ -1,6 +1,6 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import type { ReplayClock } from '../../domain/replay-clock.js';
-import { newYorkToUtc } from '../../domain/new-york-time.js';
+import type { ReplayClock } from '../../../domain/replay-clock.js';
+import { newYorkToUtc } from '../../../domain/feeds/new-york-time.js';
 import { observationBatch, type ObservationInput } from './observations.js';
 
 /** Federal Register /documents/facets/type for one publication day: {RULE: {count, name}, ...}. */

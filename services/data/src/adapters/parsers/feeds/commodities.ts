@@ -1,5 +1,5 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import type { ReplayClock } from '../../domain/replay-clock.js';
+import type { ReplayClock } from '../../../domain/replay-clock.js';
 import { observationBatch } from './observations.js';
 
 const EIA_SERIES: Record<string, string> = { RWTC: 'wti_crude', RNGWHHD: 'natural_gas' };

@@ -1,6 +1,6 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import { replayedGame, type SportEvent, type SportStatus } from '../../domain/feeds/sports.js';
-import { recordedTime, type ReplayClock } from '../../domain/replay-clock.js';
+import { replayedGame, type SportEvent, type SportStatus } from '../../../domain/feeds/sports.js';
+import { recordedTime, type ReplayClock } from '../../../domain/replay-clock.js';
 
 interface EspnStatus {
   type: { state: 'pre' | 'in' | 'post'; completed: boolean; detail: string };

@@ -1,7 +1,7 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import { ETF_ALL } from '../../domain/feeds/observation-keys.js';
-import type { ReplayClock } from '../../domain/replay-clock.js';
-import { csvRecords } from './csv.js';
+import { ETF_ALL } from '../../../domain/feeds/observation-keys.js';
+import type { ReplayClock } from '../../../domain/replay-clock.js';
+import { csvRecords } from '../csv.js';
 import { observationBatch, type ObservationInput } from './observations.js';
 
 const MONTHS: Record<string, string> = {

@@ -1,6 +1,6 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import type { ReplayClock } from '../../domain/replay-clock.js';
-import { csvRecords } from './csv.js';
+import type { ReplayClock } from '../../../domain/replay-clock.js';
+import { csvRecords } from '../csv.js';
 import { observationBatch } from './observations.js';
 
 /** NCBI E-utilities esearch JSON with retmax=0: esearchresult.count for one query. */

@@ -1,5 +1,5 @@
 import type { IngestBatchInput } from '@meridian/contracts';
-import type { ReplayClock } from '../../domain/replay-clock.js';
+import type { ReplayClock } from '../../../domain/replay-clock.js';
 import { observationBatch, type ObservationInput } from './observations.js';
 
 interface OpenMeteoCurrent {

@@ -2,12 +2,13 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import type { Bar } from '../../domain/series/bar.js';
-import { toColumns, type BarColumns } from '../../domain/series/bar-columns.js';
+import type { Bar } from '../../../domain/series/bar.js';
+import { toColumns, type BarColumns } from '../../../domain/series/bar-columns.js';
 
 /** The recorded real 1m bars shipped with the service (fixtures/market, see its README). */
 export const FIXTURES_DIR = join(
   dirname(fileURLToPath(import.meta.url)),
+  '..',
   '..',
   '..',
   '..',

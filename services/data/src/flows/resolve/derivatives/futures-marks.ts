@@ -1,10 +1,10 @@
 import { findMetric, ok, refuse } from '@meridian/contracts';
-import { loadReferencePrice } from '../../db/repositories/candles.js';
-import { latestPerpMarks } from '../../db/repositories/feeds-derivatives.js';
-import type { DataDeps } from '../../deps.js';
-import { freshMarks, marksInUsd, type FuturesPrint } from '../../domain/feeds/futures.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
-import { entityOf, maxAgeOf, noData, sourceOf } from './feed-answer.js';
+import { loadReferencePrice } from '../../../db/repositories/candles.js';
+import { latestPerpMarks } from '../../../db/repositories/feeds-derivatives.js';
+import type { DataDeps } from '../../../deps.js';
+import { freshMarks, marksInUsd, type FuturesPrint } from '../../../domain/derivatives/futures.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
+import { entityOf, maxAgeOf, noData, sourceOf } from '../feed-answer.js';
 
 /**
  * The catalogue's max age of crypto/futures (three polls): a venue whose newest mark (or funding rate)

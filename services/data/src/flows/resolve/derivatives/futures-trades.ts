@@ -1,13 +1,13 @@
 import { ok, refuse } from '@meridian/contracts';
-import { latestPerKey, type StoredObservation } from '../../db/repositories/feeds-observations.js';
-import type { DataDeps } from '../../deps.js';
-import { median } from '../../domain/confidence.js';
-import { PERP_BAR_METRIC } from '../../domain/feeds/observation-keys.js';
-import { pricesInUsd } from '../../domain/feeds/futures.js';
-import { round } from '../../domain/feeds/options.js';
-import { takerFlow, type TakerMinute } from '../../domain/feeds/perp-derivations.js';
-import type { MetricQuery, MetricResolver } from '../../domain/metric-resolver.js';
-import { feedAnswer, iso, MINUTE, noData } from './feed-answer.js';
+import { latestPerKey, type StoredObservation } from '../../../db/repositories/feeds-observations.js';
+import type { DataDeps } from '../../../deps.js';
+import { median } from '../../../domain/confidence.js';
+import { PERP_BAR_METRIC } from '../../../domain/feeds/observation-keys.js';
+import { pricesInUsd } from '../../../domain/derivatives/futures.js';
+import { round } from '../../../domain/derivatives/options.js';
+import { takerFlow, type TakerMinute } from '../../../domain/derivatives/perp-derivations.js';
+import type { MetricQuery, MetricResolver } from '../../../domain/metric-resolver.js';
+import { feedAnswer, iso, MINUTE, noData } from '../feed-answer.js';
 import {
   futuresEntity,
   MARK_MAX_AGE_MS,

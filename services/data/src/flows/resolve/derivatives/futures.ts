@@ -1,12 +1,12 @@
 import { ok, refuse } from '@meridian/contracts';
-import { latestFunding } from '../../db/repositories/feeds-derivatives.js';
-import type { DataDeps } from '../../deps.js';
-import { median } from '../../domain/confidence.js';
-import { basisPercent } from '../../domain/feeds/futures.js';
-import { MARK_WINDOW_MINUTES } from '../../domain/feeds/perp-derivations.js';
-import { round } from '../../domain/feeds/options.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
-import { feedAnswer, iso, MINUTE, noData } from './feed-answer.js';
+import { latestFunding } from '../../../db/repositories/feeds-derivatives.js';
+import type { DataDeps } from '../../../deps.js';
+import { median } from '../../../domain/confidence.js';
+import { basisPercent } from '../../../domain/derivatives/futures.js';
+import { MARK_WINDOW_MINUTES } from '../../../domain/derivatives/perp-derivations.js';
+import { round } from '../../../domain/derivatives/options.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
+import { feedAnswer, iso, MINUTE, noData } from '../feed-answer.js';
 import {
   freshUntil,
   futuresEntity,

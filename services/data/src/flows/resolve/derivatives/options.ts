@@ -1,8 +1,8 @@
 import { findMetric, ok, refuse, type Result } from '@meridian/contracts';
-import { latestChainMarks } from '../../db/repositories/feeds-derivatives.js';
-import { latestObservation } from '../../db/repositories/feeds-observations.js';
-import type { DataDeps } from '../../deps.js';
-import type { MetricQuery, MetricResolver } from '../../domain/metric-resolver.js';
+import { latestChainMarks } from '../../../db/repositories/feeds-derivatives.js';
+import { latestObservation } from '../../../db/repositories/feeds-observations.js';
+import type { DataDeps } from '../../../deps.js';
+import type { MetricQuery, MetricResolver } from '../../../domain/metric-resolver.js';
 import {
   buildChain,
   chainUnderlyingPx,
@@ -10,8 +10,8 @@ import {
   openInterest,
   putCallOiRatio,
   type OptionMark,
-} from '../../domain/feeds/options.js';
-import { entityOf, feedAnswer, iso, maxAgeOf, noData, sourceOf } from './feed-answer.js';
+} from '../../../domain/derivatives/options.js';
+import { entityOf, feedAnswer, iso, maxAgeOf, noData, sourceOf } from '../feed-answer.js';
 
 const OPTIONS_FILE = 'btc_options';
 /**

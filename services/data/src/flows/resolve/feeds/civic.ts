@@ -1,9 +1,9 @@
 import { ok } from '@meridian/contracts';
-import { latestObservation, observationsBetween } from '../../db/repositories/feeds-observations.js';
-import type { DataDeps } from '../../deps.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
-import { newYorkDayStart } from '../../domain/new-york-time.js';
-import { feedAnswer, iso, noData, noEntity } from './feed-answer.js';
+import { latestObservation, observationsBetween } from '../../../db/repositories/feeds-observations.js';
+import type { DataDeps } from '../../../deps.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
+import { newYorkDayStart } from '../../../domain/feeds/new-york-time.js';
+import { feedAnswer, iso, noData, noEntity } from '../feed-answer.js';
 import { latestResolver } from './latest.js';
 
 const ratSightingsToday: MetricResolver<DataDeps> = async (deps, query, hit) => {

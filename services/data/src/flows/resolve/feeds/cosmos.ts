@@ -3,11 +3,17 @@ import {
   latestObservation,
   observationsBetween,
   type StoredObservation,
-} from '../../db/repositories/feeds-observations.js';
-import type { DataDeps } from '../../deps.js';
-import { dayOf, largestQuake, quakesIn, utcDayStart, type Quake } from '../../domain/feeds/computations.js';
-import type { MetricQuery, MetricResolver } from '../../domain/metric-resolver.js';
-import { feedAnswer, HOUR, iso, noData, noEntity } from './feed-answer.js';
+} from '../../../db/repositories/feeds-observations.js';
+import type { DataDeps } from '../../../deps.js';
+import {
+  dayOf,
+  largestQuake,
+  quakesIn,
+  utcDayStart,
+  type Quake,
+} from '../../../domain/feeds/computations.js';
+import type { MetricQuery, MetricResolver } from '../../../domain/metric-resolver.js';
+import { feedAnswer, HOUR, iso, noData, noEntity } from '../feed-answer.js';
 import { latestResolver } from './latest.js';
 
 const toQuake = (o: StoredObservation): Quake => ({

@@ -1,10 +1,10 @@
 import { ok } from '@meridian/contracts';
-import { latestPerKey } from '../../db/repositories/feeds-observations.js';
-import type { DataDeps } from '../../deps.js';
-import { dayOf } from '../../domain/feeds/computations.js';
-import { ETF_ALL } from '../../domain/feeds/observation-keys.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
-import { entityOf, feedAnswer, iso, noData, sourceOf } from './feed-answer.js';
+import { latestPerKey } from '../../../db/repositories/feeds-observations.js';
+import type { DataDeps } from '../../../deps.js';
+import { dayOf } from '../../../domain/feeds/computations.js';
+import { ETF_ALL } from '../../../domain/feeds/observation-keys.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
+import { entityOf, feedAnswer, iso, noData, sourceOf } from '../feed-answer.js';
 import { latestResolver } from './latest.js';
 
 const ETF_METHOD =

@@ -1,6 +1,6 @@
-import type { DataDeps } from '../../deps.js';
-import { change24hRow, dayOf, pointsOf } from '../../domain/feeds/computations.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
+import type { DataDeps } from '../../../deps.js';
+import { change24hRow, dayOf, pointsOf } from '../../../domain/feeds/computations.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
 import { latestResolver } from './latest.js';
 
 /** fx/spot: the ECB reference rates, from the ECB's own eurofxref files. */

@@ -1,6 +1,6 @@
-import type { DataDeps } from '../../deps.js';
-import { dayOf, percentChange } from '../../domain/feeds/computations.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
+import type { DataDeps } from '../../../deps.js';
+import { dayOf, percentChange } from '../../../domain/feeds/computations.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
 import { latestResolver } from './latest.js';
 
 const dailyClose = (key: string, series: string, words: string) =>

@@ -1,9 +1,14 @@
 import { ok, type CatalogHit } from '@meridian/contracts';
-import { observationHistory, type StoredObservation } from '../../db/repositories/feeds-observations.js';
-import type { DataDeps } from '../../deps.js';
-import { computedSeries, pointsOf, type ComputedRow, type Point } from '../../domain/feeds/computations.js';
-import type { MetricAnswer, MetricQuery, MetricResolver } from '../../domain/metric-resolver.js';
-import { entityOf, feedAnswer, iso, noData, sourceOf } from './feed-answer.js';
+import { observationHistory, type StoredObservation } from '../../../db/repositories/feeds-observations.js';
+import type { DataDeps } from '../../../deps.js';
+import {
+  computedSeries,
+  pointsOf,
+  type ComputedRow,
+  type Point,
+} from '../../../domain/feeds/computations.js';
+import type { MetricAnswer, MetricQuery, MetricResolver } from '../../../domain/metric-resolver.js';
+import { entityOf, feedAnswer, iso, noData, sourceOf } from '../feed-answer.js';
 
 /** Rows of a history page; a series answer continues with a cursor {before: ts}. */
 export const PAGE_SIZE = 100;

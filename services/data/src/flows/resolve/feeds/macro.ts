@@ -1,6 +1,6 @@
-import type { DataDeps } from '../../deps.js';
-import { monthOf, pointsOf, yoyRow } from '../../domain/feeds/computations.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
+import type { DataDeps } from '../../../deps.js';
+import { monthOf, pointsOf, yoyRow } from '../../../domain/feeds/computations.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
 import { latestResolver } from './latest.js';
 
 const monthly = (metric: string, file: string, unit: string, words: string) =>

@@ -1,9 +1,9 @@
 import { ok } from '@meridian/contracts';
-import { latestPerKey, type StoredObservation } from '../../db/repositories/feeds-observations.js';
-import type { DataDeps } from '../../deps.js';
-import { dayOf, monthOf } from '../../domain/feeds/computations.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
-import { feedAnswer, iso, noData, noEntity } from './feed-answer.js';
+import { latestPerKey, type StoredObservation } from '../../../db/repositories/feeds-observations.js';
+import type { DataDeps } from '../../../deps.js';
+import { dayOf, monthOf } from '../../../domain/feeds/computations.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
+import { feedAnswer, iso, noData, noEntity } from '../feed-answer.js';
 
 /** The newest observations of a metric that share the newest timestamp (one snapshot of every key). */
 async function newestSnapshot(deps: DataDeps, metric: string, now: Date) {

@@ -1,5 +1,5 @@
-import type { DataDeps } from '../../deps.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
+import type { DataDeps } from '../../../deps.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
 import { latestResolver } from './latest.js';
 
 const btc = () => 'BTC';

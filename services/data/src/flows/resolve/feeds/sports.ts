@@ -1,6 +1,6 @@
 import { ok } from '@meridian/contracts';
-import { latestPerKey } from '../../db/repositories/feeds-observations.js';
-import type { DataDeps } from '../../deps.js';
+import { latestPerKey } from '../../../db/repositories/feeds-observations.js';
+import type { DataDeps } from '../../../deps.js';
 import {
   gamePositionOf,
   gameRow,
@@ -8,9 +8,9 @@ import {
   seriesGames,
   SPORTS_RULES,
   type SportEvent,
-} from '../../domain/feeds/sports.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
-import { DAY, entityOf, feedAnswer, iso, noData, sourceOf } from './feed-answer.js';
+} from '../../../domain/feeds/sports.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
+import { DAY, entityOf, feedAnswer, iso, noData, sourceOf } from '../feed-answer.js';
 
 /** series=true reaches back this far for "recent played games". */
 export const RECENT_GAMES_WINDOW_MS = 7 * DAY;

@@ -1,6 +1,6 @@
-import type { DataDeps } from '../../deps.js';
-import { COLDEST_PLACE, TIDE_STATION } from '../../domain/feeds/observation-keys.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
+import type { DataDeps } from '../../../deps.js';
+import { COLDEST_PLACE, TIDE_STATION } from '../../../domain/feeds/observation-keys.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
 import { latestResolver } from './latest.js';
 
 const byEntity = (entity: string | undefined) => entity ?? '';

@@ -1,8 +1,8 @@
-import { combinedRollups } from '../../db/repositories/combined-rollups.js';
-import { marketBars, rollupBars, type NativeTable } from '../../db/repositories/candles.js';
-import type { DataDeps } from '../../deps.js';
-import type { MetricAnswer, SourceRef } from '../../domain/metric-resolver.js';
-import { INTERVAL_MS, rollUp, type Bar, type Interval } from '../../domain/series/bar.js';
+import { combinedRollups } from '../../../db/repositories/combined-rollups.js';
+import { marketBars, rollupBars, type NativeTable } from '../../../db/repositories/candles.js';
+import type { DataDeps } from '../../../deps.js';
+import type { MetricAnswer, SourceRef } from '../../../domain/metric-resolver.js';
+import { INTERVAL_MS, rollUp, type Bar, type Interval } from '../../../domain/series/bar.js';
 import {
   combineMarkets,
   excludedOf,
@@ -11,8 +11,8 @@ import {
   rollUpBuckets,
   type CombinedBars,
   type MarketBars,
-} from '../../domain/spot/combine.js';
-import { baseOf, type Market } from '../../domain/spot/market.js';
+} from '../../../domain/spot/combine.js';
+import { baseOf, type Market } from '../../../domain/spot/market.js';
 import { sourcesOf, venuesOf, type Selection } from './spot-select.js';
 
 /**

@@ -1,13 +1,13 @@
 import { ok } from '@meridian/contracts';
-import { newestBarBefore, oldestBar, type NativeTable } from '../../db/repositories/candles.js';
-import type { DataDeps } from '../../deps.js';
-import { confidence } from '../../domain/confidence.js';
-import type { MetricResolver } from '../../domain/metric-resolver.js';
-import { INTERVAL_MS, partialMark, type Coverage, type Interval } from '../../domain/series/bar.js';
-import { PAGE_SIZE } from '../../domain/series/shape.js';
-import { RATE_LOOKBACK_MS } from '../../domain/spot/combine.js';
-import { baseOf, type Market } from '../../domain/spot/market.js';
-import { REFERENCE_POLICY } from '../../domain/spot/reference-price.js';
+import { newestBarBefore, oldestBar, type NativeTable } from '../../../db/repositories/candles.js';
+import type { DataDeps } from '../../../deps.js';
+import { confidence } from '../../../domain/confidence.js';
+import type { MetricResolver } from '../../../domain/metric-resolver.js';
+import { INTERVAL_MS, partialMark, type Coverage, type Interval } from '../../../domain/series/bar.js';
+import { PAGE_SIZE } from '../../../domain/series/shape.js';
+import { RATE_LOOKBACK_MS } from '../../../domain/spot/combine.js';
+import { baseOf, type Market } from '../../../domain/spot/market.js';
+import { REFERENCE_POLICY } from '../../../domain/spot/reference-price.js';
 import { pageBars } from './ohlcv-bars.js';
 import { select } from './spot-select.js';
 

@@ -1,12 +1,16 @@
 import { ok, refuse } from '@meridian/contracts';
-import { referenceQuotes } from '../../db/repositories/candles.js';
-import type { DataDeps } from '../../deps.js';
-import { minuteEnd } from '../../domain/answer-ageing.js';
-import { confidence } from '../../domain/confidence.js';
-import type { MetricAnswer, MetricResolver } from '../../domain/metric-resolver.js';
-import { baseOf, ENTITY_PATTERN } from '../../domain/spot/market.js';
-import { REFERENCE_POLICY, referencePrice, type ReferencePrice } from '../../domain/spot/reference-price.js';
-import type { Ingestor } from '../ingestor.js';
+import { referenceQuotes } from '../../../db/repositories/candles.js';
+import type { DataDeps } from '../../../deps.js';
+import { minuteEnd } from '../../../domain/answer-ageing.js';
+import { confidence } from '../../../domain/confidence.js';
+import type { MetricAnswer, MetricResolver } from '../../../domain/metric-resolver.js';
+import { baseOf, ENTITY_PATTERN } from '../../../domain/spot/market.js';
+import {
+  REFERENCE_POLICY,
+  referencePrice,
+  type ReferencePrice,
+} from '../../../domain/spot/reference-price.js';
+import type { Ingestor } from '../../ingestor.js';
 
 interface CachedPrice {
   value: ReferencePrice | undefined;

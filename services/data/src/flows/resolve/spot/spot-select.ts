@@ -1,9 +1,9 @@
 import { ok, refuse, type Result } from '@meridian/contracts';
-import { marketsOf } from '../../db/repositories/candles.js';
-import type { DataDeps } from '../../deps.js';
-import type { MetricQuery, SourceRef } from '../../domain/metric-resolver.js';
-import type { MarketBars } from '../../domain/spot/combine.js';
-import { baseOf, ENTITY_PATTERN, type Market } from '../../domain/spot/market.js';
+import { marketsOf } from '../../../db/repositories/candles.js';
+import type { DataDeps } from '../../../deps.js';
+import type { MetricQuery, SourceRef } from '../../../domain/metric-resolver.js';
+import type { MarketBars } from '../../../domain/spot/combine.js';
+import { baseOf, ENTITY_PATTERN, type Market } from '../../../domain/spot/market.js';
 
 export const SYMBOL = /^[A-Z0-9]{2,12}-[A-Z0-9]{2,12}$/;
 

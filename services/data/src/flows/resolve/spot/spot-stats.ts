@@ -1,13 +1,13 @@
 import { ok, refuse } from '@meridian/contracts';
-import { marketBars } from '../../db/repositories/candles.js';
-import type { DataDeps } from '../../deps.js';
-import { confidence, relativeDispersion } from '../../domain/confidence.js';
-import type { MetricAnswer, MetricQuery, MetricResolver } from '../../domain/metric-resolver.js';
-import type { Bar } from '../../domain/series/bar.js';
-import { combineMarkets, excludedOf, RATE_LOOKBACK_MS } from '../../domain/spot/combine.js';
-import { baseOf } from '../../domain/spot/market.js';
-import { REFERENCE_POLICY } from '../../domain/spot/reference-price.js';
-import * as stats from '../../domain/spot/stats-24h.js';
+import { marketBars } from '../../../db/repositories/candles.js';
+import type { DataDeps } from '../../../deps.js';
+import { confidence, relativeDispersion } from '../../../domain/confidence.js';
+import type { MetricAnswer, MetricQuery, MetricResolver } from '../../../domain/metric-resolver.js';
+import type { Bar } from '../../../domain/series/bar.js';
+import { combineMarkets, excludedOf, RATE_LOOKBACK_MS } from '../../../domain/spot/combine.js';
+import { baseOf } from '../../../domain/spot/market.js';
+import { REFERENCE_POLICY } from '../../../domain/spot/reference-price.js';
+import * as stats from '../../../domain/spot/stats-24h.js';
 import { select, sourcesOf, venuesOf, type Selection } from './spot-select.js';
 
 async function dayOfBars(deps: DataDeps, q: MetricQuery, sel: Selection) {

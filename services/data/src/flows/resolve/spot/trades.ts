@@ -1,9 +1,9 @@
 import { ok, refuse } from '@meridian/contracts';
-import { tradesBefore, type TradesPosition } from '../../db/repositories/trades.js';
-import type { DataDeps } from '../../deps.js';
-import { confidence } from '../../domain/confidence.js';
-import type { MetricResolver, SourceRef } from '../../domain/metric-resolver.js';
-import { PAGE_SIZE } from '../../domain/series/shape.js';
+import { tradesBefore, type TradesPosition } from '../../../db/repositories/trades.js';
+import type { DataDeps } from '../../../deps.js';
+import { confidence } from '../../../domain/confidence.js';
+import type { MetricResolver, SourceRef } from '../../../domain/metric-resolver.js';
+import { PAGE_SIZE } from '../../../domain/series/shape.js';
 import { SYMBOL } from './spot-select.js';
 
 const TRADE_COLUMNS = ['ts', 'venue', 'symbol', 'trade_id', 'price', 'size', 'taker_side'];
