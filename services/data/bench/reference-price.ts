@@ -9,7 +9,7 @@ import { startServer } from '@meridian/http-kit';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createApp } from '../src/app.js';
 import { ingest } from '../src/flows/ingest.js';
-import { loadRecordedBars, RECORDED_MARKETS } from '../src/adapters/upstream/recorded-market.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../src/adapters/parsers/spot/recorded-market.js';
 import { benchDatabase, benchDeps, dropBench, type BenchDb } from './support.js';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);

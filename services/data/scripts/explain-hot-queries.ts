@@ -45,16 +45,16 @@ import { latestPerKey, observationHistory, replayMarker } from '../src/db/reposi
 import { basesIn, deleteExpiredBatch } from '../src/db/repositories/retention.js';
 import { tradesBefore } from '../src/db/repositories/trades.js';
 import type { Bar } from '../src/domain/series/bar.js';
-import { RECORDINGS, type Recording } from '../src/adapters/upstream/recordings.js';
-import { CHAIN_SNAPSHOT_SPAN_MS } from '../src/flows/resolve/options.js';
-import { replayBatches } from '../src/jobs/recorded-feeds.js';
-import { recordedClose } from '../src/jobs/market-replay.js';
-import { ingestPerpRange } from '../src/jobs/perp-replay.js';
+import { RECORDINGS, type Recording } from '../src/adapters/parsers/recordings.js';
+import { CHAIN_SNAPSHOT_SPAN_MS } from '../src/flows/resolve/derivatives/options.js';
+import { replayBatches } from '../src/jobs/feeds/recorded-feeds.js';
+import { recordedClose } from '../src/jobs/spot/market-replay.js';
+import { ingestPerpRange } from '../src/jobs/derivatives/perp-replay.js';
 import { createIngestor } from '../src/flows/ingestor.js';
 import type { ReplayClock } from '../src/domain/replay-clock.js';
 import { ingest as ingestBatch } from '../src/flows/ingest.js';
 import { PURGE_BATCH_ROWS } from '../src/jobs/retention-purge.js';
-import { loadRecordedBars, RECORDED_MARKETS } from '../src/adapters/upstream/recorded-market.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../src/adapters/parsers/spot/recorded-market.js';
 
 /** Stores a batch; a refused one stops the script with its reason. */
 async function ingest(db: Kysely<Database>, batch: IngestBatch): Promise<void> {

@@ -27,7 +27,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/database.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { ingest } from '../src/flows/ingest.js';
-import { importRows, type ImportKind } from '../src/adapters/upstream/import-rows.js';
+import { importRows, type ImportKind } from '../src/adapters/parsers/import-rows.js';
 
 const BATCH = 5_000;
 

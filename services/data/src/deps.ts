@@ -6,10 +6,10 @@ import type { ReplayNote } from './domain/envelope.js';
 import type { MetricAnswer } from './domain/metric-resolver.js';
 import type { AnswerCache } from './flows/answer-cache.js';
 import type { Ingestor } from './flows/ingestor.js';
-import type { PriceCache } from './flows/resolve/reference-price.js';
+import type { PriceCache } from './flows/resolve/spot/reference-price.js';
 import type { FirstLoad } from './jobs/first-load.js';
 import type { LiveIngest } from './jobs/live-ingest.js';
-import type { DerivedPerp } from './jobs/perp-replay.js';
+import type { DerivedPerp } from './jobs/derivatives/perp-replay.js';
 
 /** What every part of this service gets: the chassis' deps and data's own. */
 export interface DataDeps extends ServiceDeps<Database, Config> {

@@ -16,15 +16,15 @@ import { migrations } from './db/migrations/index.js';
 import { SERVICE, type DataDeps } from './deps.js';
 import { createAnswerCache } from './flows/answer-cache.js';
 import { createIngestor } from './flows/ingestor.js';
-import { startCombinedBackfill } from './jobs/combined-backfill.js';
-import { marketReplayNote, replayedSpotAt, startMarketReplay } from './jobs/market-replay.js';
-import { REPLAYED_PERPS } from './jobs/perp-replay.js';
-import { startRecordedFeeds } from './jobs/recorded-feeds.js';
+import { startCombinedBackfill } from './jobs/spot/combined-backfill.js';
+import { marketReplayNote, replayedSpotAt, startMarketReplay } from './jobs/spot/market-replay.js';
+import { REPLAYED_PERPS } from './jobs/derivatives/perp-replay.js';
+import { startRecordedFeeds } from './jobs/feeds/recorded-feeds.js';
 import { startRetentionPurge } from './jobs/retention-purge.js';
 import { createLiveIngest, type LiveIngest } from './jobs/live-ingest.js';
 import { CONNECTORS } from './adapters/connectors/index.js';
 import { createFirstLoad } from './jobs/first-load.js';
-import { createPriceCache } from './flows/resolve/reference-price.js';
+import { createPriceCache } from './flows/resolve/spot/reference-price.js';
 import { ingestRpc } from './rpc/ingest.js';
 
 /** Data's own parts over the chassis' deps: the ingestor, the price cache it clears, the replay note. */

@@ -21,4 +21,11 @@ export type AnalysisRefusal =
   /** Unpaid deposit quotes of runs reached the account's cap. */
   | 'quote_limit'
   /** DNS, which verification asks, did not answer. */
-  | 'service_unavailable';
+  | 'service_unavailable'
+  /** A share link its owner revoked, or one past its expiry (portal 4.3). */
+  | 'share_revoked'
+  | 'share_expired'
+  /** A link shared with signed-in accounts, opened signed out. */
+  | 'share_sign_in'
+  /** A link shared with named people, opened by another account. */
+  | 'share_not_for_you';

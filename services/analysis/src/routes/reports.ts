@@ -1,14 +1,15 @@
 import type { Request, Response } from 'express';
 import { Router } from 'express';
 import { z } from 'zod';
-import { shareBodySchema, type Report } from '@meridian/contracts';
+import { refuse, shareBodySchema, type Refusal, type Report } from '@meridian/contracts';
 import { envelope, httpProblem, parseInput, sessionAccountOf } from '@meridian/http-kit';
 import { renderReportPdf } from '../adapters/report-pdf.js';
 import { ownedReport } from '../db/repositories/reports.js';
 import { REPORT_PAGE_CSP, noticePage, reportPage } from '../domain/report-html.js';
 import type { AnalysisDeps } from '../deps.js';
+import type { AnalysisRefusal } from '../domain/refusals.js';
 import { mintShareLink, readShared, revokeShareLink, type SharedRead } from '../flows/share-report.js';
-import { valueOf } from './answer.js';
+import { analysisProblem, valueOf } from './answer.js';
 import { runIdSchema } from './schemas.js';
 
 const idPath = z.object({ id: runIdSchema });
@@ -33,16 +34,20 @@ async function sendPdf(res: Response, report: Report): Promise<void> {
     .send(pdf);
 }
 
-const SHARED_PROBLEM = {
-  revoked: ['gone', 'This share link was revoked.'],
-  expired: ['gone', 'This share link has expired.'],
-  not_found: ['not_found', 'No report is shared under this link.'],
-  sign_in: [
-    'unauthorized',
+/** What a share link that shows nothing says, by verdict (ANALYSIS_PROBLEMS gives each its problem). */
+const SHARED_REFUSALS = {
+  revoked: refuse('share_revoked', 'This share link was revoked.'),
+  expired: refuse('share_expired', 'This share link has expired.'),
+  not_found: refuse('not_found', 'No report is shared under this link.'),
+  sign_in: refuse(
+    'share_sign_in',
     'This report is shared with signed-in accounts; sign in and open the link again.',
-  ],
-  not_for_you: ['forbidden', 'This report is shared with named people, and your account is not one of them.'],
-} as const;
+  ),
+  not_for_you: refuse(
+    'share_not_for_you',
+    'This report is shared with named people, and your account is not one of them.',
+  ),
+} satisfies Record<Exclude<SharedRead['verdict'], 'readable'>, Refusal<AnalysisRefusal>>;
 
 /** Answers a share link that shows nothing: a plain page to a browser, a problem to a program. */
 function refuseShared(
@@ -51,8 +56,7 @@ function refuseShared(
   verdict: Exclude<SharedRead['verdict'], 'readable'>,
 ): void {
   res.set('Cache-Control', 'no-store').set('Referrer-Policy', 'no-referrer');
-  const [code, detail] = SHARED_PROBLEM[verdict];
-  const problem = httpProblem(code, detail);
+  const problem = analysisProblem(SHARED_REFUSALS[verdict]);
   if (req.accepts(['application/json', 'text/html']) === 'text/html') {
     res
       .status(problem.body.status)

@@ -1,11 +1,11 @@
 import { byCodeUnits } from '@meridian/contracts';
 import type { DataDeps } from '../deps.js';
-import { buildChain, demoOptions, type DemoOptions } from '../domain/feeds/options.js';
+import { buildChain, demoOptions, type DemoOptions } from '../domain/derivatives/options.js';
 import { gameRow, statusHolds } from '../domain/feeds/sports.js';
 import type { SourceRef } from '../domain/metric-resolver.js';
 import { iso } from './resolve/feed-answer.js';
-import { chainSnapshot } from './resolve/options.js';
-import { sportEvents } from './resolve/sports.js';
+import { chainSnapshot } from './resolve/derivatives/options.js';
+import { sportEvents } from './resolve/feeds/sports.js';
 
 export interface DemoEvent {
   sport: string;

@@ -5,7 +5,7 @@ import type { DataDeps } from '../deps.js';
 import { combinedConfidence, confidence } from '../domain/confidence.js';
 import type { SourceRef } from '../domain/metric-resolver.js';
 import { demoSnapshot } from '../flows/demo-snapshot.js';
-import { referencePriceResolver } from '../flows/resolve/reference-price.js';
+import { referencePriceResolver } from '../flows/resolve/spot/reference-price.js';
 
 export const DEMO_TTL_S = 60;
 const DEMO_SPOT = ['BTC-USD'];

@@ -2,6 +2,7 @@ import { RPC, ingestBatchSchema, type IngestSummary, type RpcReply } from '@meri
 import { problem } from '@meridian/http-kit';
 import type { RpcRegistration } from '@meridian/runtime';
 import type { Ingestor } from '../flows/ingestor.js';
+import { dataProblem } from '../routes/answer.js';
 
 /** rpc.data.ingest.v1: the bus face of the ingestion function; a bad or refused batch answers a 400 problem. */
 export function ingestRpc(ingestor: Ingestor) {
@@ -27,8 +28,7 @@ export function ingestRpc(ingestor: Ingestor) {
         };
       }
       const result = await ingestor.ingest(parsed.data);
-      if (!result.ok)
-        return { ok: false, problem: problem(result.code, result.detail, { errors: result.errors }) };
+      if (!result.ok) return { ok: false, problem: dataProblem(result) };
       return { ok: true, data: result.value };
     },
   } satisfies RpcRegistration;

@@ -4,7 +4,7 @@ import type { RequestListener } from 'node:http';
 import { allMetrics, type CatalogHit } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger } from '@meridian/observability';
-import { startMarketReplay } from '../../src/jobs/market-replay.js';
+import { startMarketReplay } from '../../src/jobs/spot/market-replay.js';
 import { observationHistory } from '../../src/db/repositories/feeds-observations.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { playRecordings, testApp, testDeps } from '../support/app.js';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
-import { calendarOf, shiftOf } from '../../src/jobs/recorded-feeds.js';
-import { RECORDINGS } from '../../src/adapters/upstream/recordings.js';
-import { deribitInstrument } from '../../src/adapters/upstream/deribit.js';
+import { calendarOf, shiftOf } from '../../src/jobs/feeds/recorded-feeds.js';
+import { RECORDINGS } from '../../src/adapters/parsers/recordings.js';
+import { deribitInstrument } from '../../src/adapters/parsers/derivatives/deribit.js';
 import type { MigratedDatabase } from '../support/db.js';
 import { loadedAt, recordedFeedsService, replayedOk } from '../support/feeds.js';
 

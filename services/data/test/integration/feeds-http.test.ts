@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { RequestListener } from 'node:http';
-import { shiftOf } from '../../src/jobs/recorded-feeds.js';
-import { readRecording, RECORDINGS } from '../../src/adapters/upstream/recordings.js';
+import { shiftOf } from '../../src/jobs/feeds/recorded-feeds.js';
+import { readRecording, RECORDINGS } from '../../src/adapters/parsers/recordings.js';
 import type { MigratedDatabase } from '../support/db.js';
 import { loadedAt, recordedFeedsService, replayedOk } from '../support/feeds.js';
 

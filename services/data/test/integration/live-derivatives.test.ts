@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { startUpstreamPeer, type UpstreamPeer } from '@meridian/test-peers';
-import { binanceFutures } from '../../src/adapters/connectors/binance-futures.js';
-import { bybitFutures } from '../../src/adapters/connectors/bybit-futures.js';
+import { binanceFutures } from '../../src/adapters/connectors/derivatives/binance-futures.js';
+import { bybitFutures } from '../../src/adapters/connectors/derivatives/bybit-futures.js';
 import type { ConnectorDefinition } from '../../src/adapters/connectors/connector.js';
 import { createLiveIngest, type LiveIngest, type LiveIngestSettings } from '../../src/jobs/live-ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';

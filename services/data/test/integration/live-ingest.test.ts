@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { readFile } from 'node:fs/promises';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { startUpstreamPeer, type UpstreamPeer } from '@meridian/test-peers';
-import { blockchainInfo } from '../../src/adapters/connectors/blockchain-info.js';
+import { blockchainInfo } from '../../src/adapters/connectors/feeds/blockchain-info.js';
 import type { ConnectorDefinition } from '../../src/adapters/connectors/connector.js';
 import { createLiveIngest, type LiveIngest, type LiveIngestSettings } from '../../src/jobs/live-ingest.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';

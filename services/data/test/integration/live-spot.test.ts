@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { LIVE_SPOT_MARKETS } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { startUpstreamPeer, type UpstreamPeer } from '@meridian/test-peers';
-import { COINBASE_MARKETS } from '../../src/adapters/connectors/coinbase-spot.js';
+import { COINBASE_MARKETS } from '../../src/adapters/connectors/spot/coinbase-spot.js';
 import type { Deps } from '../../src/app.js';
 import { testApp, testDeps } from '../support/app.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';

@@ -6,11 +6,11 @@ import {
   RECORDED_MARKETS,
   RECORDING,
   loadRecordedBars,
-} from '../../src/adapters/upstream/recorded-market.js';
+} from '../../src/adapters/parsers/spot/recorded-market.js';
 import { loopedRange } from '../../src/domain/replay-clock.js';
-import { recordedClose, replayedSpotAt } from '../../src/jobs/market-replay.js';
-import { ingestPerpRange } from '../../src/jobs/perp-replay.js';
-import { readRecording, RECORDINGS } from '../../src/adapters/upstream/recordings.js';
+import { recordedClose, replayedSpotAt } from '../../src/jobs/spot/market-replay.js';
+import { ingestPerpRange } from '../../src/jobs/derivatives/perp-replay.js';
+import { readRecording, RECORDINGS } from '../../src/adapters/parsers/recordings.js';
 import type { Periodic } from '@meridian/runtime';
 import {
   calendarOf,
@@ -20,7 +20,7 @@ import {
   shiftOf,
   startRecordedFeeds,
   type Plays,
-} from '../../src/jobs/recorded-feeds.js';
+} from '../../src/jobs/feeds/recorded-feeds.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 import { ingestBars } from '../support/recorded.js';

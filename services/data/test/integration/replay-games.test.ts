@@ -3,8 +3,8 @@ import request from 'supertest';
 import type { RequestListener } from 'node:http';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import type { gameRow } from '../../src/domain/feeds/sports.js';
-import { replayedSpotAt } from '../../src/jobs/market-replay.js';
-import { refreshFreshFeeds, type Plays } from '../../src/jobs/recorded-feeds.js';
+import { replayedSpotAt } from '../../src/jobs/spot/market-replay.js';
+import { refreshFreshFeeds, type Plays } from '../../src/jobs/feeds/recorded-feeds.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 

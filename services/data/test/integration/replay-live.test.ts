@@ -3,12 +3,12 @@ import request from 'supertest';
 import type { RequestListener } from 'node:http';
 import { allMetrics, replaySourceOf, type CatalogHit } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
-import { RECORDINGS } from '../../src/adapters/upstream/recordings.js';
+import { RECORDINGS } from '../../src/adapters/parsers/recordings.js';
 import { feedResolvers } from '../../src/flows/resolve/index.js';
 import type { MetricAnswer } from '../../src/domain/metric-resolver.js';
-import { replayedSpotAt } from '../../src/jobs/market-replay.js';
-import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
-import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/upstream/recorded-market.js';
+import { replayedSpotAt } from '../../src/jobs/spot/market-replay.js';
+import { loadRecordedFeeds } from '../../src/jobs/feeds/recorded-feeds.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/parsers/spot/recorded-market.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { playRecordings, testApp, testDeps } from '../support/app.js';
 

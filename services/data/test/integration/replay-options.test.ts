@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { findMetric } from '@meridian/contracts';
-import { replayedSpotAt } from '../../src/jobs/market-replay.js';
-import { refreshFreshFeeds, type Plays } from '../../src/jobs/recorded-feeds.js';
+import { replayedSpotAt } from '../../src/jobs/spot/market-replay.js';
+import { refreshFreshFeeds, type Plays } from '../../src/jobs/feeds/recorded-feeds.js';
 import { feedResolvers } from '../../src/flows/resolve/index.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testDeps } from '../support/app.js';

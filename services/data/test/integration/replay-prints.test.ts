@@ -4,8 +4,8 @@ import { sql } from 'kysely';
 import type { RequestListener } from 'node:http';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger } from '@meridian/observability';
-import { DERIVED_HISTORY_MS, startMarketReplay } from '../../src/jobs/market-replay.js';
-import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/upstream/recorded-market.js';
+import { DERIVED_HISTORY_MS, startMarketReplay } from '../../src/jobs/spot/market-replay.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/parsers/spot/recorded-market.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 

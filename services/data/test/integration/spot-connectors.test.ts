@@ -2,9 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { sql } from 'kysely';
 import { createMetrics } from '@meridian/observability';
 import { startUpstreamPeer, type UpstreamPeer } from '@meridian/test-peers';
-import { BINANCE } from '../../src/adapters/connectors/binance-spot.js';
-import { KRAKEN } from '../../src/adapters/connectors/kraken-spot.js';
-import { spotConnector, type SpotVenue } from '../../src/adapters/connectors/spot-venue.js';
+import { BINANCE } from '../../src/adapters/connectors/spot/binance-spot.js';
+import { KRAKEN } from '../../src/adapters/connectors/spot/kraken-spot.js';
+import { spotConnector, type SpotVenue } from '../../src/adapters/connectors/spot/spot-venue.js';
 import { createLiveIngest, type LiveIngest, type ConnectorReport } from '../../src/jobs/live-ingest.js';
 import { testDeps } from '../support/app.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';

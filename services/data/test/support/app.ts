@@ -3,8 +3,8 @@ import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/
 import { createLogger, createMetrics } from '@meridian/observability';
 import { createApp, type Deps } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
-import { replayedSpotAt, startMarketReplay } from '../../src/jobs/market-replay.js';
-import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
+import { replayedSpotAt, startMarketReplay } from '../../src/jobs/spot/market-replay.js';
+import { loadRecordedFeeds } from '../../src/jobs/feeds/recorded-feeds.js';
 import { dataDeps } from '../../src/main.js';
 import type { MigratedDatabase } from './db.js';
 

@@ -8,7 +8,7 @@ import { createApp, type Deps } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import { dataDeps } from '../../src/main.js';
 import { ingest } from '../../src/flows/ingest.js';
-import { loadRecordedFeeds } from '../../src/jobs/recorded-feeds.js';
+import { loadRecordedFeeds } from '../../src/jobs/feeds/recorded-feeds.js';
 import { migratedDatabase, type MigratedDatabase } from './db.js';
 
 /**

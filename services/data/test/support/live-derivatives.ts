@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { findMetric, LIVE_DERIVATIVES, type CatalogHit } from '@meridian/contracts';
 import type { UpstreamPeer } from '@meridian/test-peers';
-import { deribitConnector } from '../../src/adapters/connectors/deribit.js';
-import { okxFuturesConnector } from '../../src/adapters/connectors/okx-futures.js';
+import { deribitConnector } from '../../src/adapters/connectors/derivatives/deribit.js';
+import { okxFuturesConnector } from '../../src/adapters/connectors/derivatives/okx-futures.js';
 import type { LiveIngestSettings } from '../../src/jobs/live-ingest.js';
 import { liveSettings } from './live.js';
 

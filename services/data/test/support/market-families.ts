@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { ConnectorDefinition, ConnectorKeys } from '../../src/adapters/connectors/connector.js';
-import { ecb } from '../../src/adapters/connectors/ecb.js';
-import { eia } from '../../src/adapters/connectors/eia.js';
-import { farside } from '../../src/adapters/connectors/farside.js';
-import { fred, fredIndices } from '../../src/adapters/connectors/fred.js';
-import { lbma } from '../../src/adapters/connectors/lbma.js';
-import { pubmed } from '../../src/adapters/connectors/pubmed.js';
+import { ecb } from '../../src/adapters/connectors/feeds/ecb.js';
+import { eia } from '../../src/adapters/connectors/feeds/eia.js';
+import { farside } from '../../src/adapters/connectors/feeds/farside.js';
+import { fred, fredIndices } from '../../src/adapters/connectors/feeds/fred.js';
+import { lbma } from '../../src/adapters/connectors/feeds/lbma.js';
+import { pubmed } from '../../src/adapters/connectors/feeds/pubmed.js';
 import { PUBMED_TYPES } from '../../src/domain/feeds/observation-keys.js';
 
 /**

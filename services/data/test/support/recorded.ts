@@ -1,7 +1,7 @@
 import { catalogFor } from '@meridian/contracts';
 import type { Bar } from '../../src/domain/series/bar.js';
 import { ingest } from '../../src/flows/ingest.js';
-import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/upstream/recorded-market.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/parsers/spot/recorded-market.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/db/database.js';
 

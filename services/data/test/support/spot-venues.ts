@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { BINANCE } from '../../src/adapters/connectors/binance-spot.js';
-import { BITSTAMP } from '../../src/adapters/connectors/bitstamp-spot.js';
-import { BYBIT } from '../../src/adapters/connectors/bybit-spot.js';
-import { COINBASE } from '../../src/adapters/connectors/coinbase-spot.js';
-import { KRAKEN } from '../../src/adapters/connectors/kraken-spot.js';
-import { OKX } from '../../src/adapters/connectors/okx-spot.js';
-import type { SpotVenue } from '../../src/adapters/connectors/spot-venue.js';
+import { BINANCE } from '../../src/adapters/connectors/spot/binance-spot.js';
+import { BITSTAMP } from '../../src/adapters/connectors/spot/bitstamp-spot.js';
+import { BYBIT } from '../../src/adapters/connectors/spot/bybit-spot.js';
+import { COINBASE } from '../../src/adapters/connectors/spot/coinbase-spot.js';
+import { KRAKEN } from '../../src/adapters/connectors/spot/kraken-spot.js';
+import { OKX } from '../../src/adapters/connectors/spot/okx-spot.js';
+import type { SpotVenue } from '../../src/adapters/connectors/spot/spot-venue.js';
 
 /**
  * The spot venues as spot-connectors.test.ts plays them: per venue, the recorded samples of one

@@ -2,15 +2,15 @@ import { expect } from '@jest/globals';
 import type request from 'supertest';
 import { readFile } from 'node:fs/promises';
 import type { ConnectorDefinition } from '../../src/adapters/connectors/connector.js';
-import { espn } from '../../src/adapters/connectors/espn.js';
-import { federalRegister } from '../../src/adapters/connectors/federal-register.js';
-import { fiscalDataDebt, fiscalDataRates } from '../../src/adapters/connectors/fiscal-data.js';
-import { noaaSwpcKp, noaaSwpcSolarCycle } from '../../src/adapters/connectors/noaa-swpc.js';
-import { noaaTides } from '../../src/adapters/connectors/noaa-tides.js';
-import { nyc311 } from '../../src/adapters/connectors/nyc-311.js';
-import { openMeteo, openMeteoColdest } from '../../src/adapters/connectors/open-meteo.js';
-import { openNotify } from '../../src/adapters/connectors/open-notify.js';
-import { usgs } from '../../src/adapters/connectors/usgs.js';
+import { espn } from '../../src/adapters/connectors/feeds/espn.js';
+import { federalRegister } from '../../src/adapters/connectors/feeds/federal-register.js';
+import { fiscalDataDebt, fiscalDataRates } from '../../src/adapters/connectors/feeds/fiscal-data.js';
+import { noaaSwpcKp, noaaSwpcSolarCycle } from '../../src/adapters/connectors/feeds/noaa-swpc.js';
+import { noaaTides } from '../../src/adapters/connectors/feeds/noaa-tides.js';
+import { nyc311 } from '../../src/adapters/connectors/feeds/nyc-311.js';
+import { openMeteo, openMeteoColdest } from '../../src/adapters/connectors/feeds/open-meteo.js';
+import { openNotify } from '../../src/adapters/connectors/feeds/open-notify.js';
+import { usgs } from '../../src/adapters/connectors/feeds/usgs.js';
 
 /**
  * The world feeds' upstreams as live-world.test.ts plays them: per connector, the recorded answers

@@ -4,7 +4,7 @@ import {
   loadRecordedColumns,
   RECORDED_MARKETS,
   RECORDING,
-} from '../../src/adapters/upstream/recorded-market.js';
+} from '../../src/adapters/parsers/spot/recorded-market.js';
 import { barAt, closeAt, firstAtOrAfter, toColumns } from '../../src/domain/series/bar-columns.js';
 import type { Bar } from '../../src/domain/series/bar.js';
 import { loopedBars, loopedRange } from '../../src/domain/replay-clock.js';

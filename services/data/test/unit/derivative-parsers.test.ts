@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { ingestBatchSchema, type IngestBatchInput } from '@meridian/contracts';
-import { binancePerpetualBatches } from '../../src/adapters/upstream/binance-futures.js';
-import { bybitLinearBatches } from '../../src/adapters/upstream/bybit-futures.js';
-import { okxFundingBatch, okxMarkBatches } from '../../src/adapters/upstream/okx-futures.js';
+import { binancePerpetualBatches } from '../../src/adapters/parsers/derivatives/binance-futures.js';
+import { bybitLinearBatches } from '../../src/adapters/parsers/derivatives/bybit-futures.js';
+import { okxFundingBatch, okxMarkBatches } from '../../src/adapters/parsers/derivatives/okx-futures.js';
 import {
   deribitSummaryMarks,
   parseDeribitOptionName,
   type DeribitBookSummary,
-} from '../../src/adapters/upstream/deribit.js';
+} from '../../src/adapters/parsers/derivatives/deribit.js';
 
 /** A hand-written sample answer of the live connectors (recordings/live/, see the README there). */
 const sample = (file: string) =>

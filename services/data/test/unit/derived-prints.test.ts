@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/upstream/recorded-market.js';
+import { loadRecordedBars, RECORDED_MARKETS } from '../../src/adapters/parsers/spot/recorded-market.js';
 import { rollUp, type Bar } from '../../src/domain/series/bar.js';
 import { derivePrints, MAX_PRINTS, secondBars } from '../../src/domain/spot/derived-prints.js';
 

@@ -8,14 +8,14 @@ import {
   yoyGrowth,
   yoyRow,
 } from '../../src/domain/feeds/computations.js';
-import { basisPercent, freshMarks, marksInUsd } from '../../src/domain/feeds/futures.js';
+import { basisPercent, freshMarks, marksInUsd } from '../../src/domain/derivatives/futures.js';
 import {
   expiryVariance,
   impliedVolIndex,
   openInterest,
   putCallOiRatio,
   type OptionMark,
-} from '../../src/domain/feeds/options.js';
+} from '../../src/domain/derivatives/options.js';
 
 const p = (ts: string, value: number) => ({ ts: new Date(ts), value });
 

@@ -1,19 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { ingestBatchSchema } from '@meridian/contracts';
-import { RECORDINGS } from '../../src/adapters/upstream/recordings.js';
-import { replayBatches } from '../../src/jobs/recorded-feeds.js';
+import { RECORDINGS } from '../../src/adapters/parsers/recordings.js';
+import { replayBatches } from '../../src/jobs/feeds/recorded-feeds.js';
 import { addMonths, recordedTime, replayShift } from '../../src/domain/replay-clock.js';
-import { farsideAmountUsd, parseFarsideFlows } from '../../src/adapters/upstream/markets.js';
+import { farsideAmountUsd, parseFarsideFlows } from '../../src/adapters/parsers/feeds/markets.js';
 import {
   deribitInstrument,
   parseDeribitOptions,
   parsePythonDict,
-} from '../../src/adapters/upstream/deribit.js';
-import { espnStatus, setsWon } from '../../src/adapters/upstream/espn.js';
+} from '../../src/adapters/parsers/derivatives/deribit.js';
+import { espnStatus, setsWon } from '../../src/adapters/parsers/feeds/espn.js';
 import { gamesFor, type SportEvent } from '../../src/domain/feeds/sports.js';
-import { newYorkDayStart, newYorkOffsetMs, newYorkToUtc } from '../../src/domain/new-york-time.js';
-import { csvRecords, parseCsv } from '../../src/adapters/upstream/csv.js';
+import { newYorkDayStart, newYorkOffsetMs, newYorkToUtc } from '../../src/domain/feeds/new-york-time.js';
+import { csvRecords, parseCsv } from '../../src/adapters/parsers/csv.js';
 
 describe('recorded feeds', () => {
   it('every recording parses into valid ingestion batches, all timestamps at or before now', () => {

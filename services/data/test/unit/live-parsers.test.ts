@@ -6,9 +6,9 @@ import {
   parseFarsideFlows,
   parseFarsideHtml,
   parseFredSeries,
-} from '../../src/adapters/upstream/markets.js';
-import { parsePubmedCount } from '../../src/adapters/upstream/medical.js';
-import { pubmedTerm } from '../../src/adapters/connectors/pubmed.js';
+} from '../../src/adapters/parsers/feeds/markets.js';
+import { parsePubmedCount } from '../../src/adapters/parsers/feeds/medical.js';
+import { pubmedTerm } from '../../src/adapters/connectors/feeds/pubmed.js';
 
 const recording = (file: string) =>
   readFileSync(new URL(`../../recordings/${file}`, import.meta.url), 'utf8');

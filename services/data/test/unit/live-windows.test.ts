@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { federalRegisterQuery } from '../../src/adapters/connectors/federal-register.js';
-import { fiscalDataQuery } from '../../src/adapters/connectors/fiscal-data.js';
-import { tidesQuery } from '../../src/adapters/connectors/noaa-tides.js';
-import { nyc311Query } from '../../src/adapters/connectors/nyc-311.js';
-import { openMeteoQuery } from '../../src/adapters/connectors/open-meteo.js';
+import { federalRegisterQuery } from '../../src/adapters/connectors/feeds/federal-register.js';
+import { fiscalDataQuery } from '../../src/adapters/connectors/feeds/fiscal-data.js';
+import { tidesQuery } from '../../src/adapters/connectors/feeds/noaa-tides.js';
+import { nyc311Query } from '../../src/adapters/connectors/feeds/nyc-311.js';
+import { openMeteoQuery } from '../../src/adapters/connectors/feeds/open-meteo.js';
 import {
   federalRegisterDay,
   fiscalDataSince,

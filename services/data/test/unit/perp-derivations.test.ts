@@ -3,15 +3,15 @@ import {
   loadRecordedPerp,
   parsePerpBars,
   RECORDED_PERPS,
-} from '../../src/adapters/upstream/recorded-perps.js';
-import { RECORDING } from '../../src/adapters/upstream/recorded-market.js';
+} from '../../src/adapters/parsers/derivatives/recorded-perps.js';
+import { RECORDING } from '../../src/adapters/parsers/spot/recorded-market.js';
 import {
   derivedMark,
   estimatedFunding,
   fundingIntervalStart,
   premiumIndex,
   takerFlow,
-} from '../../src/domain/feeds/perp-derivations.js';
+} from '../../src/domain/derivatives/perp-derivations.js';
 import { valueAt } from '../../src/domain/series/bar-columns.js';
 
 const HEADER =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { readRecording, RECORDINGS } from '../../src/adapters/upstream/recordings.js';
+import { readRecording, RECORDINGS } from '../../src/adapters/parsers/recordings.js';
 import { replayedGame, type SportEvent } from '../../src/domain/feeds/sports.js';
-import { replayBatches } from '../../src/jobs/recorded-feeds.js';
+import { replayBatches } from '../../src/jobs/feeds/recorded-feeds.js';
 
 const DAY = 86_400_000;
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { LIVE_SPOT_MARKETS, LIVE_SPOT_VENUES, catalogFor, type TradeRow } from '@meridian/contracts';
-import { BINANCE } from '../../src/adapters/connectors/binance-spot.js';
-import { BITSTAMP } from '../../src/adapters/connectors/bitstamp-spot.js';
-import { BYBIT } from '../../src/adapters/connectors/bybit-spot.js';
-import { COINBASE } from '../../src/adapters/connectors/coinbase-spot.js';
+import { BINANCE } from '../../src/adapters/connectors/spot/binance-spot.js';
+import { BITSTAMP } from '../../src/adapters/connectors/spot/bitstamp-spot.js';
+import { BYBIT } from '../../src/adapters/connectors/spot/bybit-spot.js';
+import { COINBASE } from '../../src/adapters/connectors/spot/coinbase-spot.js';
 import { CONNECTORS } from '../../src/adapters/connectors/index.js';
-import { KRAKEN } from '../../src/adapters/connectors/kraken-spot.js';
-import { OKX } from '../../src/adapters/connectors/okx-spot.js';
+import { KRAKEN } from '../../src/adapters/connectors/spot/kraken-spot.js';
+import { OKX } from '../../src/adapters/connectors/spot/okx-spot.js';
 import { compareTradeIds, secondBars } from '../../src/domain/spot/second-bars.js';
 
 const VENUES = [BINANCE, COINBASE, KRAKEN, OKX, BYBIT, BITSTAMP];

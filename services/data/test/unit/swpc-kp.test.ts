@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseSwpcKp } from '../../src/adapters/upstream/world.js';
+import { parseSwpcKp } from '../../src/adapters/parsers/feeds/world.js';
 import { recordedTime } from '../../src/domain/replay-clock.js';
 
 describe('SWPC planetary Kp, both of its formats', () => {

@@ -25,5 +25,7 @@ export type IdentityRefusal =
   | 'reauthentication_required'
   /** An operator's command or a service named an account that does not hold the operator role. */
   | 'operator_required'
+  /** Another account holds the nickname (the unique index decides a race). */
+  | 'nickname_taken'
   | 'conflict'
   | 'not_found';

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
+import { ok, refuse } from '@meridian/contracts';
 import { accountOf, envelope, httpProblem, parseInput, sessionAccountOf } from '@meridian/http-kit';
 import { findAccountById, setNickname } from '../db/repositories/accounts.js';
 import { listApiKeys } from '../db/repositories/api-keys.js';
@@ -56,8 +57,7 @@ export function accountRoutes(deps: IdentityDeps): Router {
       if ((err as { code?: string }).code === '23505') return false;
       throw err;
     });
-    if (!set) throw httpProblem('conflict', 'That nickname is taken.', { category: 'nickname_taken' });
-    res.json(envelope({ nickname }));
+    res.json(envelope(valueOf(set ? ok({ nickname }) : refuse('nickname_taken', 'That nickname is taken.'))));
   });
   router.get('/v1/agent/whoami', async (req, res) => {
     const account = await signedIn(deps, accountOf(req));

@@ -25,6 +25,7 @@ export const IDENTITY_PROBLEMS = {
   wrong_password: { kind: 'forbidden', category: 'invalid_password' },
   reauthentication_required: { kind: 'forbidden', category: 'reauthentication_required' },
   operator_required: { kind: 'forbidden', category: 'operator_required' },
+  nickname_taken: { kind: 'conflict', category: 'nickname_taken' },
   conflict: { kind: 'conflict' },
   not_found: { kind: 'not_found' },
   unauthorized: { kind: 'unauthorized' },

@@ -13,7 +13,7 @@ import type { X402Refusal } from '../domain/refusals.js';
 import { settlePayment } from '../flows/settle-payment.js';
 import { listUnreconciled } from '../flows/reconcile-payments.js';
 import { verifyPayment } from '../flows/verify-payment.js';
-import { X402_PROBLEMS } from './problems.js';
+import { X402_PROBLEMS } from './answer.js';
 
 const handler = <S extends z.ZodType, T>(
   schema: S,

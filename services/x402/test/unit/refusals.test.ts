@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { X402_REASONS } from '@meridian/contracts';
 import { refusalProblem } from '@meridian/http-kit';
 import { refusalTableFaults } from '@meridian/http-kit/testing';
-import { X402_PROBLEMS } from '../../src/rpc/problems.js';
+import { X402_PROBLEMS } from '../../src/rpc/answer.js';
 
 describe("x402's refusals", () => {
   it('answers each with a status and category the spec allows, and a refused payment with 402', () => {

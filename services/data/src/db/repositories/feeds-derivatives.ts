@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { SCHEMA, type Database } from '../database.js';
-import type { OptionMark } from '../../domain/feeds/options.js';
-import type { PerpMark } from '../../domain/feeds/futures.js';
+import type { OptionMark } from '../../domain/derivatives/options.js';
+import type { PerpMark } from '../../domain/derivatives/futures.js';
 
 type Db = Kysely<Database>;
 const t = (name: string) => sql.table(`${SCHEMA}.${name}`);

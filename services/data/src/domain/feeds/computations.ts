@@ -1,4 +1,4 @@
-import { round } from './options.js';
+import { round } from '../derivatives/options.js';
 
 export interface Point {
   ts: Date;

@@ -1,4 +1,4 @@
-import { newYorkDate } from '../new-york-time.js';
+import { newYorkDate } from './new-york-time.js';
 
 /**
  * The date windows of the live connectors whose queries move with the clock: built from

@@ -1,13 +1,18 @@
-import type { Result } from '@meridian/contracts';
-
 /** Rows per page of a series read. */
 export const PAGE_SIZE = 500;
 /** About four characters of JSON per token, the usual estimate for English-like text and numbers. */
 export const CHARS_PER_TOKEN = 4;
 
+/** Why `fields` cannot be kept: the names that are no column of the answer (undefined: all are). */
+export function unknownFields(columns: string[], fields: string[] | undefined): string | undefined {
+  const unknown = (fields ?? []).filter((f) => !columns.includes(f));
+  if (unknown.length === 0) return undefined;
+  return `fields: unknown column ${unknown.join(', ')}; columns are ${columns.join(', ')}`;
+}
+
 /**
- * The rows as the answer writes them, in one pass: only the named columns, in the order asked (an
- * unknown name is refused); `table`: as arrays of the columns' values (a missing value null), else
+ * The rows as the answer writes them, in one pass: only the named columns (checked by unknownFields
+ * first), in the order asked; `table`: as arrays of the columns' values (a missing value null), else
  * as objects.
  */
 export function shapeRows(
@@ -15,22 +20,11 @@ export function shapeRows(
   columns: string[],
   fields: string[] | undefined,
   table: boolean,
-): Result<{ rows: unknown[]; columns: string[] }> {
-  const unknown = (fields ?? []).filter((f) => !columns.includes(f));
-  if (unknown.length > 0)
-    return {
-      ok: false,
-      code: 'validation_failed',
-      detail: `fields: unknown column ${unknown.join(', ')}; columns are ${columns.join(', ')}`,
-    };
+): { rows: unknown[]; columns: string[] } {
   const kept = fields ?? columns;
-  if (table)
-    return { ok: true, value: { rows: rows.map((r) => kept.map((c) => r[c] ?? null)), columns: kept } };
-  if (!fields) return { ok: true, value: { rows, columns } };
-  return {
-    ok: true,
-    value: { rows: rows.map((r) => Object.fromEntries(fields.map((f) => [f, r[f]]))), columns: kept },
-  };
+  if (table) return { rows: rows.map((r) => kept.map((c) => r[c] ?? null)), columns: kept };
+  if (!fields) return { rows, columns };
+  return { rows: rows.map((r) => Object.fromEntries(fields.map((f) => [f, r[f]]))), columns: kept };
 }
 
 export interface Truncation {

@@ -152,7 +152,7 @@ async function playedRecordings(deps: DataDeps, input: FeedAnswerInput): Promise
   return played;
 }
 
-/** What a replay marker says of its play (jobs/recorded-feeds.ts). */
+/** What a replay marker says of its play (jobs/feeds/recorded-feeds.ts). */
 interface ReplayMarkerPayload {
   file?: string;
   recorded_at?: string;

@@ -1,22 +1,22 @@
 import type { DataDeps } from '../../deps.js';
 import type { MetricResolver } from '../../domain/metric-resolver.js';
-import { civicResolvers } from './civic.js';
-import { commodityResolvers } from './commodities.js';
-import { cosmosResolvers } from './cosmos.js';
-import { etfFlowResolvers } from './etf-flows.js';
-import { futuresResolvers } from './futures.js';
-import { fxResolvers } from './fx.js';
-import { indexResolvers } from './indices.js';
-import { macroResolvers } from './macro.js';
-import { medicalResolvers } from './medical.js';
-import { networkResolvers } from './network.js';
-import { ohlcvResolver } from './ohlcv.js';
-import { optionsResolvers } from './options.js';
-import { referencePriceResolver } from './reference-price.js';
-import { sportsResolvers } from './sports.js';
-import { spotStatResolvers } from './spot-stats.js';
-import { tradesResolver } from './trades.js';
-import { weatherResolvers } from './weather.js';
+import { civicResolvers } from './feeds/civic.js';
+import { commodityResolvers } from './feeds/commodities.js';
+import { cosmosResolvers } from './feeds/cosmos.js';
+import { etfFlowResolvers } from './feeds/etf-flows.js';
+import { futuresResolvers } from './derivatives/futures.js';
+import { fxResolvers } from './feeds/fx.js';
+import { indexResolvers } from './feeds/indices.js';
+import { macroResolvers } from './feeds/macro.js';
+import { medicalResolvers } from './feeds/medical.js';
+import { networkResolvers } from './feeds/network.js';
+import { ohlcvResolver } from './spot/ohlcv.js';
+import { optionsResolvers } from './derivatives/options.js';
+import { referencePriceResolver } from './spot/reference-price.js';
+import { sportsResolvers } from './feeds/sports.js';
+import { spotStatResolvers } from './spot/spot-stats.js';
+import { tradesResolver } from './spot/trades.js';
+import { weatherResolvers } from './feeds/weather.js';
 
 /** Every metric other than crypto/spot, answered from what the feeds stored. */
 export const feedResolvers: Record<string, MetricResolver<DataDeps>> = {
