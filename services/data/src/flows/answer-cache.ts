@@ -36,6 +36,8 @@ interface Entry {
   stamp: number;
   /** How a holder further on (the gateway) keeps and ages it, but where its fields sit. */
   keeping: Omit<AnswerKeeping, 'at'>;
+  /** `keeping` as JSON without its closing brace, once served. */
+  recipe?: string;
   /** The finished envelopes of this answer by shape (fields and format), serialised, cut around their aged fields. */
   envelopes: Map<string, KeptBody>;
 }
@@ -83,7 +85,7 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
     const stamp = stampOf(q);
     const result = await resolve();
     const ageing = result.ok ? result.value.ageing : undefined;
-    if (!result.ok || !ageing) return { result, entry: undefined };
+    if (!result.ok || !ageing) return { result, entry: undefined, kept: false };
     const until = servableUntil(now, ageing, ttlMs);
     const entry: Entry = {
       answer: result.value,
@@ -99,8 +101,9 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
       },
       envelopes: new Map(),
     };
-    if (stamp === stampOf(q) && entry.until > now) keep(q.key, entry);
-    return { result, entry };
+    const kept = stamp === stampOf(q) && entry.until > now;
+    if (kept) keep(q.key, entry);
+    return { result, entry, kept };
   };
 
   const keep = (key: string, entry: Entry) => {
@@ -136,13 +139,14 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
         void entry.then(() => inflight.get(q.key) === entry && inflight.delete(q.key));
       }
       const own = await started;
-      return own.entry ? served(own.entry, now) : fresh(own.result);
+      // One computed while a batch committed is served to its own request, not declared keepable.
+      return own.entry ? served(own.entry, now, own.kept) : fresh(own.result);
     },
   };
 }
 
 /** A kept answer at `now`: its aged fields patched, its envelopes serialised once per shape. */
-function served(entry: Entry, now: number) {
+function served(entry: Entry, now: number, keepable = true) {
   const aged = agedAt(entry.keeping, now);
   const answer: MetricAnswer = { ...entry.answer, ...aged };
   return {
@@ -154,7 +158,10 @@ function served(entry: Entry, now: number) {
         if (entry.envelopes.size < MAX_SHAPES) entry.envelopes.set(shape, kept);
       }
       const { body, at } = agedBody(kept, entry.keeping, now);
-      return new JsonText(body, [[ANSWER_KEEPING_HEADER, JSON.stringify({ ...entry.keeping, at })]]);
+      // The recipe but its places, written once: `{...,"at":[…]}` as JSON.stringify would.
+      entry.recipe ??= JSON.stringify(entry.keeping).slice(0, -1);
+      const recipe = keepable ? `${entry.recipe},"at":[${at.join(',')}]}` : undefined;
+      return new JsonText(body, recipe === undefined ? [] : [[ANSWER_KEEPING_HEADER, recipe]]);
     },
   };
 }
