@@ -69,8 +69,11 @@ interface Side {
   cpu: Record<string, number>;
 }
 
-/** identity, billing and data one at a time, then the gateway in front of them; the gateway. */
-async function startSystem(run: Run): Promise<Part> {
+/**
+ * identity, billing and data one at a time, then two gateways in front of them: the gateway as
+ * configured (keeping data answers), and one keeping none (DATA_EDGE_CACHE_MS=0: every call hops).
+ */
+async function startSystem(run: Run): Promise<{ gateway: Part; forwarding: Part }> {
   const dir = mkdtempSync(join(tmpdir(), 'data-routes-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'data-routes-pglite-'));
   run.dirs.push(dir, dataDir);
@@ -90,19 +93,23 @@ async function startSystem(run: Run): Promise<Part> {
   const dataEnv = ON_POSTGRES ? env : { ...env, DATABASE_URL: '', DATA_DIR: dataDir };
   run.parts.push(await start('data', 'services/data', dataEnv));
   const urls = Object.fromEntries(run.parts.map((p) => [`${p.name.toUpperCase()}_URL`, p.url]));
-  const gateway = await start(
+  const gatewayEnv = {
+    ...urls,
+    METRICS_PORT: '0',
+    ...(REDIS_BUCKETS ? { REDIS_URL, RATE_LIMIT_PREFIX: `bench:${run.namespace}:` } : {}),
+  };
+  const flags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
+  const gateway = await start('gateway', 'gateway', env, gatewayEnv, flags);
+  run.parts.push(gateway);
+  const forwarding = await start(
     'gateway',
     'gateway',
     env,
-    {
-      ...urls,
-      METRICS_PORT: '0',
-      ...(REDIS_BUCKETS ? { REDIS_URL, RATE_LIMIT_PREFIX: `bench:${run.namespace}:` } : {}),
-    },
-    CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [],
+    { ...gatewayEnv, DATA_EDGE_CACHE_MS: '0' },
+    flags,
   );
-  run.parts.push(gateway);
-  return gateway;
+  run.parts.push({ ...forwarding, name: 'gateway-hop' });
+  return { gateway, forwarding };
 }
 
 /** Waits out the replay's first load (503 until it is in) and answers the series' second page. */
@@ -171,20 +178,23 @@ const ratio = (via: Side, direct: Side) =>
     ? 'none (a side got no answer)'
     : (via.answers / direct.answers).toFixed(2);
 
-function printRoute(route: string, via: Side, direct: Side): void {
+function printRoute(route: string, via: Side, hop: Side, direct: Side): void {
   const rps = (s: Side) => (s.answers / (SECONDS * ROUNDS)).toFixed(0);
+  const line = (name: string, s: Side) =>
+    `  ${name.padEnd(12)} ${rps(s).padStart(7)}/s  p50 ${s.p50} ms  p99 ${s.p99} ms  non-2xx ${s.non2xx}  timeouts ${s.timeouts}  CPU ms/answer: ${fmtCpu(s.cpu)}\n`;
   console.log(
     `\n${route.slice('/v1/data/'.length, 100)}\n` +
-      `  direct   ${rps(direct).padStart(7)}/s  p50 ${direct.p50} ms  p99 ${direct.p99} ms  non-2xx ${direct.non2xx}  timeouts ${direct.timeouts}  CPU ms/answer: ${fmtCpu(direct.cpu)}\n` +
-      `  gateway  ${rps(via).padStart(7)}/s  p50 ${via.p50} ms  p99 ${via.p99} ms  non-2xx ${via.non2xx}  timeouts ${via.timeouts}  CPU ms/answer: ${fmtCpu(via.cpu)}\n` +
-      `  gateway / direct ${ratio(via, direct)}`,
+      line('direct', direct) +
+      line('gateway', via) +
+      line('gateway hop', hop) +
+      `  gateway / direct ${ratio(via, direct)}; every call hopping (DATA_EDGE_CACHE_MS=0) / direct ${ratio(hop, direct)}`,
   );
 }
 
 /** Every route, through the gateway and straight, the sides taking turns first; a summary. */
 async function measureRoutes(
   run: Run,
-  gateway: Part,
+  gateways: { gateway: Part; forwarding: Part },
   routes: string[],
   keyHeaders: Record<string, string>,
   assertion: () => string,
@@ -194,22 +204,28 @@ async function measureRoutes(
   pids.Postgres = await backendsOf(run.db.url);
   const summary: string[] = [];
   for (const route of routes) {
-    const via = dataStreams(gateway.url, () => keyHeaders, [route], CONNECTIONS)[0]!;
-    const direct = directStreams(data.url, assertion, [route], CONNECTIONS)[0]!;
-    await drive([via], 1);
-    await drive([direct], 1);
-    const vias: Side[] = [];
-    const directs: Side[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      if (round % 2 === 0) vias.push(await measure(via, pids));
-      directs.push(await measure(direct, pids));
-      if (round % 2 === 1) vias.push(await measure(via, pids));
-    }
-    const [v, d] = [sum(vias), sum(directs)];
-    printRoute(route, v, d);
-    summary.push(`  ${route.slice('/v1/data/'.length, 60).padEnd(60)} ${ratio(v, d)}`);
+    // The gateway, the gateway keeping nothing, and the data service: each round starts one later.
+    const streams = [
+      dataStreams(gateways.gateway.url, () => keyHeaders, [route], CONNECTIONS)[0]!,
+      dataStreams(gateways.forwarding.url, () => keyHeaders, [route], CONNECTIONS)[0]!,
+      directStreams(data.url, assertion, [route], CONNECTIONS)[0]!,
+    ];
+    for (const stream of streams) await drive([stream], 1);
+    const sides: Side[][] = [[], [], []];
+    for (let round = 0; round < ROUNDS; round++)
+      for (let i = 0; i < streams.length; i++) {
+        const at = (i + round) % streams.length;
+        sides[at]!.push(await measure(streams[at]!, pids));
+      }
+    const [v, h, d] = sides.map(sum) as [Side, Side, Side];
+    printRoute(route, v, h, d);
+    summary.push(
+      `  ${route.slice('/v1/data/'.length, 60).padEnd(60)} ${ratio(v, d).padStart(5)}  ${ratio(h, d)}`,
+    );
   }
-  console.log(`\ngateway / direct, answers/s, same run:\n${summary.join('\n')}`);
+  console.log(
+    `\nanswers/s over direct, same run: through the gateway, and every call hopping (DATA_EDGE_CACHE_MS=0):\n${summary.join('\n')}`,
+  );
 }
 
 export async function run(): Promise<void> {
@@ -222,7 +238,8 @@ export async function run(): Promise<void> {
     parts: [],
   };
   try {
-    const gateway = await startSystem(state);
+    const gateways = await startSystem(state);
+    const gateway = gateways.gateway;
     const account = await prepareAccount(
       gateway.url,
       state.smtp,
@@ -239,7 +256,7 @@ export async function run(): Promise<void> {
       `data-routes: node ${process.version} (${DIST ? 'dist/main.js' : 'tsx'}); data on ${ON_POSTGRES ? 'Postgres' : 'PGlite'}, buckets in ${REDIS_BUCKETS ? 'Redis' : 'memory'}; ${CONNECTIONS} connections, ${SECONDS} s a side, ${ROUNDS} round(s); load average ${loadavg()[0]!.toFixed(1)}, ${cpus().length} cores`,
     );
     try {
-      await measureRoutes(state, gateway, routes, keyHeaders, assertion.current);
+      await measureRoutes(state, gateways, routes, keyHeaders, assertion.current);
     } finally {
       assertion.stop();
     }

@@ -144,8 +144,16 @@ function createDataEdge(deps: EdgeDeps) {
     bodies: deps.bodies,
     logger: deps.logger,
     metrics: deps.metrics,
+    keptAnswers: {
+      ttlMs: config.DATA_EDGE_CACHE_MS,
+      maxBytes: config.DATA_EDGE_CACHE_MB * 1024 * 1024,
+      maxBodyBytes: KEPT_BODY_MAX_BYTES,
+    },
   });
 }
+
+/** The largest data answer kept at the edge: a series page is about 80 KB. */
+const KEPT_BODY_MAX_BYTES = 512 * 1024;
 
 function rateLimiter(deps: Deps): RateLimiter {
   const { config } = deps;

@@ -66,6 +66,13 @@ export const configSchema = baseConfigSchema
     ACCOUNT_RATE_MULTIPLE: z.coerce.number().min(1).max(100).default(3),
     KEY_CACHE_TTL_MS: ms(60_000),
     KEY_CACHE_MAX: z.coerce.number().int().min(1).default(100_000),
+    /**
+     * How long this replica serves a data answer it kept (one the data service declared keepable) at
+     * most: the bound for an ingest it has not seen. 0: none kept, every call forwarded.
+     */
+    DATA_EDGE_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+    /** The most MB of data answers this replica keeps; past it the oldest kept goes first. */
+    DATA_EDGE_CACHE_MB: z.coerce.number().min(1).default(32),
     KEY_NEGATIVE_TTL_MS: ms(15_000),
     KEY_NEGATIVE_MAX: z.coerce.number().int().min(1).default(10_000),
     SESSION_CACHE_TTL_MS: ms(30_000),

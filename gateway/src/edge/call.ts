@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  ANSWER_KEEPING_HEADER,
   CLIENT_ADDRESS_HEADER,
   INTERNAL_ASSERTION_HEADER,
   SESSIONS_EPOCH_HEADER,
@@ -32,7 +33,7 @@ export const INTERNAL_REQUEST_FIELDS: readonly string[] = [
   CLIENT_ADDRESS_HEADER,
   SESSIONS_EPOCH_HEADER,
 ];
-export const INTERNAL_ANSWER_FIELDS: readonly string[] = [SESSIONS_EPOCH_HEADER];
+export const INTERNAL_ANSWER_FIELDS: readonly string[] = [SESSIONS_EPOCH_HEADER, ANSWER_KEEPING_HEADER];
 
 /** One request on its way through the edge, whichever path it takes. */
 export interface EdgeCall {

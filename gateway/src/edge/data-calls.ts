@@ -12,7 +12,9 @@ import { closesUnread, CLOSE_FIELDS, type BodyLimits } from './bodies.js';
 import { addFields, answerPreflight, refuse, type EdgeCall, type EdgeFront } from './call.js';
 import { DataAdmission, type AdmissionOptions } from './data-admission.js';
 import { answerFields, DataForwarder, endWith, type DataCall } from './data-forward.js';
+import type { KeptAnswersLimits } from '../domain/kept-answers.js';
 import { callOf } from './front.js';
+import { KeptData } from './kept-data.js';
 import { PaidCalls } from './paid-calls.js';
 import { X402Calls } from './x402-calls.js';
 
@@ -33,6 +35,8 @@ export interface DataEdgeOptions extends AdmissionOptions {
   bodies: BodyLimits;
   logger: Logger;
   metrics: Metrics;
+  /** The data answers this replica keeps (edge/kept-data.ts); ttlMs 0 keeps none. */
+  keptAnswers: KeptAnswersLimits;
 }
 
 /** Who the data service is told pays: no account, no plan; the payment buys any live metric. */
@@ -55,7 +59,9 @@ class DataEdge {
   constructor(private readonly options: DataEdgeOptions) {
     this.dataTarget = dataTargets(options.catalog);
     this.admission = new DataAdmission(options);
-    this.forwarder = new DataForwarder(options, (call) => this.paidCalls.sink(call));
+    const kept =
+      options.keptAnswers.ttlMs > 0 ? new KeptData(options.keptAnswers, options.metrics) : undefined;
+    this.forwarder = new DataForwarder(options, (call) => this.paidCalls.sink(call), kept);
     this.paidCalls = new PaidCalls(options.payments, options.metrics, {
       challenge: (call, error, receipt) => this.x402Calls.challenge(call, error, receipt),
       serve: (call) => this.forwarder.forward(call, X402_CALLER),
@@ -119,8 +125,11 @@ class DataEdge {
     if (method !== 'GET' && method !== 'HEAD' && call.target) return this.wrongMethod(call);
     const admission = await this.admission.admit(call);
     if ('refused' in admission) refuse(call, admission.refused);
-    else if ('caller' in admission) await this.forwarder.forward(call, admission.caller);
-    else await this.x402Calls.serve(call);
+    else if ('caller' in admission) {
+      // Admitted (key or session, rate limit, plan gate): a kept answer needs no hop.
+      if (this.forwarder.kept?.serve(call, admission.caller)) return;
+      await this.forwarder.forward(call, admission.caller);
+    } else await this.x402Calls.serve(call);
   }
 
   private dataCall(call: EdgeCall): DataCall {

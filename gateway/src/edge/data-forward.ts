@@ -16,6 +16,7 @@ import {
   type EdgeCall,
   type Fields,
 } from './call.js';
+import type { KeptData } from './kept-data.js';
 import type { PaidCall } from './paid-calls.js';
 import { isTimeout, UpstreamPool, type AnswerSink, type Forwarding } from './upstream.js';
 
@@ -29,6 +30,8 @@ export interface DataCall extends EdgeCall {
   paid?: PaidCall;
   /** The request to the data service, once sent: cancelled if the client leaves first. */
   forwarding?: Forwarding;
+  /** Where its answer is kept when the data service says it may be (KeptData.serve missed it). */
+  keepAs?: string;
 }
 
 /**
@@ -120,6 +123,8 @@ export class DataForwarder {
   constructor(
     private readonly options: ForwardingOptions,
     private readonly paidSink: (call: DataCall) => AnswerSink,
+    /** The answers this replica keeps (DATA_EDGE_CACHE_MS), when it keeps any. */
+    readonly kept?: KeptData,
   ) {
     this.pools = options.replicas.urls.map((url) => new UpstreamPool(url.origin, options.timeoutMs));
   }
@@ -245,6 +250,9 @@ class Attempt implements AnswerSink {
   private status = 502;
   private fields: Fields = [];
   private headed = false;
+  /** The answer's fields and pieces as received, while it may be kept. */
+  private raw: string[] = [];
+  private pieces: Buffer[] | undefined;
 
   constructor(
     private readonly forwarder: DataForwarder,
@@ -258,10 +266,15 @@ class Attempt implements AnswerSink {
     if (this.paid) return this.paid.head(status, rawHeaders);
     this.status = status;
     this.fields = answerFields(rawHeaders, this.call.fields);
+    if (this.call.keepAs !== undefined && status === 200) {
+      this.raw = rawHeaders;
+      this.pieces = [];
+    }
   }
 
   chunk(data: Buffer, resume: () => void): boolean {
     if (this.paid) return this.paid.chunk(data, resume);
+    this.pieces?.push(data);
     const { res } = this.call;
     if (res.destroyed) return true; // its close cancels the rest
     if (!res.headersSent) res.writeHead(this.status, this.fields);
@@ -272,10 +285,19 @@ class Attempt implements AnswerSink {
 
   end(last: Buffer | undefined): void {
     if (this.paid) return this.paid.end(last);
+    if (this.pieces) this.kept(last);
     const { res } = this.call;
     if (res.destroyed) return;
     if (res.headersSent) res.end(last);
     else endWith(res, this.status, this.fields, last);
+  }
+
+  /** A whole answer of a call KeptData missed: kept if the data service says it may be. */
+  private kept(last: Buffer | undefined): void {
+    const pieces = this.pieces!;
+    if (last !== undefined) pieces.push(last);
+    const body = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces);
+    this.forwarder.kept?.keep(this.call.keepAs!, this.status, this.raw, body);
   }
 
   failed(err: NodeJS.ErrnoException): void {

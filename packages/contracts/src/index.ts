@@ -20,3 +20,4 @@ export * from './order.js';
 export * from './hostname.js';
 export * from './html.js';
 export * from './dns.js';
+export * from './answer-keeping.js';

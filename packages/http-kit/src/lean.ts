@@ -18,8 +18,19 @@ export interface LeanRoute {
   label: string;
   /** The path parameters when the path is this route's, else undefined. */
   match(pathname: string): Record<string, string> | undefined;
-  /** The JSON answer (status 200); refusals are thrown as HttpProblem. */
+  /** The JSON answer (status 200), or a JsonText; refusals are thrown as HttpProblem. */
   handle(params: Record<string, string>, query: ParsedUrlQuery, caller: Caller): Promise<unknown>;
+}
+
+/**
+ * A lean route's answer already serialised, with fields of its own (a kept answer: the data
+ * service's cache writes it once and patches its aged fields).
+ */
+export class JsonText {
+  constructor(
+    readonly body: string,
+    readonly fields: readonly (readonly [string, string])[] = [],
+  ) {}
 }
 
 export interface LeanOptions {
@@ -72,8 +83,10 @@ async function serve(
     try {
       const caller = await verify(req.headers[INTERNAL_ASSERTION_HEADER] as string | undefined);
       if (!caller) throw notFromGateway();
-      const body = JSON.stringify(await route.handle(params, parseQuery(search), caller));
+      const answer = await route.handle(params, parseQuery(search), caller);
+      const body = answer instanceof JsonText ? answer.body : JSON.stringify(answer);
       res.setHeaders(JSON_HEADERS);
+      if (answer instanceof JsonText) for (const [name, value] of answer.fields) res.setHeader(name, value);
       res.setHeader('content-length', Buffer.byteLength(body));
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (err) {

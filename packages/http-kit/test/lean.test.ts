@@ -1,7 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger, createMetrics } from '@meridian/observability';
-import { createHttpApp, finishApp, httpProblem, withLeanRoutes, type LeanRoute } from '../src/index.js';
+import {
+  createHttpApp,
+  finishApp,
+  httpProblem,
+  JsonText,
+  withLeanRoutes,
+  type LeanRoute,
+} from '../src/index.js';
 import { callerHeaders, testAssertionKey } from '../src/testing.js';
 
 const metrics = createMetrics('lean', { defaultMetrics: false });
@@ -12,6 +19,7 @@ const echo: LeanRoute = {
   handle: async ({ id }, query, caller) => {
     if (id === 'refused') throw httpProblem('rate_limit', 'slow down', { retryAfter: 3 });
     if (id === 'broken') throw new Error('password=hunter2 in a stack');
+    if (id === 'written') return new JsonText('{"b":1,  "a":"é"}', [['x-kept', 'yes']]);
     return { id, q: query.q ?? null, account: caller.account_id };
   },
 };
@@ -42,6 +50,17 @@ describe('lean GET routes', () => {
     expect(res.headers['traceparent']).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
     expect(res.headers['x-content-type-options']).toBe('nosniff');
     expect(res.headers['content-security-policy']).toContain("default-src 'none'");
+  });
+
+  it('sends an answer written already as it is, with its own fields and its length in bytes', async () => {
+    const res = await request(listener())
+      .get('/items/written')
+      .set(await callerHeaders({}))
+      .expect(200);
+    expect(res.text).toBe('{"b":1,  "a":"é"}');
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+    expect(res.headers['x-kept']).toBe('yes');
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
   });
 
   it('refuses a request without the gateway assertion', async () => {

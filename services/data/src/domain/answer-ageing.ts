@@ -1,4 +1,5 @@
-import { confidence, type ConfidenceInput } from './confidence.js';
+import { agedAt, type AgeingConfidence } from '@meridian/contracts';
+import type { ConfidenceInput } from './confidence.js';
 
 /**
  * How a computed answer ages while its data does not change: the only fields that depend on the
@@ -22,14 +23,25 @@ export interface AgedFields {
   confidence: number;
 }
 
-/** The age-dependent fields of an answer at `now`, as its resolver would compute them. */
+/**
+ * The age-dependent fields of an answer at `now`, as its resolver would compute them: the
+ * contracts' agedAt, the function a gateway keeping the answer applies too.
+ */
 export function agedFields(ageing: Ageing, now: number): AgedFields {
-  const staleness = Math.max(0, now - ageing.asOf);
+  return agedAt({ as_of: ageing.asOf, confidence: ageingConfidence(ageing) }, now);
+}
+
+/**
+ * The confidence's recipe for a holder of the answer: confidence.ts's formula with its age-free
+ * factors (sources × dispersion, multiplied in the same order) folded into `base`.
+ */
+export function ageingConfidence(ageing: Ageing): AgeingConfidence {
   const c = ageing.confidence;
-  return {
-    staleness_ms: staleness,
-    confidence: typeof c === 'number' ? c : confidence({ ...c, staleness_ms: staleness }),
-  };
+  if (typeof c === 'number') return c;
+  if (c.venues <= 0) return 0;
+  const sources = 1 - 0.5 ** c.venues;
+  const dispersion = Math.exp(-Math.max(0, c.dispersion) / 0.01);
+  return { base: sources * dispersion, max_age_ms: c.max_age_ms };
 }
 
 const MINUTE_MS = 60_000;

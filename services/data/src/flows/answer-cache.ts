@@ -1,5 +1,16 @@
-import type { IngestBatch, Result } from '@meridian/contracts';
-import { agedFields, servableUntil, type AgedFields } from '../domain/answer-ageing.js';
+import { randomUUID } from 'node:crypto';
+import {
+  agedAt,
+  agedBody,
+  ANSWER_KEEPING_HEADER,
+  keptBody,
+  type AnswerKeeping,
+  type IngestBatch,
+  type KeptBody,
+  type Result,
+} from '@meridian/contracts';
+import { JsonText } from '@meridian/http-kit';
+import { ageingConfidence, servableUntil } from '../domain/answer-ageing.js';
 import { INGEST_KINDS, kindsRead } from '../domain/answer-invalidation.js';
 import type { MetricAnswer } from '../domain/metric-resolver.js';
 import type { Ingestor } from './ingestor.js';
@@ -23,11 +34,15 @@ interface Entry {
   until: number;
   /** The ingest generations of the kinds the product reads, when it was computed. */
   stamp: number;
-  /** The finished envelopes of this answer by shape (fields and format), without their aged fields. */
-  envelopes: Map<string, Envelope>;
+  /** How a holder further on (the gateway) keeps and ages it, but where its fields sit. */
+  keeping: Omit<AnswerKeeping, 'at'>;
+  /** `keeping` as JSON without its closing brace, once served. */
+  recipe?: string;
+  /** The finished envelopes of this answer by shape (fields and format), serialised, cut around their aged fields. */
+  envelopes: Map<string, KeptBody>;
 }
 
-export interface Envelope {
+interface Envelope {
   meta: Record<string, unknown>;
 }
 
@@ -58,25 +73,37 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
   ingestor.onChange((batch: IngestBatch) => {
     generation.set(batch.kind, generation.get(batch.kind)! + 1);
   });
+  // Generations restart with the process: a holder tells this one's apart from another's.
+  const run = randomUUID().slice(0, 8);
   const stampOf = (q: CachedQuery) =>
     kindsRead(q.category, q.product).reduce((sum, k) => sum + generation.get(k)!, 0);
 
   const servable = (e: Entry | undefined, q: CachedQuery, now: number): e is Entry =>
     e !== undefined && now >= e.computedAt && now < e.until && e.stamp === stampOf(q);
 
-  const compute = async (q: CachedQuery, now: number, run: () => Promise<Result<MetricAnswer>>) => {
+  const compute = async (q: CachedQuery, now: number, resolve: () => Promise<Result<MetricAnswer>>) => {
     const stamp = stampOf(q);
-    const result = await run();
-    if (!result.ok || !result.value.ageing) return { result, entry: undefined };
+    const result = await resolve();
+    const ageing = result.ok ? result.value.ageing : undefined;
+    if (!result.ok || !ageing) return { result, entry: undefined, kept: false };
+    const until = servableUntil(now, ageing, ttlMs);
     const entry: Entry = {
       answer: result.value,
       computedAt: now,
-      until: servableUntil(now, result.value.ageing, ttlMs),
+      until,
       stamp,
+      keeping: {
+        servable_until: until,
+        product: `${q.category}/${q.product}`,
+        generation: `${run}.${stamp}`,
+        as_of: ageing.asOf,
+        confidence: ageingConfidence(ageing),
+      },
       envelopes: new Map(),
     };
-    if (stamp === stampOf(q) && entry.until > now) keep(q.key, entry);
-    return { result, entry };
+    const kept = stamp === stampOf(q) && entry.until > now;
+    if (kept) keep(q.key, entry);
+    return { result, entry, kept };
   };
 
   const keep = (key: string, entry: Entry) => {
@@ -91,8 +118,8 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
   });
 
   return {
-    async answer(q, now, run) {
-      if (ttlMs <= 0 || !q) return fresh(await run());
+    async answer(q, now, resolve) {
+      if (ttlMs <= 0 || !q) return fresh(await resolve());
       const kept = entries.get(q.key);
       if (servable(kept, q, now)) return served(kept, now);
       // Requests that miss together wait for one computation, and use it if it serves their instant.
@@ -101,7 +128,7 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
         const entry = await pending;
         if (servable(entry, q, now)) return served(entry, now);
       }
-      const started = compute(q, now, run);
+      const started = compute(q, now, resolve);
       if (!pending) {
         // A failed computation fails its own request; a waiter then computes for itself.
         const entry = started.then(
@@ -112,36 +139,48 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
         void entry.then(() => inflight.get(q.key) === entry && inflight.delete(q.key));
       }
       const own = await started;
-      return own.entry ? served(own.entry, now) : fresh(own.result);
+      // One computed while a batch committed is served to its own request, not declared keepable.
+      return own.entry ? served(own.entry, now, own.kept) : fresh(own.result);
     },
   };
 }
 
-/** A kept answer at `now`: its aged fields patched, its envelopes built once per shape. */
-function served(entry: Entry, now: number) {
-  const aged = agedFields(entry.answer.ageing!, now);
+/** A kept answer at `now`: its aged fields patched, its envelopes serialised once per shape. */
+function served(entry: Entry, now: number, keepable = true) {
+  const aged = agedAt(entry.keeping, now);
   const answer: MetricAnswer = { ...entry.answer, ...aged };
   return {
     result: { ok: true as const, value: answer },
     envelope: (shape: string, build: () => unknown) => {
       let kept = entry.envelopes.get(shape);
       if (!kept) {
-        kept = build() as Envelope;
+        kept = cut(build() as Envelope);
         if (entry.envelopes.size < MAX_SHAPES) entry.envelopes.set(shape, kept);
       }
-      return patched(kept, aged);
+      const { body, at } = agedBody(kept, entry.keeping, now);
+      // The recipe but its places, written once: `{...,"at":[…]}` as JSON.stringify would.
+      entry.recipe ??= JSON.stringify(entry.keeping).slice(0, -1);
+      const recipe = keepable ? `${entry.recipe},"at":[${at.join(',')}]}` : undefined;
+      return new JsonText(body, recipe === undefined ? [] : [[ANSWER_KEEPING_HEADER, recipe]]);
     },
   };
 }
 
-/** The envelope with its meta's aged fields replaced in place of order (the same JSON as a fresh one). */
-function patched(envelope: Envelope, aged: AgedFields): unknown {
-  return {
+/** Stand-ins of the aged fields, written where they sit and found again in the JSON. */
+const STALENESS_MARK = `aged:staleness_ms:${randomUUID()}`;
+const CONFIDENCE_MARK = `aged:confidence:${randomUUID()}`;
+
+/** The envelope serialised once, cut around meta's aged fields (in their place of order). */
+function cut(envelope: Envelope): KeptBody {
+  const marked = {
     ...envelope,
-    meta: {
-      ...envelope.meta,
-      staleness_ms: Math.max(0, Math.round(aged.staleness_ms)),
-      confidence: aged.confidence,
-    },
+    meta: { ...envelope.meta, staleness_ms: STALENESS_MARK, confidence: CONFIDENCE_MARK },
   };
+  const text = JSON.stringify(marked);
+  const s = JSON.stringify(STALENESS_MARK);
+  const c = JSON.stringify(CONFIDENCE_MARK);
+  const s0 = text.indexOf(s);
+  const c0 = text.indexOf(c, s0 + s.length);
+  if (s0 < 0 || c0 < 0) throw new Error('a kept envelope lost its aged fields');
+  return keptBody(text.slice(0, s0), text.slice(s0 + s.length, c0), text.slice(c0 + c.length));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { agedFields, servableUntil } from '../../src/domain/answer-ageing.js';
+import { agedAt } from '@meridian/contracts';
+import { ageingConfidence, agedFields, servableUntil } from '../../src/domain/answer-ageing.js';
 import { kindsRead } from '../../src/domain/answer-invalidation.js';
 import { confidence } from '../../src/domain/confidence.js';
 
@@ -16,6 +17,24 @@ describe('a kept answer at a later instant', () => {
         staleness_ms: Math.max(0, now - asOf),
         confidence: confidence({ ...inputs, staleness_ms: Math.max(0, now - asOf) }),
       });
+  });
+
+  it('hands a holder (the gateway) a recipe that ages to the same confidence, whatever the inputs', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 16_807) % 2_147_483_647) - 1) / 2_147_483_646;
+    for (let i = 0; i < 2_000; i++) {
+      const input = {
+        venues: Math.floor(random() * 6),
+        dispersion: random() < 0.3 ? 0 : random() * 0.02,
+        max_age_ms: Math.round(random() * 7_200_000),
+      };
+      const staleness = Math.round(random() * 3 * input.max_age_ms);
+      const recipe = {
+        as_of: at - staleness,
+        confidence: ageingConfidence({ asOf: at - staleness, confidence: input }),
+      };
+      expect(agedAt(recipe, at).confidence).toBe(confidence({ ...input, staleness_ms: staleness }));
+    }
   });
 
   it('keeps a confidence that does not age', () => {
