@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { INTERNAL_ASSERTION_HEADER, type Caller } from '@meridian/contracts';
+import { INTERNAL_ASSERTION_HEADER, type Caller, type PaymentCallRequest } from '@meridian/contracts';
 import { problem } from '@meridian/http-kit';
 import type { Logger } from '@meridian/observability';
 import { mayTryElsewhere, unreachable, type Replicas } from '../domain/replicas.js';
@@ -16,8 +16,12 @@ import {
   type EdgeCall,
   type Fields,
 } from './call.js';
-import type { PaidCall } from './paid-calls.js';
 import { isTimeout, UpstreamPool, type AnswerSink, type Forwarding } from './upstream.js';
+
+/** A paid call between its verification and its settlement. */
+export interface PaidCall {
+  request: PaymentCallRequest;
+}
 
 /** A data call on its way through the edge, on either path. */
 export interface DataCall extends EdgeCall {
