@@ -1,4 +1,5 @@
 import { builtinRules } from 'eslint/use-at-your-own-risk';
+import { noCycle } from './eslint-import-graph.js';
 
 /** The callee's name under any member access or call: `describe.each(t)(...)` is `describe`. */
 function calleeName(callee) {
@@ -69,5 +70,9 @@ const noAddressedComments = {
 /** The house's own rules, as the ESLint plugin `meridian`. */
 export default {
   meta: { name: 'meridian' },
-  rules: { 'max-lines-per-function': maxLinesPerFunction, 'no-addressed-comments': noAddressedComments },
+  rules: {
+    'max-lines-per-function': maxLinesPerFunction,
+    'no-addressed-comments': noAddressedComments,
+    'no-cycle': noCycle,
+  },
 };

@@ -76,3 +76,21 @@ describe('lint keeps files and functions small', () => {
     expect(await broken(path, file([test(81)]), rules)).toEqual(['meridian/max-lines-per-function']);
   });
 });
+
+describe('lint refuses a circle of imports', () => {
+  const rule = ['meridian/no-cycle'];
+  // packages/db/src/command.ts imports command-socket.ts, whose place the code below takes.
+  const path = 'packages/db/src/command-socket.ts';
+
+  it('refuses a file that imports, even for a type alone, a file that imports it', async () => {
+    const typeOnly = "import type { CommandRefused } from './command.js';\nexport type A = CommandRefused;\n";
+    expect(await broken(path, typeOnly, rule)).toEqual(rule);
+    const value = "import { processIo } from './command.js';\nexport const io = processIo;\n";
+    expect(await broken(path, value, rule)).toEqual(rule);
+  });
+
+  it('lets a file import the files below it', async () => {
+    const below = "import type { DatabaseTarget } from './database.js';\nexport type A = DatabaseTarget;\n";
+    expect(await broken(path, below, rule)).toEqual([]);
+  });
+});

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { INTERNAL_ASSERTION_HEADER, type Caller } from '@meridian/contracts';
+import { INTERNAL_ASSERTION_HEADER, type Caller, type PaymentCallRequest } from '@meridian/contracts';
 import { problem } from '@meridian/http-kit';
 import type { Logger } from '@meridian/observability';
 import { mayTryElsewhere, unreachable, type Replicas } from '../domain/replicas.js';
@@ -17,8 +17,12 @@ import {
   type Fields,
 } from './call.js';
 import type { KeptData } from './kept-data.js';
-import type { PaidCall } from './paid-calls.js';
 import { isTimeout, UpstreamPool, type AnswerSink, type Forwarding } from './upstream.js';
+
+/** A paid call between its verification and its settlement. */
+export interface PaidCall {
+  request: PaymentCallRequest;
+}
 
 /** A data call on its way through the edge, on either path. */
 export interface DataCall extends EdgeCall {

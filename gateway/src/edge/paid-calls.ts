@@ -6,11 +6,6 @@ import { headerValue, paymentRefusal } from '../domain/payment-required.js';
 import type { DataCall } from './data-forward.js';
 import type { AnswerSink } from './upstream.js';
 
-/** A paid call between its verification and its settlement. */
-export interface PaidCall {
-  request: PaymentCallRequest;
-}
-
 /** What the data edge does for the paid path: its challenge, its proxy, its problem answers. */
 export interface PaidCallSteps {
   /** The 402 challenge again, `error` naming the refusal, with the receipt of an unsettled payment. */

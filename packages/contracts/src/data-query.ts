@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CatalogHit } from './catalog/types.js';
+import { FILTER_PARAMETERS, type CatalogHit, type FilterParameter } from './catalog/types.js';
 
 /** OHLCV intervals (data-api-interface 4.1): 1s and 1m native, the others rolled up. */
 export const DATA_INTERVALS = ['1s', '1m', '5m', '15m', '30m', '1h', '4h', '1d'] as const;
@@ -15,13 +15,6 @@ export const MAX_RESPONSE_TOKENS = { min: 1000, max: 100_000 } as const;
 
 /** The option types of crypto/options/chain's `option_type` filter, as the chain rows spell them. */
 export const OPTION_TYPES = ['call', 'put'] as const;
-
-/**
- * Filters of a metric's rows: a metric takes those its catalogue entry lists in `filters` (the
- * options chain: option_type and expiry); any other metric refuses them.
- */
-export const FILTER_PARAMETERS = ['option_type', 'expiry'] as const;
-export type FilterParameter = (typeof FILTER_PARAMETERS)[number];
 
 const EXPIRY_FORMAT =
   "a date YYYY-MM-DD: the UTC day of the options' expiry (the day of the chain rows' expiry)";

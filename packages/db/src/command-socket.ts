@@ -3,7 +3,13 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join, resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import { z } from 'zod';
-import type { CommandIo } from './command.js';
+
+/** Where a command reads its settings and writes its answer (tests pass their own). */
+export interface CommandIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
 
 /** An operator's command line as a function: its arguments and where it writes; the exit code. */
 export type CommandMain = (argv: string[], io: CommandIo) => Promise<number>;

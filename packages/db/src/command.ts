@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Kysely } from 'kysely';
 import { openDatabase, type DatabaseTarget } from './database.js';
 import { migrateToLatest, type Migrations } from './migrate.js';
-import { forwardCommand, heldPGlite } from './command-socket.js';
+import { forwardCommand, heldPGlite, type CommandIo, type CommandMain } from './command-socket.js';
 import { openPGlite } from './pglite.js';
 
 /**
@@ -55,7 +55,7 @@ async function openEmbedded(dir: string) {
 export async function runOrForward(
   label: string,
   argv: string[],
-  main: (argv: string[], io: CommandIo) => Promise<number>,
+  main: CommandMain,
   io: CommandIo = processIo,
 ): Promise<number> {
   if (!io.env.DATABASE_URL) {
@@ -71,13 +71,6 @@ export async function runOrForward(
 
 /** A refusal the person at the command line can act on: printed as is, exit code 2. */
 export class CommandRefused extends Error {}
-
-/** Where a command reads its settings and writes its answer (tests pass their own). */
-export interface CommandIo {
-  env: NodeJS.ProcessEnv;
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-}
 
 export const processIo: CommandIo = {
   env: process.env,

@@ -1,7 +1,6 @@
 import { data, get, post } from './api.js';
-import { copyButton, h, local, replace } from './dom.js';
+import { copyButton, h, local, replace, type Page } from './dom.js';
 import { action, form, problemBox, type Field } from './forms.js';
-import type { Page } from './main.js';
 import { planSection } from './plan.js';
 import { session, type Account } from './session.js';
 

@@ -1,7 +1,6 @@
 import { call, data, get } from './api.js';
-import { h, replace } from './dom.js';
+import { h, replace, type Page } from './dom.js';
 import { form } from './forms.js';
-import type { Page } from './main.js';
 import { session } from './session.js';
 
 interface LoginAnswer {

@@ -1,7 +1,6 @@
 import { call, get, purchase } from './api.js';
-import { h, local, replace, usd } from './dom.js';
+import { h, local, replace, usd, type Page } from './dom.js';
 import { form } from './forms.js';
-import type { Page } from './main.js';
 import { moneyWords } from './money.js';
 import { bookingStateWords } from './words.js';
 

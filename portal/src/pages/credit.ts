@@ -1,7 +1,6 @@
 import { ApiError, call, get, purchase } from './api.js';
-import { copyButton, h, local, replace, usd } from './dom.js';
+import { copyButton, h, local, replace, usd, type Page } from './dom.js';
 import { form, problemBox } from './forms.js';
-import type { Page } from './main.js';
 import { moneyWords, reasonWords } from './money.js';
 import { qrImage } from './qr.js';
 import { tierWords } from './words.js';

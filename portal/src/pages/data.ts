@@ -1,9 +1,8 @@
 import { call } from './api.js';
-import { h, replace } from './dom.js';
+import { h, replace, type Page } from './dom.js';
 import { showAnswer } from './explorer-answer.js';
 import { questionForm, type CatalogCategory, type Question } from './explorer-form.js';
 import { nameOf } from './explorer-words.js';
-import type { Page } from './main.js';
 import { session } from './session.js';
 
 /** The catalogue's categories, each with its products and how many of its metrics are live. */

@@ -31,6 +31,9 @@ export function replace(el: Element, ...children: Child[]): void {
   append(el, children);
 }
 
+/** A page of the portal, drawn into `main`: the address `#/name/arg?params` names it and gives it the rest. */
+export type Page = (main: HTMLElement, params: URLSearchParams, arg: string) => Promise<void> | void;
+
 let ids = 0;
 export const uid = (prefix: string) => `${prefix}-${++ids}`;
 

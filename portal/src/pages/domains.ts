@@ -1,8 +1,7 @@
 import { ApiError, call, get, post, purchase } from './api.js';
-import { copyButton, h, local, replace, usd } from './dom.js';
+import { copyButton, h, local, replace, usd, type Page } from './dom.js';
 import { action, form, problemBox } from './forms.js';
 import { credentialsSection } from './credentials.js';
-import type { Page } from './main.js';
 import { domainStateWords, runStateWords, tierWords } from './words.js';
 
 interface Domain {

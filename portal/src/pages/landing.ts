@@ -1,6 +1,5 @@
 import { get } from './api.js';
-import { h, replace } from './dom.js';
-import type { Page } from './main.js';
+import { h, replace, type Page } from './dom.js';
 import { dollars, moneyWords } from './money.js';
 import { planWords, tierWords } from './words.js';
 

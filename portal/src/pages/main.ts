@@ -1,5 +1,5 @@
 import { ApiError, get } from './api.js';
-import { h, replace } from './dom.js';
+import { h, replace, type Page } from './dom.js';
 import { problemBox } from './forms.js';
 import { accountPage } from './account.js';
 import { authPages } from './auth.js';
@@ -11,8 +11,6 @@ import { domainPage, domainsPage } from './domains.js';
 import { operatorPage, operatorReviewPage } from './operator.js';
 import { reportPage, runPage } from './report.js';
 import { session, type Account } from './session.js';
-
-export type Page = (main: HTMLElement, params: URLSearchParams, arg: string) => Promise<void> | void;
 
 interface Route {
   page: Page;

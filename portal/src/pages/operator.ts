@@ -1,6 +1,5 @@
-import { h, local, replace, type Child } from './dom.js';
+import { h, local, replace, type Child, type Page } from './dom.js';
 import { form } from './forms.js';
-import type { Page } from './main.js';
 import { learnPeople, opGet, opPost, who } from './operator-api.js';
 import { billingSection } from './operator-billing.js';
 import { grantsSection, logSection } from './operator-log.js';

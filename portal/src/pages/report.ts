@@ -1,7 +1,6 @@
 import { call, data, get } from './api.js';
-import { copyButton, h, local, replace } from './dom.js';
+import { copyButton, h, local, replace, type Page } from './dom.js';
 import { action, form, type Field } from './forms.js';
-import type { Page } from './main.js';
 import { tierWords } from './words.js';
 
 interface Finding {

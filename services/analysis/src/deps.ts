@@ -5,7 +5,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { OpenStreams } from './domain/trace-streams.js';
 import type { DemoSiteTarget } from './flows/pipeline/context.js';
-import type { RunPipeline } from './flows/pipeline-types.js';
+import type { RunPipeline } from './flows/run-pipeline.js';
 
 /** What every part of this service gets: the chassis' deps and analysis' own parts. */
 export interface AnalysisDeps extends ServiceDeps<Database, Config> {

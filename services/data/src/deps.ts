@@ -2,14 +2,23 @@ import type { Catalog } from '@meridian/contracts';
 import type { ServiceDeps } from '@meridian/runtime';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import type { ReplayNote } from './domain/envelope.js';
-import type { MetricAnswer } from './domain/metric-resolver.js';
+import type { MetricAnswer, ReplayNote } from './domain/metric-resolver.js';
+import type { ReferencePrice } from './domain/spot/reference-price.js';
 import type { AnswerCache } from './flows/answer-cache.js';
 import type { Ingestor } from './flows/ingestor.js';
-import type { PriceCache } from './flows/resolve/spot/reference-price.js';
 import type { FirstLoad } from './jobs/first-load.js';
 import type { LiveIngest } from './jobs/live-ingest.js';
 import type { DerivedPerp } from './jobs/derivatives/perp-replay.js';
+
+interface CachedPrice {
+  value: ReferencePrice | undefined;
+  until: number;
+  /** The answer without its age-dependent fields, built once per computed price. */
+  answer: Omit<MetricAnswer, 'staleness_ms' | 'confidence'> | undefined;
+}
+
+/** Reference prices by `entity|source`. */
+export type PriceCache = Map<string, CachedPrice>;
 
 /** What every part of this service gets: the chassis' deps and data's own. */
 export interface DataDeps extends ServiceDeps<Database, Config> {

@@ -3,15 +3,7 @@ import { CATALOG } from './products.js';
 import { LIVE_SPOT_MARKETS, LIVE_SPOT_VENUES } from './live-markets.js';
 import { LIVE_DERIVATIVES } from './categories/crypto.js';
 import { replayDerivationOf, replayDescription, replaySourceOf } from './replay-sources.js';
-import type { CatalogHit, MetricEntry, ProductEntry } from './types.js';
-
-/**
- * How the data service fills its store (`INGEST_MODE`): `replay` plays the recordings, `live` polls the
- * upstreams, `off` stores only what is ingested. The data service, the gateway and the MCP edge read the
- * same setting, so /v1/catalog, the gateway's checks before a challenge and the ingestion's refusals agree.
- */
-export const INGEST_MODES = ['live', 'replay', 'off'] as const;
-export type IngestMode = (typeof INGEST_MODES)[number];
+import type { Catalog, CatalogHit, IngestMode, MetricEntry, ProductEntry } from './types.js';
 
 /**
  * What a mode changes of one product: which entities it serves, and from which venues. Its metrics,
@@ -90,17 +82,6 @@ const REPLAY_WITHOUT_HISTORY = new Set([
   'absurd_civic/leviathan_ledger/red_tape_output',
   'absurd_cosmos/off_world/humans_in_space',
 ]);
-
-/** The catalogue one mode serves, with its lookups. */
-export interface Catalog {
-  mode: IngestMode;
-  products: readonly ProductEntry[];
-  /** The entry of category/product/metric, or undefined when no such metric exists. */
-  findMetric(category: string, product: string, metric: string): CatalogHit | undefined;
-  allMetrics(): CatalogHit[];
-  /** The entities of category/product ([] when no such product). */
-  entitiesOf(category: string, product: string): string[];
-}
 
 function listed(p: ProductEntry, listing: EntityListing | undefined): ProductEntry {
   if (!listing) return p;

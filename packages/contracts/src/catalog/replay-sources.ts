@@ -1,4 +1,4 @@
-import type { Catalog } from './modes.js';
+import type { Catalog } from './types.js';
 
 /** What INGEST_MODE=replay plays a metric from: a real recording, a hand-written sample, or both. */
 export type ReplaySource = 'recording' | 'sample' | 'mixed';

@@ -1,10 +1,16 @@
 import { z } from 'zod';
 import type { Plan } from '../caller.js';
-import type { FilterParameter } from '../data-query.js';
 
 /** The shape of a catalogue entry (data-api-interface 2.3, 4.2). */
 export const valueShapeSchema = z.enum(['scalar', 'object', 'series']);
 export const metricStatusSchema = z.enum(['live', 'planned']);
+
+/**
+ * Filters of a metric's rows: a metric takes those its catalogue entry lists in `filters` (the
+ * options chain: option_type and expiry); any other metric refuses them.
+ */
+export const FILTER_PARAMETERS = ['option_type', 'expiry'] as const;
+export type FilterParameter = (typeof FILTER_PARAMETERS)[number];
 
 export interface MetricEntry {
   metric: string;
@@ -38,7 +44,7 @@ export interface MetricEntry {
   /** The only entities the metric answers at all, when fewer than the product's (with a source or not). */
   entities?: string[];
   /**
-   * The row filters the metric takes (FILTER_PARAMETERS of the data query: `option_type`, `expiry`);
+   * The row filters the metric takes (FILTER_PARAMETERS: `option_type`, `expiry`);
    * absent where it takes none, and then the data service refuses them (400).
    */
   filters?: FilterParameter[];
@@ -67,4 +73,23 @@ export interface CatalogHit {
   metric: MetricEntry;
   /** The higher of the product's and the metric's min_tier. */
   gate: Plan;
+}
+
+/**
+ * How the data service fills its store (`INGEST_MODE`): `replay` plays the recordings, `live` polls the
+ * upstreams, `off` stores only what is ingested. The data service, the gateway and the MCP edge read the
+ * same setting, so /v1/catalog, the gateway's checks before a challenge and the ingestion's refusals agree.
+ */
+export const INGEST_MODES = ['live', 'replay', 'off'] as const;
+export type IngestMode = (typeof INGEST_MODES)[number];
+
+/** The catalogue one mode serves, with its lookups. */
+export interface Catalog {
+  mode: IngestMode;
+  products: readonly ProductEntry[];
+  /** The entry of category/product/metric, or undefined when no such metric exists. */
+  findMetric(category: string, product: string, metric: string): CatalogHit | undefined;
+  allMetrics(): CatalogHit[];
+  /** The entities of category/product ([] when no such product). */
+  entitiesOf(category: string, product: string): string[];
 }

@@ -11,9 +11,8 @@ import type { AnalysisDeps } from '../deps.js';
 import { checkOwnership } from './domains.js';
 import { enqueueRun } from './events.js';
 import { failRun, settleRefund } from './fail-run.js';
-import type { PipelineInput, Trace } from './pipeline-types.js';
 import { undeliveredOf } from './refund-undelivered.js';
-import { NothingReachable } from './run-pipeline.js';
+import { NothingReachable, type PipelineInput, type Trace } from './run-pipeline.js';
 import { announceTrace } from './trace-stream.js';
 import { yieldTurn } from './run-queue.js';
 

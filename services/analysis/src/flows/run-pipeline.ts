@@ -26,6 +26,9 @@ import { tlsStage } from './pipeline/tls.js';
 export { NothingReachable };
 export type { PipelineInput, Trace } from './pipeline/context.js';
 
+/** The audit a worker runs (runPipeline in production; tests put a stand-in in the deps). */
+export type RunPipeline = (deps: PipelineDeps, input: PipelineInput, trace: Trace) => Promise<Report>;
+
 const STAGES: Record<StageName, Stage> = {
   dns: dnsStage,
   mail: mailStage,

@@ -16,8 +16,7 @@ import {
 } from '@meridian/test-peers';
 import type { AnalysisDeps } from '../../src/deps.js';
 import { TIER_STAGES } from '../../src/domain/delivery.js';
-import type { PipelineInput, RunPipeline } from '../../src/flows/pipeline-types.js';
-import { NothingReachable } from '../../src/flows/run-pipeline.js';
+import { NothingReachable, type PipelineInput, type RunPipeline } from '../../src/flows/run-pipeline.js';
 import { parseConfig } from '../../src/config.js';
 import { analysisParts, start } from '../../src/main.js';
 

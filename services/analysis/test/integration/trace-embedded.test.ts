@@ -12,7 +12,7 @@ import { parseConfig } from '../../src/config.js';
 import { commissionedRun, insertRun } from '../../src/db/repositories/runs.js';
 import type { AnalysisDeps } from '../../src/deps.js';
 import { enqueueRun } from '../../src/flows/events.js';
-import type { RunPipeline } from '../../src/flows/pipeline-types.js';
+import type { RunPipeline } from '../../src/flows/run-pipeline.js';
 import { analysisParts, start } from '../../src/main.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { MetricAnswer, SourceRef } from './metric-resolver.js';
+import type { MetricAnswer, ReplayKind, ReplayNote, SourceRef } from './metric-resolver.js';
 
 /** What the route adds to a series answer after fields, format and truncation. */
 export interface SeriesMeta {
@@ -7,23 +7,6 @@ export interface SeriesMeta {
   truncated: boolean;
   returned: number;
   hint?: string;
-}
-
-/** Whether what was played is a real recording, a hand-written sample, or both parts of one answer. */
-export type ReplayKind = 'recording' | 'sample' | 'mixed';
-
-export interface ReplayNote {
-  /** Markets or feeds played from a recording, e.g. 'binanceus:BTC-USD'. */
-  recorded: string;
-  kind: ReplayKind;
-  /** The original time of the newest row or snapshot behind the answer. */
-  recorded_at: string;
-  /** The time that row is served as: the answer's as_of. */
-  played_at: string;
-  /** Said before the resolver's method (the market replay); a feed's method says it already. */
-  method?: string;
-  /** The original time of a played source's ts; undefined for a source that was not played. */
-  recordedTs(source: SourceRef): string | undefined;
 }
 
 const kindOf = (kinds: ReplayKind[]): ReplayKind =>

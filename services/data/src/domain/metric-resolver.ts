@@ -1,6 +1,5 @@
 import type { CatalogHit, Result } from '@meridian/contracts';
 import type { Ageing } from './answer-ageing.js';
-import type { ReplayNote } from './envelope.js';
 
 /** One data-endpoint query after parsing (data-api-interface 4.1). */
 export interface MetricQuery {
@@ -27,6 +26,23 @@ export interface SourceRef {
   symbol?: string;
   /** Under replay: the original time of the row played at `ts`. */
   recorded_ts?: string;
+}
+
+/** Whether what was played is a real recording, a hand-written sample, or both parts of one answer. */
+export type ReplayKind = 'recording' | 'sample' | 'mixed';
+
+export interface ReplayNote {
+  /** Markets or feeds played from a recording, e.g. 'binanceus:BTC-USD'. */
+  recorded: string;
+  kind: ReplayKind;
+  /** The original time of the newest row or snapshot behind the answer. */
+  recorded_at: string;
+  /** The time that row is served as: the answer's as_of. */
+  played_at: string;
+  /** Said before the resolver's method (the market replay); a feed's method says it already. */
+  method?: string;
+  /** The original time of a played source's ts; undefined for a source that was not played. */
+  recordedTs(source: SourceRef): string | undefined;
 }
 
 /** What a resolver answers; the route wraps it into the envelope and applies fields/format/truncation. */

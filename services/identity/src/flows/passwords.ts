@@ -1,6 +1,6 @@
 import { refuse } from '@meridian/contracts';
 import { checkPassword, preHashPassword } from '../domain/password.js';
-import type { IdentityDeps } from '../deps.js';
+import type { Config } from '../config.js';
 import type { WeakPassword } from './outcome.js';
 
 /** bcrypt (a native addon), loaded at the first hash or compare, not at start. */
@@ -35,8 +35,14 @@ export class Semaphore {
   }
 }
 
+/** What hashing in turn needs of the service's deps (IdentityDeps, which holds the semaphore). */
+interface PasswordHashing {
+  passwordHashing: Semaphore;
+  config: Pick<Config, 'BCRYPT_COST'>;
+}
+
 /** A new password's hash, in turn with the other hashes of this process. */
-export function hashInTurn(deps: IdentityDeps, password: string): Promise<string> {
+export function hashInTurn(deps: PasswordHashing, password: string): Promise<string> {
   return deps.passwordHashing.run(() => hashPassword(password, deps.config.BCRYPT_COST));
 }
 

@@ -2,9 +2,8 @@ import { ok, refuse, type CatalogHit, type Result } from '@meridian/contracts';
 import { replayMarker } from '../../db/repositories/feeds-observations.js';
 import type { DataDeps } from '../../deps.js';
 import { confidence } from '../../domain/confidence.js';
-import type { ReplayNote } from '../../domain/envelope.js';
 import { addMonths } from '../../domain/replay-clock.js';
-import type { MetricAnswer, MetricQuery, SourceRef } from '../../domain/metric-resolver.js';
+import type { MetricAnswer, MetricQuery, ReplayNote, SourceRef } from '../../domain/metric-resolver.js';
 
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;

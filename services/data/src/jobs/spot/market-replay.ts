@@ -6,8 +6,7 @@ import {
   RECORDING,
   type RecordedMarket,
 } from '../../adapters/parsers/spot/recorded-market.js';
-import type { ReplayNote } from '../../domain/envelope.js';
-import type { MetricAnswer, SourceRef } from '../../domain/metric-resolver.js';
+import type { MetricAnswer, ReplayNote, SourceRef } from '../../domain/metric-resolver.js';
 import { loopedBars, loopedRecordedTime } from '../../domain/replay-clock.js';
 import type { Bar } from '../../domain/series/bar.js';
 import { closeAt, type BarColumns } from '../../domain/series/bar-columns.js';

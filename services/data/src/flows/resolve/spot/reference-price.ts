@@ -1,6 +1,6 @@
 import { ok, refuse } from '@meridian/contracts';
 import { referenceQuotes } from '../../../db/repositories/candles.js';
-import type { DataDeps } from '../../../deps.js';
+import type { DataDeps, PriceCache } from '../../../deps.js';
 import { minuteEnd } from '../../../domain/answer-ageing.js';
 import { confidence } from '../../../domain/confidence.js';
 import type { MetricAnswer, MetricResolver } from '../../../domain/metric-resolver.js';
@@ -11,16 +11,6 @@ import {
   type ReferencePrice,
 } from '../../../domain/spot/reference-price.js';
 import type { Ingestor } from '../../ingestor.js';
-
-interface CachedPrice {
-  value: ReferencePrice | undefined;
-  until: number;
-  /** The answer without its age-dependent fields, built once per computed price. */
-  answer: Omit<MetricAnswer, 'staleness_ms' | 'confidence'> | undefined;
-}
-
-/** Reference prices by `entity|source`. */
-export type PriceCache = Map<string, CachedPrice>;
 
 /**
  * The reference price is cached per (entity, source) until the first of: any candle batch is
