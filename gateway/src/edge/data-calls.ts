@@ -53,6 +53,7 @@ class DataEdge {
   private readonly dataTarget: ReturnType<typeof dataTargets>;
   private readonly admission: DataAdmission;
   private readonly forwarder: DataForwarder;
+  private readonly kept: KeptData | undefined;
   private readonly paidCalls: PaidCalls;
   private readonly x402Calls: X402Calls;
 
@@ -61,6 +62,7 @@ class DataEdge {
     this.admission = new DataAdmission(options);
     const kept =
       options.keptAnswers.ttlMs > 0 ? new KeptData(options.keptAnswers, options.metrics) : undefined;
+    this.kept = kept;
     this.forwarder = new DataForwarder(options, (call) => this.paidCalls.sink(call), kept);
     this.paidCalls = new PaidCalls(options.payments, options.metrics, {
       challenge: (call, error, receipt) => this.x402Calls.challenge(call, error, receipt),
@@ -127,7 +129,7 @@ class DataEdge {
     if ('refused' in admission) refuse(call, admission.refused);
     else if ('caller' in admission) {
       // Admitted (key or session, rate limit, plan gate): a kept answer needs no hop.
-      if (this.forwarder.kept?.serve(call, admission.caller)) return;
+      if (this.kept?.serve(call, admission.caller)) return;
       await this.forwarder.forward(call, admission.caller);
     } else await this.x402Calls.serve(call);
   }

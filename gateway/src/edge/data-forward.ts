@@ -16,7 +16,6 @@ import {
   type EdgeCall,
   type Fields,
 } from './call.js';
-import type { KeptData } from './kept-data.js';
 import { isTimeout, UpstreamPool, type AnswerSink, type Forwarding } from './upstream.js';
 
 /** A paid call between its verification and its settlement. */
@@ -25,6 +24,11 @@ export interface PaidCall {
 }
 
 /** A data call on its way through the edge, on either path. */
+/** Where whole answers go that the data service says may be kept (kept-data.ts's KeptData). */
+export interface AnswerKeeper {
+  keep(key: string, status: number, rawFields: string[], body: Buffer): void;
+}
+
 export interface DataCall extends EdgeCall {
   path: string;
   /** The query string, without its `?`. */
@@ -128,7 +132,7 @@ export class DataForwarder {
     private readonly options: ForwardingOptions,
     private readonly paidSink: (call: DataCall) => AnswerSink,
     /** The answers this replica keeps (DATA_EDGE_CACHE_MS), when it keeps any. */
-    readonly kept?: KeptData,
+    readonly kept?: AnswerKeeper,
   ) {
     this.pools = options.replicas.urls.map((url) => new UpstreamPool(url.origin, options.timeoutMs));
   }

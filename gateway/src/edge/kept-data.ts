@@ -2,14 +2,14 @@ import { Counter } from 'prom-client';
 import type { Caller } from '@meridian/contracts';
 import type { Metrics } from '@meridian/observability';
 import { agedAnswer, keptAnswerKey, KeptAnswers, type KeptAnswersLimits } from '../domain/kept-answers.js';
-import { answerFields, type DataCall } from './data-forward.js';
+import { answerFields, type AnswerKeeper, type DataCall } from './data-forward.js';
 
 /**
  * The data answers this replica keeps, on the data path: a call admitted (key or session, rate
  * limit, plan gate) whose answer is kept gets it here, aged to now, with no hop; a miss is
  * forwarded and its answer kept on the way back when the data service says it may be.
  */
-export class KeptData {
+export class KeptData implements AnswerKeeper {
   private readonly answers: KeptAnswers;
   private readonly hits: Counter.Internal;
   private readonly misses: Counter.Internal;
