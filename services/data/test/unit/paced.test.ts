@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { paced } from '../../src/adapters/connectors/paced.js';
 
 describe('paced requests (the connectors within an upstream rate limit)', () => {
-  afterEach(() => jest.useRealTimers());
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('starts one request per spacing and never more than the concurrency at once', async () => {
     // Fake timers (performance.now included): on a loaded machine the process can be descheduled
