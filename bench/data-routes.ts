@@ -27,15 +27,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
-import { createTestDatabase } from '@meridian/db/testing';
+import { TEST_NATS_URL, startTestGround, type TestGround } from '@meridian/runtime/testing';
 import { startSmtp } from '@meridian/test-peers';
 import { prepareAccount } from './mixed/account.js';
 import { renewedAssertion, ultraKeyCaller } from './mixed/assertion.js';
 import { backendsOf, cpuMeter, DIST, drive, start, type Part, type Stream } from './mixed/processes.js';
 import { DATA_ROUTES, dataStreams, directStreams } from './mixed/streams.js';
-import { dropStreams, stopAll } from './support.js';
+import { stopAll } from './support.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -50,10 +49,9 @@ const CPU_PROF = process.env.DATA_ROUTES_CPU_PROF;
 const SERIES_FIRST_PAGE = '/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=1m';
 
 interface Run {
-  db: Awaited<ReturnType<typeof createTestDatabase>>;
+  ground: TestGround;
   dirs: string[];
   smtp: Awaited<ReturnType<typeof startSmtp>>;
-  namespace: string;
   secret: string;
   parts: Part[];
 }
@@ -78,9 +76,9 @@ async function startSystem(run: Run): Promise<{ gateway: Part; forwarding: Part 
   const dataDir = mkdtempSync(join(tmpdir(), 'data-routes-pglite-'));
   run.dirs.push(dir, dataDir);
   const env: Record<string, string> = {
-    DATABASE_URL: run.db.url,
-    NATS_URL,
-    BUS_NAMESPACE: run.namespace,
+    DATABASE_URL: run.ground.databaseUrl,
+    NATS_URL: TEST_NATS_URL,
+    BUS_NAMESPACE: run.ground.namespace,
     INTERNAL_AUTH_SECRET: run.secret,
     DATA_DIR: dir,
     LOG_LEVEL: 'warn',
@@ -96,7 +94,7 @@ async function startSystem(run: Run): Promise<{ gateway: Part; forwarding: Part 
   const gatewayEnv = {
     ...urls,
     METRICS_PORT: '0',
-    ...(REDIS_BUCKETS ? { REDIS_URL, RATE_LIMIT_PREFIX: `bench:${run.namespace}:` } : {}),
+    ...(REDIS_BUCKETS ? { REDIS_URL, RATE_LIMIT_PREFIX: `bench:${run.ground.namespace}:` } : {}),
   };
   const flags = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
   const gateway = await start('gateway', 'gateway', env, gatewayEnv, flags);
@@ -201,7 +199,7 @@ async function measureRoutes(
 ): Promise<void> {
   const data = run.parts.find((p) => p.name === 'data')!;
   const pids = Object.fromEntries(run.parts.map((p) => [p.name, [p.child.pid!]]));
-  pids.Postgres = await backendsOf(run.db.url);
+  pids.Postgres = await backendsOf(run.ground.databaseUrl);
   const summary: string[] = [];
   for (const route of routes) {
     // The gateway, the gateway keeping nothing, and the data service: each round starts one later.
@@ -230,10 +228,9 @@ async function measureRoutes(
 
 export async function run(): Promise<void> {
   const state: Run = {
-    db: await createTestDatabase('bench_data_routes'),
+    ground: await startTestGround('bench_data_routes'),
     dirs: [],
     smtp: await startSmtp(),
-    namespace: `routes${randomBytes(4).toString('hex')}`,
     secret: randomBytes(32).toString('hex'),
     parts: [],
   };
@@ -243,7 +240,11 @@ export async function run(): Promise<void> {
     const account = await prepareAccount(
       gateway.url,
       state.smtp,
-      { DATABASE_URL: state.db.url, NATS_URL, BUS_NAMESPACE: state.namespace },
+      {
+        DATABASE_URL: state.ground.databaseUrl,
+        NATS_URL: TEST_NATS_URL,
+        BUS_NAMESPACE: state.ground.namespace,
+      },
       false,
     );
     const keyHeaders = { 'x-api-key': account.keys[0]!.key };
@@ -264,8 +265,7 @@ export async function run(): Promise<void> {
   } finally {
     await stopAll(state.parts.map((p) => p.child));
     await state.smtp.close();
-    await dropStreams(NATS_URL, state.namespace).catch(() => {});
-    await state.db.drop();
+    await state.ground.close();
     for (const dir of state.dirs) rmSync(dir, { recursive: true, force: true });
   }
 }

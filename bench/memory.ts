@@ -23,11 +23,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase } from '@meridian/db/testing';
 import { payLocalDeposit, readLocalChain } from '@meridian/local-chain';
+import { startTestGround } from '@meridian/runtime/testing';
 import {
   descendants,
-  dropStreams,
   freePort,
   launch,
   NODE_FLAGS,
@@ -40,7 +39,6 @@ import {
 } from './support.js';
 
 const IDLE_MS = Number(process.env.MEMORY_IDLE_SECONDS ?? 20) * 1000;
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const MB = 1024 * 1024;
 
 interface Row {
@@ -159,17 +157,13 @@ function entryArgs(folder: string): string[] {
 
 /** Every part as its own process, as in production. */
 async function split(): Promise<void> {
-  const db = await createTestDatabase('bench_memory');
+  const ground = await startTestGround('bench_memory');
   const dir = mkdtempSync(join(tmpdir(), 'memory-bench-'));
-  const namespace = `mem${randomBytes(4).toString('hex')}`;
   const env: Record<string, string> = {
-    DATABASE_URL: db.url,
+    ...ground.env,
     DATABASE_POOL_SIZE: '3',
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
     INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
     DATA_DIR: dir,
-    LOG_LEVEL: 'warn',
     X402_FEE_PAYER: 'FeePayer1111111111111111111111111111111111',
   };
   const services = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'];
@@ -219,8 +213,7 @@ async function split(): Promise<void> {
     );
   } finally {
     await stopAll(running.map((r) => r.child));
-    await dropStreams(NATS_URL, namespace).catch(() => {});
-    await db.drop();
+    await ground.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

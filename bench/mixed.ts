@@ -31,10 +31,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase } from '@meridian/db/testing';
+import { TEST_NATS_URL, startTestGround, type TestGround } from '@meridian/runtime/testing';
 import { startSmtp } from '@meridian/test-peers';
 import { startX402Facilitator, type X402Facilitator } from '@meridian/test-peers/x402-facilitator';
-import { cpuSeconds, dropStreams, freePort, resetPeak, statusOf, stopAll } from './support.js';
+import { cpuSeconds, freePort, resetPeak, statusOf, stopAll } from './support.js';
 import { expectStatus, prepareAccount } from './mixed/account.js';
 import { renewedAssertion, ultraKeyCaller } from './mixed/assertion.js';
 import { signedPayments } from './mixed/payments.js';
@@ -62,16 +62,14 @@ import {
   x402Stream,
 } from './mixed/streams.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SERVICES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'] as const;
 
 /** What a run holds, so its end can stop and drop whatever of it started. */
 interface Run {
-  db: Awaited<ReturnType<typeof createTestDatabase>>;
+  ground: TestGround;
   dir: string;
   smtp: Awaited<ReturnType<typeof startSmtp>>;
-  namespace: string;
   secret: string;
   parts: Part[];
   facilitator?: X402Facilitator;
@@ -83,9 +81,9 @@ async function startSystem(run: Run): Promise<Part> {
   run.facilitator = facilitator;
   const env: Record<string, string> = {
     // Each service's pool at its default size (DATABASE_POOL_SIZE 10), as deployed.
-    DATABASE_URL: run.db.url,
-    NATS_URL,
-    BUS_NAMESPACE: run.namespace,
+    DATABASE_URL: run.ground.databaseUrl,
+    NATS_URL: TEST_NATS_URL,
+    BUS_NAMESPACE: run.ground.namespace,
     INTERNAL_AUTH_SECRET: run.secret,
     DATA_DIR: run.dir,
     LOG_LEVEL: 'warn',
@@ -107,7 +105,7 @@ async function startSystem(run: Run): Promise<Part> {
     ...urls,
     METRICS_PORT: '0',
     REDIS_URL,
-    RATE_LIMIT_PREFIX: `bench:${run.namespace}:`,
+    RATE_LIMIT_PREFIX: `bench:${run.ground.namespace}:`,
   });
   run.parts.push(gateway);
   console.log(
@@ -119,9 +117,9 @@ async function startSystem(run: Run): Promise<Part> {
 /** The account, the replay's first load in, every portal route answering, the payments signed. */
 async function prepare(gateway: Part, run: Run, facilitator: X402Facilitator) {
   const account = await prepareAccount(gateway.url, run.smtp, {
-    DATABASE_URL: run.db.url,
-    NATS_URL,
-    BUS_NAMESPACE: run.namespace,
+    DATABASE_URL: run.ground.databaseUrl,
+    NATS_URL: TEST_NATS_URL,
+    BUS_NAMESPACE: run.ground.namespace,
   });
   const keyHeaders = account.keys.map((k) => ({ 'x-api-key': k.key }));
   // The replay's first load: data answers 503 until it is in.
@@ -168,7 +166,7 @@ async function mixedLoad(
   });
   for (const m of measured) resetPeak(m.pid);
   resetPeak(process.pid);
-  const backends = await backendsOf(run.db.url);
+  const backends = await backendsOf(run.ground.databaseUrl);
   const backendsCpu = cpuOfLiving(backends);
   const benchCpu = process.cpuUsage();
   const load = loadavg()[0]!;
@@ -258,10 +256,9 @@ async function dataAlone(
 
 export async function run(): Promise<void> {
   const state: Run = {
-    db: await createTestDatabase('bench_mixed'),
+    ground: await startTestGround('bench_mixed'),
     dir: mkdtempSync(join(tmpdir(), 'mixed-bench-')),
     smtp: await startSmtp(),
-    namespace: `mixed${randomBytes(4).toString('hex')}`,
     secret: randomBytes(32).toString('hex'),
     parts: [],
   };
@@ -279,8 +276,7 @@ export async function run(): Promise<void> {
     await stopAll(state.parts.map((p) => p.child));
     await state.facilitator?.close();
     await state.smtp.close();
-    await dropStreams(NATS_URL, state.namespace).catch(() => {});
-    await state.db.drop();
+    await state.ground.close();
     rmSync(state.dir, { recursive: true, force: true });
   }
 }

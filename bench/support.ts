@@ -7,7 +7,6 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect } from 'nats';
 
 /** The repository root: children start here, so their entry paths are the repository's. */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -131,18 +130,6 @@ const TICK_S = 1 / Number(spawnSync('getconf', ['CLK_TCK']).stdout.toString().tr
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) * TICK_S;
-}
-
-/** Deletes the JetStream streams the processes of a run created under its bus namespace. */
-export async function dropStreams(natsUrl: string, namespace: string): Promise<void> {
-  const nc = await connect({ servers: natsUrl });
-  try {
-    const jsm = await nc.jetstreamManager();
-    for await (const name of jsm.streams.names())
-      if (name.startsWith(`${namespace.toUpperCase()}_`)) await jsm.streams.delete(name);
-  } finally {
-    await nc.close();
-  }
 }
 
 /** SIGTERM to each, so they drain as in production; SIGKILL to one still running 10 s later. */

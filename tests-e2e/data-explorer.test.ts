@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { SESSION_COOKIE } from '@meridian/contracts';
-import { CHROMIUM_PATH, hasChromium, launchChromium, startSmtp } from '@meridian/test-peers';
+import { startSmtp } from '@meridian/test-peers';
 import { signedInAccount, type SignedIn } from './src/accounts.js';
 import { SCREENSHOTS, answerTo, check } from './src/browser-checks.js';
 import {
@@ -13,11 +13,7 @@ import {
   spotEntry,
 } from './src/explorer-checks.js';
 import { replayLoaded, startSystem, type System } from './src/system.js';
-
-const hasBrowser = hasChromium();
-if (!hasBrowser)
-  console.error(`data explorer tests skipped: no browser at ${CHROMIUM_PATH} (apt-get install chromium)`);
-const describeWithBrowser = hasBrowser ? describe : describe.skip;
+import { describeWithBrowser, launchBrowser } from './src/browser.js';
 
 const VIEWPORTS = [
   { name: 'desktop', width: 1280, height: 900 },
@@ -49,7 +45,7 @@ describeWithBrowser('the data explorer in a real browser', () => {
     smtp = await startSmtp();
     system = await startSystem('e2e_explorer', { SMTP_URL: smtp.url });
     base = `http://localhost:${new URL(system.gatewayUrl).port}`;
-    browser = await launchChromium(['--host-resolver-rules=MAP localhost 127.0.0.1']);
+    browser = await launchBrowser();
     await replayLoaded(system, '/v1/data/crypto/spot/ohlcv?entity=BTC-USD');
     // One free account per viewport and one to spend: 10 data calls a minute each.
     for (const name of [...VIEWPORTS.map((v) => v.name), 'spent'])

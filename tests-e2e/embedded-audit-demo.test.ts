@@ -4,18 +4,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { creditsAnswerSchema, reportSchema } from '@meridian/contracts';
-import {
-  hasChromium,
-  launchChromium,
-  runScript,
-  startServiceProcess,
-  startSmtp,
-  type ServiceProcess,
-} from '@meridian/test-peers';
+import { runScript, startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
 import { signedInAccount, type SignedIn } from './src/accounts.js';
 import { check } from './src/browser-checks.js';
 import { eventually } from './src/eventually.js';
 import type { System } from './src/system.js';
+import { itWithBrowser, launchBrowser } from './src/browser.js';
 
 /**
  * An audit tried offline on `pnpm start`: its demo site, added from the portal, verified by a TXT
@@ -72,10 +66,10 @@ describe('embedded all-in-one: the whole audit offline on the demo site', () => 
     return { status: res.status, body: (await res.json()) as T };
   };
 
-  (hasChromium() ? it : it.skip)(
+  itWithBrowser(
     'offers the demo site on the domains page, marked as a demo',
     async () => {
-      const browser: Browser = await launchChromium(['--host-resolver-rules=MAP localhost 127.0.0.1']);
+      const browser: Browser = await launchBrowser();
       try {
         for (const [name, viewport] of [
           ['desktop', { width: 1280, height: 900 }],

@@ -1,28 +1,17 @@
 import { mkdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { SESSION_COOKIE } from '@meridian/contracts';
 import { rememberSecret } from '@meridian/observability/testing';
-import {
-  CHROMIUM_PATH,
-  hasChromium,
-  launchChromium,
-  runScript,
-  startDnsPeer,
-  startSmtp,
-  type DnsPeer,
-} from '@meridian/test-peers';
+import { runScript, startDnsPeer, startSmtp, type DnsPeer } from '@meridian/test-peers';
 import { commandEnv, grantCredit, mailTo, postJson, signedInAccount, type SignedIn } from './src/accounts.js';
 import { check, SCREENSHOTS } from './src/browser-checks.js';
 import { grantWithConfirmation, logAndGrants } from './src/operator-console.js';
 import { startSite, type Site } from './src/site.js';
 import { startSystem, type System } from './src/system.js';
 import { totpCode } from './src/totp.js';
+import { describeWithBrowser, launchBrowser } from './src/browser.js';
 
-const hasBrowser = hasChromium();
-if (!hasBrowser)
-  console.error(`operator console tests skipped: no browser at ${CHROMIUM_PATH} (apt-get install chromium)`);
-const describeWithBrowser = hasBrowser ? describe : describe.skip;
 const DOMAIN = 'shop.operator-e2e.example';
 
 /**
@@ -58,7 +47,7 @@ describeWithBrowser('the operator console', () => {
       SCANNER_ACTIVE_DELAY_MS: '0',
     });
     base = `http://localhost:${new URL(system.gatewayUrl).port}`;
-    browser = await launchChromium(['--host-resolver-rules=MAP localhost 127.0.0.1']);
+    browser = await launchBrowser();
   }, 180_000);
 
   afterAll(async () => {

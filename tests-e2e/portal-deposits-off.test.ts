@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { hasChromium, launchChromium, startSmtp } from '@meridian/test-peers';
+import { startSmtp } from '@meridian/test-peers';
 import { signedInAccount } from './src/accounts.js';
 import { startSystem, type System } from './src/system.js';
-
-const describeWithBrowser = hasChromium() ? describe : describe.skip;
+import { describeWithBrowser, launchBrowser } from './src/browser.js';
 
 /**
  * A deployment with no deposit address refuses the top-up answer (503 naming DEPOSIT_ADDRESS)
@@ -26,7 +25,7 @@ describeWithBrowser('the credit page of a deployment without a deposit address',
       DEPOSIT_ADDRESS: '',
     });
     base = `http://localhost:${new URL(system.gatewayUrl).port}`;
-    browser = await launchChromium(['--host-resolver-rules=MAP localhost 127.0.0.1']);
+    browser = await launchBrowser();
   }, 180_000);
 
   afterAll(async () => {

@@ -1,17 +1,9 @@
 import { mkdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { SESSION_COOKIE } from '@meridian/contracts';
 import { rememberSecret } from '@meridian/observability/testing';
-import {
-  CHROMIUM_PATH,
-  hasChromium,
-  launchChromium,
-  linkIn,
-  startDnsPeer,
-  startSmtp,
-  type DnsPeer,
-} from '@meridian/test-peers';
+import { linkIn, startDnsPeer, startSmtp, type DnsPeer } from '@meridian/test-peers';
 import {
   commandEnv,
   grantCredit,
@@ -20,14 +12,11 @@ import {
   signedInAccount,
   type SignedIn,
 } from './src/accounts.js';
+import { dollars } from '../portal/src/pages/money.js';
 import { check, SCREENSHOTS } from './src/browser-checks.js';
 import { expectNoSidewaysOverflow, expectPlainWords } from './src/layout-checks.js';
 import { startSystem, type System } from './src/system.js';
-
-const hasBrowser = hasChromium();
-if (!hasBrowser)
-  console.error(`portal words tests skipped: no browser at ${CHROMIUM_PATH} (apt-get install chromium)`);
-const describeWithBrowser = hasBrowser ? describe : describe.skip;
+import { describeWithBrowser, launchBrowser } from './src/browser.js';
 
 const PASSWORD = rememberSecret('tangerine-orbit-lattice-93');
 const VIEWPORTS = [
@@ -62,7 +51,7 @@ describeWithBrowser('the portal in plain words, on a phone and a desktop', () =>
       CONSULTING_NOTICE_HOURS: '1',
     });
     base = `http://localhost:${new URL(system.gatewayUrl).port}`;
-    browser = await launchChromium(['--host-resolver-rules=MAP localhost 127.0.0.1']);
+    browser = await launchBrowser();
   }, 180_000);
 
   afterAll(async () => {
@@ -148,9 +137,11 @@ describeWithBrowser('the portal in plain words, on a phone and a desktop', () =>
       await page.getByRole('button', { name: 'Buy from credit' }).click();
       const bought = page.getByTestId('plan-bought');
       await bought.getByText(new RegExp(`^Bought: a month of ${plan}`, 'i')).waitFor();
-      const dollars = `$${(price(plan) / 1_000_000).toFixed(2)}`;
       expect(await bought.innerText()).toMatch(
-        new RegExp(`for \\${dollars}, paid from credit\\. Your plan is now ${plan}, until `, 'i'),
+        new RegExp(
+          `for \\${dollars(price(plan))}, paid from credit\\. Your plan is now ${plan}, until `,
+          'i',
+        ),
       );
       await expect(page.getByTestId('plan').innerText()).resolves.toMatch(
         new RegExp(`^Plan: ${plan}, paid until `, 'i'),

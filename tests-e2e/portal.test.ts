@@ -1,27 +1,15 @@
 import { mkdir } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { rememberSecret } from '@meridian/observability/testing';
-import {
-  CHROMIUM_PATH,
-  hasChromium,
-  launchChromium,
-  linkIn,
-  startDnsPeer,
-  startSmtp,
-  type DnsPeer,
-} from '@meridian/test-peers';
+import { linkIn, startDnsPeer, startSmtp, type DnsPeer } from '@meridian/test-peers';
 import { SCREENSHOTS, check, expectLandingToShowPrices } from './src/browser-checks.js';
 import { consultingAndSubscription, exploreData } from './src/portal-flows.js';
 import { startSite, type Site } from './src/site.js';
 import { commandEnv, grantCredit, operatorOf } from './src/accounts.js';
 import { startSystem, type System } from './src/system.js';
 import { totpCode } from './src/totp.js';
-
-const hasBrowser = hasChromium();
-if (!hasBrowser)
-  console.error(`portal browser tests skipped: no browser at ${CHROMIUM_PATH} (apt-get install chromium)`);
-const describeWithBrowser = hasBrowser ? describe : describe.skip;
+import { describeWithBrowser, launchBrowser } from './src/browser.js';
 
 const PASSWORD = rememberSecret('lantern-orchard-basalt-74');
 const DOMAIN = 'shop.portal-e2e.example';
@@ -57,7 +45,7 @@ describeWithBrowser('the web portal in a real browser', () => {
     });
     const port = new URL(system.gatewayUrl).port;
     base = `http://localhost:${port}`;
-    browser = await launchChromium(['--host-resolver-rules=MAP localhost 127.0.0.1']);
+    browser = await launchBrowser();
   }, 180_000);
 
   afterAll(async () => {

@@ -26,12 +26,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createNatsBus, type Bus } from '@meridian/bus';
-import { createTestDatabase } from '@meridian/db/testing';
+import { TEST_NATS_URL, startTestGround, type TestGround } from '@meridian/runtime/testing';
 import { startSmtp } from '@meridian/test-peers';
 import { freePort, launch, tsx, waitHttp } from '../../bench/support.js';
 import {
   cacheVerificationsPerSecond,
-  dropStreams,
   filledKeyCache,
   layers,
   PATH,
@@ -56,7 +55,6 @@ import {
 
 type Smtp = Awaited<ReturnType<typeof startSmtp>>;
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECRET = randomUUID() + randomUUID();
 /**
@@ -78,18 +76,12 @@ interface Started {
 /** Starts every process of the bench (pushed to `children` as they start) and nginx in `dir`. */
 async function startAll(
   dir: string,
-  namespace: string,
-  databaseUrl: string,
+  ground: TestGround,
   smtp: Smtp,
   children: ChildProcess[],
 ): Promise<Started> {
-  const shared = {
-    DATABASE_URL: databaseUrl,
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: SECRET,
-    LOG_LEVEL: 'warn',
-  };
+  const { namespace } = ground;
+  const shared = { ...ground.env, INTERNAL_AUTH_SECRET: SECRET };
   // The real identity service, in its own process as in production, verifies the bench's key.
   const identityPort = await freePort();
   const identityUrl = `http://127.0.0.1:${identityPort}`;
@@ -200,16 +192,16 @@ async function main(): Promise<void> {
   }
   const children: ChildProcess[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'gw-bench-'));
-  const namespace = `bench${randomUUID().slice(0, 8)}`;
-  const db = await createTestDatabase('bench_gateway');
+  const ground = await startTestGround('bench_gateway');
+  const { namespace } = ground;
   const smtp = await startSmtp();
   let bus: Bus | undefined;
   try {
-    const started = await startAll(dir, namespace, db.url, smtp, children);
+    const started = await startAll(dir, ground, smtp, children);
     pinAll(started, dir);
     const key = await realKey(started.urls.gateway, smtp);
     const [d, dr] = await measureRows(started, dir, { 'x-api-key': key.key });
-    bus = await createNatsBus({ url: NATS_URL, name: 'bench', namespace });
+    bus = await createNatsBus({ url: TEST_NATS_URL, name: 'bench', namespace });
     const keys = await filledKeyCache(bus, key.key);
     printLayers(await layers(keys, key.key, namespace), d, dr);
     const perSecond = cacheVerificationsPerSecond(keys, key.key);
@@ -224,8 +216,7 @@ async function main(): Promise<void> {
     if (existsSync(join(dir, 'nginx.pid'))) spawnSync('nginx', ['-c', join(dir, 'nginx.conf'), '-s', 'stop']);
     for (const child of children) child.kill('SIGTERM');
     await bus?.close();
-    await dropStreams(namespace).catch(() => {});
-    await db.drop();
+    await ground.close();
     await smtp.close();
     rmSync(dir, { recursive: true, force: true });
   }

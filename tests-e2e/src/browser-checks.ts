@@ -3,6 +3,9 @@ import { createRequire } from 'node:module';
 import { expect } from '@jest/globals';
 import type { Page } from 'playwright-core';
 import type { Prices } from '@meridian/contracts';
+// The portal's one money formatter (its unit test pins what it writes): the pages must show each
+// price of the API through it, so the expectation is written with it rather than a copy.
+import { dollars } from '../../portal/src/pages/money.js';
 
 export const SCREENSHOTS = 'artifacts/screenshots';
 const axeSource = readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -23,15 +26,6 @@ export async function check(page: Page, name: string): Promise<void> {
   });
   await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
   expect({ page: name, violations }).toEqual({ page: name, violations: [] });
-}
-
-/** Atomic units as the portal writes dollars: every non-zero digit, at least cents. */
-function dollars(atomic: number): string {
-  const whole = Math.floor(atomic / 1_000_000);
-  const fraction = String(atomic % 1_000_000)
-    .padStart(6, '0')
-    .replace(/0{1,4}$/, '');
-  return `$${whole}.${fraction.padEnd(2, '0')}`;
 }
 
 /** The JSON body of the next answer the page receives for a URL matching `path`. */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
+import { TEST_NATS_URL } from '@meridian/runtime/testing';
 import { startServiceProcess, type ServiceProcess } from '@meridian/test-peers';
 
 export const SERVICE_NAMES = ['identity', 'billing', 'analysis', 'data', 'x402', 'requests'] as const;
@@ -46,7 +47,7 @@ function systemEnv(database: TestDatabase, extraEnv: Record<string, string>): Re
   return {
     DATABASE_URL: database.url,
     DATABASE_POOL_SIZE: '3',
-    NATS_URL: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    NATS_URL: TEST_NATS_URL,
     BUS_NAMESPACE: `e2e${randomBytes(4).toString('hex')}`,
     INTERNAL_AUTH_SECRET: randomBytes(32).toString('hex'),
     // Every line a service writes is captured and scanned for the secrets the tests used.

@@ -4,7 +4,6 @@
  * revocation takes to reach every replica.
  */
 import { randomUUID } from 'node:crypto';
-import { connect } from 'nats';
 import type { Bus } from '@meridian/bus';
 import { catalogFor, type Caller, type KeyVerifyReply } from '@meridian/contracts';
 import { assertionKey } from '@meridian/http-kit';
@@ -23,7 +22,6 @@ import { CONNECTIONS, type Row } from './load.js';
 /** The catalogue of INGEST_MODE=replay, the default. */
 const REPLAY = catalogFor('replay');
 type Smtp = Awaited<ReturnType<typeof startSmtp>>;
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const PATH = '/v1/data/crypto/spot/reference_price?entity=BTC-USD';
 
@@ -198,13 +196,4 @@ export async function revocationMs(
     }),
   );
   return performance.now() - at;
-}
-
-/** The JetStream streams identity created under the bench's namespace. */
-export async function dropStreams(namespace: string): Promise<void> {
-  const nc = await connect({ servers: NATS_URL });
-  const jsm = await nc.jetstreamManager();
-  for await (const name of jsm.streams.names())
-    if (name.startsWith(`${namespace.toUpperCase()}_`)) await jsm.streams.delete(name);
-  await nc.close();
 }

@@ -6,12 +6,12 @@ import { createNatsBus } from '@meridian/bus';
 import { waitFor } from '@meridian/bus/testing';
 import { RPC } from '@meridian/contracts';
 import { createLogger } from '@meridian/observability';
+import { TEST_NATS_URL } from '@meridian/runtime/testing';
 import { start as startGateway } from '../../src/main.js';
 import {
   CHALLENGE,
   DATA,
   INVALID_TOKEN,
-  NATS_URL,
   base62,
   grantedSince,
   startEdge,
@@ -161,7 +161,7 @@ describe('gateway edge data calls with the real identity service, two replicas a
     it('takes the key path when a valid key comes with a payment header: plan gating, nothing verified or settled', async () => {
       // An x402 service on the bus for this test only, counting every payment it is asked about.
       const bus = await createNatsBus({
-        url: NATS_URL,
+        url: TEST_NATS_URL,
         name: 'x402-observer',
         namespace,
         logger: createLogger('x402-observer', { level: 'silent' }),

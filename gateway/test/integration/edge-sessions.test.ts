@@ -4,12 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { cuttableLink, waitFor, type CuttableLink } from '@meridian/bus/testing';
+import { TEST_NATS_URL } from '@meridian/runtime/testing';
 import { start as startGateway } from '../../src/main.js';
 import {
   CHALLENGE,
   DATA,
   INVALID_TOKEN,
-  NATS_URL,
   sessionGatedRoutes,
   startEdge,
   type Edge,
@@ -115,7 +115,7 @@ describe('gateway edge sessions with the real identity service, two replicas and
     let relayed: Started;
 
     beforeAll(async () => {
-      link = await cuttableLink(NATS_URL);
+      link = await cuttableLink(TEST_NATS_URL);
       relayed = await startGateway({ ...gatewayEnv(), NATS_URL: link.url });
     });
 

@@ -1,17 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { catalogFor, higherPlan } from '@meridian/contracts';
-import { deleteNatsNamespace, waitFor } from '@meridian/bus/testing';
-import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
+import { waitFor } from '@meridian/bus/testing';
 import { createHttpApp, finishApp, requireCaller, startServer, type RunningServer } from '@meridian/http-kit';
-import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
+import { testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { startTestGround } from '@meridian/runtime/testing';
 import { linkIn, startServiceProcess, startSmtp, type ServiceProcess } from '@meridian/test-peers';
 
-export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const PASSWORD = 'correct horse battery staple';
 const JSON_BODY = { 'content-type': 'application/json' };
@@ -71,18 +69,12 @@ async function echoUpstream(): Promise<RunningServer> {
 }
 
 export async function startIdentityPeer(prefix: string): Promise<IdentityPeer> {
-  const namespace = `t${randomUUID().slice(0, 8)}`;
+  const ground = await startTestGround(prefix, 'silent');
+  const { namespace } = ground;
   const dataDir = mkdtempSync(join(tmpdir(), `${prefix}-`));
-  const db: TestDatabase = await createTestDatabase(prefix);
   const upstream = await echoUpstream();
   const smtp = await startSmtp();
-  const common = {
-    DATABASE_URL: db.url,
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-    LOG_LEVEL: 'silent',
-  };
+  const common = ground.env;
   const identity = await startServiceProcess('services/identity/src/main.ts', {
     ...common,
     PORT: '0',
@@ -128,8 +120,7 @@ export async function startIdentityPeer(prefix: string): Promise<IdentityPeer> {
       await identity.close();
       await smtp.close();
       await upstream.close();
-      await deleteNatsNamespace(NATS_URL, namespace);
-      await db.drop();
+      await ground.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -14,9 +14,9 @@ import {
 } from '@meridian/http-kit';
 import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { TEST_NATS_URL } from '@meridian/runtime/testing';
 import { start as startGateway } from '../../src/main.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const PATH = '/v1/data/crypto/spot/reference_price';
 const FEE_PAYER = 'FacilitatorFeePayer1111111111111111111111111';
 
@@ -55,7 +55,7 @@ describe('gateway: paid data calls', () => {
     app.use(requireCaller(testAssertionKey), routes);
     upstream = await startServer(finishApp(app), { port: 0 });
 
-    bus = await createNatsBus({ url: NATS_URL, name: 'x402-stand-in', namespace, logger });
+    bus = await createNatsBus({ url: TEST_NATS_URL, name: 'x402-stand-in', namespace, logger });
     const serve = (subject: string, reply: () => RpcReply<unknown>) =>
       bus.serve(subject, 'x402', async (request: PaymentCallRequest) => {
         asked.push({ subject, request });
@@ -70,7 +70,7 @@ describe('gateway: paid data calls', () => {
     await serve(RPC.x402PaymentSettle, () => settleReply);
 
     gateway = await startGateway({
-      NATS_URL,
+      NATS_URL: TEST_NATS_URL,
       BUS_NAMESPACE: namespace,
       INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
       LOG_LEVEL: 'silent',
@@ -87,7 +87,7 @@ describe('gateway: paid data calls', () => {
     await gateway?.close();
     await bus?.close();
     await upstream?.close();
-    await deleteNatsNamespace(NATS_URL, namespace);
+    await deleteNatsNamespace(TEST_NATS_URL, namespace);
   });
 
   beforeEach(() => {

@@ -15,6 +15,9 @@ export interface BusUnderTest {
   cleanup: () => Promise<void>;
 }
 
+/** The NATS server (with JetStream) tests and benches use: the machine's own unless NATS_URL names another. */
+export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
 /** A short name unique to one test, usable in subjects and stream names. */
 export function uniqueName(prefix = 'x'): string {
   return `${prefix}${randomUUID().replaceAll('-', '').slice(0, 10)}`;

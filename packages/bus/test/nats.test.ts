@@ -5,10 +5,9 @@ import { deadLetterSubject, type CloudEvent } from '@meridian/contracts';
 import { createMetrics } from '@meridian/observability';
 import { AckPolicy, connect, nanos, type NatsConnection } from 'nats';
 import { createNatsBus, DEAD_LETTER_HEADERS, newEvent, type Bus, type ConsumeContext } from '../src/index.js';
-import { cuttableLink, deleteNatsNamespace, uniqueName, waitFor } from '../src/testing.js';
+import { TEST_NATS_URL, cuttableLink, deleteNatsNamespace, uniqueName, waitFor } from '../src/testing.js';
 
 // What only the NATS implementation has: names on the server, raw payloads, consumer settings.
-const url = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const namespace = `t${randomUUID().slice(0, 8)}`;
 const metrics = createMetrics('bus-test', { defaultMetrics: false });
 
@@ -17,14 +16,14 @@ describe('NATS bus specifics', () => {
   let raw: NatsConnection;
 
   beforeAll(async () => {
-    bus = await createNatsBus({ url, name: 'bus-nats-test', namespace, metrics });
-    raw = await connect({ servers: url, name: 'bus-nats-test-raw' });
+    bus = await createNatsBus({ url: TEST_NATS_URL, name: 'bus-nats-test', namespace, metrics });
+    raw = await connect({ servers: TEST_NATS_URL, name: 'bus-nats-test-raw' });
   });
 
   afterAll(async () => {
     await bus?.close();
     await raw?.close();
-    await deleteNatsNamespace(url, namespace);
+    await deleteNatsNamespace(TEST_NATS_URL, namespace);
   });
 
   it('puts streams, subjects and durables in the namespace with the settings asked for', async () => {
@@ -225,7 +224,7 @@ describe('NATS bus specifics', () => {
   });
 
   it('is not ready once closed', async () => {
-    const other = await createNatsBus({ url, name: 'bus-nats-test-closing', namespace });
+    const other = await createNatsBus({ url: TEST_NATS_URL, name: 'bus-nats-test-closing', namespace });
     await expect(other.ping()).resolves.toBeUndefined();
     await other.close();
     await expect(other.ping()).rejects.toThrow();
@@ -234,7 +233,7 @@ describe('NATS bus specifics', () => {
   });
 
   it('tells its listeners when the connection came back, after events of the gap were lost', async () => {
-    const link = await cuttableLink(url);
+    const link = await cuttableLink(TEST_NATS_URL);
     const other = await createNatsBus({ url: link.url, name: 'bus-nats-test-reconnect', namespace });
     try {
       const subject = `${uniqueName('rc')}.changed.v1`;

@@ -13,9 +13,8 @@ import {
   type Bus,
   type Closable,
 } from '../src/index.js';
-import { deleteNatsNamespace, uniqueName, waitFor } from '../src/testing.js';
+import { TEST_NATS_URL, deleteNatsNamespace, uniqueName, waitFor } from '../src/testing.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const PG_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const SCHEMA = 'svc';
 const CONSUMER = 'test__record';
@@ -50,7 +49,7 @@ describe('outbox relay and idempotent consumer (Postgres + NATS)', () => {
     db = kysely(database);
     await createOutboxTables(db, SCHEMA);
     await db.schema.withSchema(SCHEMA).createTable('applied').addColumn('event_id', 'text').execute();
-    bus = await createNatsBus({ url: NATS_URL, name: 'outbox-test', namespace });
+    bus = await createNatsBus({ url: TEST_NATS_URL, name: 'outbox-test', namespace });
     await bus.ensureStream({ name: STREAM, subjects: [`${root}.>`] });
     consumer = await bus.consume({
       stream: STREAM,
@@ -66,7 +65,7 @@ describe('outbox relay and idempotent consumer (Postgres + NATS)', () => {
     await db?.destroy();
     await sql`drop database if exists ${sql.id(database)} with (force)`.execute(admin);
     await admin.destroy();
-    await deleteNatsNamespace(NATS_URL, namespace);
+    await deleteNatsNamespace(TEST_NATS_URL, namespace);
   });
 
   /** The consumer side: applies an event in its own transaction, once per event id. */

@@ -4,11 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createMetrics } from '@meridian/observability';
 import pg from 'pg';
 import { createNatsBus, type Bus } from '../src/index.js';
-import { deleteNatsNamespace, uniqueName } from '../src/testing.js';
+import { TEST_NATS_URL, deleteNatsNamespace, uniqueName } from '../src/testing.js';
 
 // A request whose handler fails because its database went away answers a retryable 503, not a 500:
 // the gateway passes it on, and the client retries once the database is back (tests-e2e/faults.test.ts).
-const url = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const postgres = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const namespace = `t${randomUUID().slice(0, 8)}`;
 
@@ -17,7 +16,7 @@ describe('request handlers whose database is unavailable', () => {
 
   beforeAll(async () => {
     bus = await createNatsBus({
-      url,
+      url: TEST_NATS_URL,
       name: 'bus-rpc-unavailable-test',
       namespace,
       metrics: createMetrics('t', { defaultMetrics: false }),
@@ -26,7 +25,7 @@ describe('request handlers whose database is unavailable', () => {
 
   afterAll(async () => {
     await bus?.close();
-    await deleteNatsNamespace(url, namespace);
+    await deleteNatsNamespace(TEST_NATS_URL, namespace);
   });
 
   const ask = async (query: (client: pg.Client) => Promise<unknown>, connectionString: string) => {

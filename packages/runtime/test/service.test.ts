@@ -3,8 +3,7 @@ import { Router } from 'express';
 import { uniqueName } from '@meridian/bus/testing';
 import { createTestDatabase, type TestDatabase } from '@meridian/db/testing';
 import { baseConfigSchema, loadConfig, startService, type RunningService } from '../src/index.js';
-
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+import { TEST_NATS_URL } from '../src/testing.js';
 
 describe('a service started by startService', () => {
   const databases: TestDatabase[] = [];
@@ -18,7 +17,7 @@ describe('a service started by startService', () => {
       LOG_LEVEL: 'silent',
       DATABASE_URL: database.url,
       DATABASE_POOL_SIZE: '2',
-      NATS_URL,
+      NATS_URL: TEST_NATS_URL,
       BUS_NAMESPACE: uniqueName('rt'),
       INTERNAL_AUTH_SECRET: 'r'.repeat(40),
     });

@@ -11,12 +11,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, request as httpRequest, type ClientRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTestDatabase } from '@meridian/db/testing';
-import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
+import { callerHeaders } from '@meridian/http-kit/testing';
+import { startTestGround } from '@meridian/runtime/testing';
 import { freePort, runScript, startDnsPeer, startServiceProcess, type DnsPeer } from '@meridian/test-peers';
-import { cpuSeconds, dropStreams } from '../../../bench/support.js';
+import { cpuSeconds } from '../../../bench/support.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 500);
 /** Accounts that fill the queue with runs on stalling sites (each up to the per-account cap, 5). */
 const GREEDY = Number(process.env.BENCH_GREEDY ?? 2);
@@ -172,17 +171,10 @@ async function queueGreedyRuns(api: Api, dns: DnsPeer, databaseUrl: string): Pro
 }
 
 export async function run(): Promise<void> {
-  const database = await createTestDatabase('analysis_bench');
-  const namespace = `b${randomBytes(4).toString('hex')}`;
+  const ground = await startTestGround('analysis_bench', 'silent');
+  const common = ground.env;
   const dns = await startDnsPeer();
   const sites = await startSites();
-  const common = {
-    DATABASE_URL: database.url,
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-    LOG_LEVEL: 'silent',
-  };
   const billing = await startServiceProcess('services/billing/src/main.ts', {
     ...common,
     DEPOSIT_ADDRESS: 'Dep1t5WaLLet1111111111111111111111111111111',
@@ -203,7 +195,7 @@ export async function run(): Promise<void> {
   const api = apiOf(analysis.url, billing.url);
   try {
     console.log(`analysis-fairness: one worker, runs bounded at ${DEADLINE_MS} ms, local sites`);
-    const polite = await account(api, dns, database.url, 'polite.bench');
+    const polite = await account(api, dns, ground.databaseUrl, 'polite.bench');
     // A run that stays unpaid (a deposit quote) keeps its streams open as long as they are wanted.
     const unpaid = await api.call(polite, 'POST', '/v1/analysis/run', {
       domain: 'polite.bench',
@@ -214,7 +206,7 @@ export async function run(): Promise<void> {
 
     const alone: number[] = [];
     for (let i = 0; i < RUNS; i++) alone.push(await turnaround(api, polite, 'polite.bench'));
-    const queued = await queueGreedyRuns(api, dns, database.url);
+    const queued = await queueGreedyRuns(api, dns, ground.databaseUrl);
     const behind: number[] = [];
     for (let i = 0; i < RUNS; i++) behind.push(await turnaround(api, polite, 'polite.bench'));
     const ms = (x: number) => `${x.toFixed(0)} ms`;
@@ -241,7 +233,6 @@ export async function run(): Promise<void> {
     await billing.close();
     await dns.close();
     await new Promise((r) => sites.close(r));
-    await dropStreams(NATS_URL, namespace);
-    await database.drop();
+    await ground.close();
   }
 }

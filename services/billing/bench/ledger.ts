@@ -7,19 +7,18 @@
  *       vs  the same request for an account with ten rows (the balance is one row, the page an index range)
  * Run: npx -y pnpm@10 bench billing
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { createNatsBus, type Bus } from '@meridian/bus';
 import { RPC } from '@meridian/contracts';
-import { createTestDatabase } from '@meridian/db/testing';
 import { startServer } from '@meridian/http-kit';
-import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
+import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger } from '@meridian/observability';
+import { TEST_NATS_URL, startServiceForTest } from '@meridian/runtime/testing';
 import type { BillingDeps } from '../src/deps.js';
 import { post } from '../src/flows/post.js';
 import { start } from '../src/main.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = 16;
 const MILLION = 1_000_000;
@@ -169,22 +168,16 @@ async function creditsFigures(deps: BillingDeps, serverUrl: string): Promise<voi
 }
 
 export async function run(): Promise<void> {
-  const database = await createTestDatabase('billing_bench');
-  const namespace = `b${randomBytes(4).toString('hex')}`;
-  const service = await start({
-    PORT: '0',
-    DATABASE_URL: database.url,
+  const started = await startServiceForTest(start, 'billing_bench', {
     DATABASE_POOL_SIZE: String(CONCURRENCY + 4),
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
     LOG_LEVEL: 'silent',
   });
+  const { service, ground } = started;
   const deps = service.deps as unknown as BillingDeps;
   const client = await createNatsBus({
-    url: NATS_URL,
+    url: TEST_NATS_URL,
     name: 'billing-bench',
-    namespace,
+    namespace: ground.namespace,
     logger: createLogger('bench', { level: 'silent' }),
   });
   const server = await startServer(service.app, { port: 0 });
@@ -194,7 +187,6 @@ export async function run(): Promise<void> {
   } finally {
     await server.close();
     await client.close();
-    await service.close();
-    await database.drop();
+    await started.close();
   }
 }

@@ -12,10 +12,10 @@ import { sql } from 'kysely';
 import { createNatsBus, type Bus } from '@meridian/bus';
 import { RPC } from '@meridian/contracts';
 import { migrateToLatest, openDatabase } from '@meridian/db';
-import { createTestDatabase } from '@meridian/db/testing';
 import { startServer } from '@meridian/http-kit';
-import { TEST_INTERNAL_AUTH_SECRET, callerHeaders, testAssertionKey } from '@meridian/http-kit/testing';
+import { callerHeaders, testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { TEST_NATS_URL, startTestGround } from '@meridian/runtime/testing';
 import { createApp } from '../src/app.js';
 import { parseConfig } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
@@ -26,7 +26,6 @@ import { hashPassword } from '../src/flows/passwords.js';
 import { identityParts } from '../src/main.js';
 import { rpcHandlers } from '../src/rpc/verify.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const PASSWORD = 'violet-harbour-gramophone-47';
 
 /** Runs `op` with `concurrency` workers for `ms`; answers operations per second. */
@@ -46,21 +45,17 @@ async function rate(op: () => Promise<unknown>, concurrency: number, ms: number)
 }
 
 async function main(): Promise<void> {
-  const database = await createTestDatabase('identity_bench');
-  const namespace = `b${randomBytes(4).toString('hex')}`;
+  const ground = await startTestGround('identity_bench', 'silent');
+  const { namespace } = ground;
   const config = parseConfig({
     PORT: '0',
-    DATABASE_URL: database.url,
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+    ...ground.env,
     TOTP_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'silent',
   });
   const logger = createLogger('identity', { level: 'silent' });
-  const opened = openDatabase<Database>({ kind: 'pg', url: database.url, poolSize: 10 }, 'identity');
+  const opened = openDatabase<Database>({ kind: 'pg', url: ground.databaseUrl, poolSize: 10 }, 'identity');
   await migrateToLatest(opened.db, 'identity', migrations);
-  const bus: Bus = await createNatsBus({ url: NATS_URL, name: 'identity-bench', namespace, logger });
+  const bus: Bus = await createNatsBus({ url: TEST_NATS_URL, name: 'identity-bench', namespace, logger });
   const deps: IdentityDeps = {
     config,
     db: opened.db,
@@ -115,7 +110,7 @@ async function main(): Promise<void> {
     for (const s of subs) await s.close();
     await bus.close();
     await opened.close();
-    await database.drop();
+    await ground.close();
   }
 }
 

@@ -8,21 +8,17 @@
  * Every call pays a new transaction, signed before timing starts; calls run one after the other.
  * Run: npx -y pnpm@10 bench x402   (BENCH_CALLS, default 100)
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { HTTPFacilitatorClient } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
-import { deleteNatsNamespace } from '@meridian/bus/testing';
 import { X402_MAX_TIMEOUT_S } from '@meridian/contracts';
-import { createTestDatabase } from '@meridian/db/testing';
-import { TEST_INTERNAL_AUTH_SECRET } from '@meridian/http-kit/testing';
+import { startServiceForTest } from '@meridian/runtime/testing';
 import { startServiceProcess, startX402Facilitator, type LocalWallet } from '@meridian/test-peers';
 import { start } from '../src/main.js';
 
-const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
 const PATH = '/v1/data/crypto/spot/reference_price?entity=BTC-USD';
 const ENVELOPE = JSON.stringify({
@@ -83,24 +79,10 @@ async function timePaidCalls(url: string, headers: string[]): Promise<number[]> 
 
 export async function run(): Promise<void> {
   const facilitator = await startX402Facilitator();
-  const database = await createTestDatabase('bench_x402');
-  const namespace = `b${randomBytes(4).toString('hex')}`;
   const stub = await startDataStub();
-  const env = {
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-    LOG_LEVEL: 'warn',
-  };
-  const service = await start({
-    ...env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: database.url,
-    FACILITATOR_URL: facilitator.url,
-  });
+  const started = await startServiceForTest(start, 'bench_x402', { FACILITATOR_URL: facilitator.url });
   const gateway = await startServiceProcess('gateway/src/main.ts', {
-    ...env,
+    ...started.ground.env,
     DATA_URL: `http://127.0.0.1:${(stub.address() as AddressInfo).port}`,
     X402_NETWORK: facilitator.network,
     X402_PAY_TO: facilitator.payTo,
@@ -153,9 +135,7 @@ export async function run(): Promise<void> {
     printFigures(summary([...ownBare, ...ownOurs]), summary(bare), summary(ours));
   } finally {
     await gateway.close();
-    await service.close();
-    await deleteNatsNamespace(NATS_URL, namespace);
-    await database.drop();
+    await started.close();
     stub.close();
     await facilitator.close();
   }

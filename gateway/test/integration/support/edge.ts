@@ -5,19 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from '@jest/globals';
 import express from 'express';
-import { deleteNatsNamespace, waitFor } from '@meridian/bus/testing';
+import { waitFor } from '@meridian/bus/testing';
 import { formatApiKey } from '@meridian/contracts';
-import { createTestDatabase } from '@meridian/db/testing';
 import { createHttpApp, finishApp, requireCaller, startServer, type RunningServer } from '@meridian/http-kit';
-import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
+import { testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { startTestGround } from '@meridian/runtime/testing';
 import { linkIn, startServiceProcess, startSmtp } from '@meridian/test-peers';
 import { PORTAL_ROUTES } from '../../../src/domain/portal-routes.js';
 import { isDataPath } from '../../../src/domain/data-route.js';
 import { start as startGateway } from '../../../src/main.js';
 import { ROUTE_TABLE, accessOf } from '../../../src/domain/route-table.js';
 
-export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 export const base62 = (n: number) =>
@@ -175,20 +174,12 @@ export async function startEdge(prefix: string): Promise<Edge> {
     for (const stop of stops.reverse()) await stop();
   };
   try {
-    const db = await createTestDatabase(prefix);
-    stops.push(() => db.drop());
-    const namespace = `t${randomUUID().slice(0, 8)}`;
-    stops.push(() => deleteNatsNamespace(NATS_URL, namespace));
+    const ground = await startTestGround(prefix, 'silent');
+    stops.push(() => ground.close());
+    const { namespace } = ground;
     const dataDir = mkdtempSync(join(tmpdir(), 'gw-edge-'));
     stops.push(() => rmSync(dataDir, { recursive: true, force: true }));
-    const env = {
-      DATABASE_URL: db.url,
-      NATS_URL,
-      BUS_NAMESPACE: namespace,
-      INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-      LOG_LEVEL: 'silent',
-      PORT: '0',
-    };
+    const env = { ...ground.env, PORT: '0' };
     const upstream = await dataUpstream();
     stops.push(() => upstream.close());
     const smtp = await startSmtp();

@@ -1,16 +1,13 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { sql } from 'kysely';
 import { createNatsBus, type Bus } from '@meridian/bus';
-import { deleteNatsNamespace } from '@meridian/bus/testing';
 import type { Report } from '@meridian/contracts';
-import { createTestDatabase } from '@meridian/db/testing';
-import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
+import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { TEST_NATS_URL, startServiceForTest } from '@meridian/runtime/testing';
 import type { AnalysisDeps } from '../../src/deps.js';
 import { start } from '../../src/main.js';
-
-export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 export interface Analysis {
   deps: AnalysisDeps;
@@ -26,23 +23,13 @@ export interface Analysis {
 
 /** The analysis service as main.ts assembles it, on a fresh database and a private NATS namespace. */
 export async function startAnalysis(prefix: string, env: Record<string, string> = {}): Promise<Analysis> {
-  const database = await createTestDatabase(prefix);
-  const namespace = `t${randomBytes(4).toString('hex')}`;
-  const service = await start({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: database.url,
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-    LOG_LEVEL: 'warn',
-    ...env,
-  });
+  const started = await startServiceForTest(start, prefix, env);
+  const { service, ground } = started;
   const deps = service.deps as unknown as AnalysisDeps;
   const client = await createNatsBus({
-    url: NATS_URL,
+    url: TEST_NATS_URL,
     name: 'analysis-test-client',
-    namespace,
+    namespace: ground.namespace,
     logger: createLogger('analysis-test-client', { level: 'warn' }),
     metrics: createMetrics('analysis-test-client', { defaultMetrics: false }),
   });
@@ -51,7 +38,7 @@ export async function startAnalysis(prefix: string, env: Record<string, string> 
     app: service.app,
     url: service.url,
     client,
-    databaseUrl: database.url,
+    databaseUrl: ground.databaseUrl,
     as: (accountId) =>
       callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
     finishedRun: async (accountId, report) => {
@@ -66,9 +53,7 @@ export async function startAnalysis(prefix: string, env: Record<string, string> 
     },
     close: async () => {
       await client.close();
-      await service.close();
-      await deleteNatsNamespace(NATS_URL, namespace);
-      await database.drop();
+      await started.close();
     },
   };
 }

@@ -2,11 +2,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import request from 'supertest';
 import { createNatsBus, type Bus } from '@meridian/bus';
-import { answerAsIdentity, deleteNatsNamespace } from '@meridian/bus/testing';
+import { answerAsIdentity } from '@meridian/bus/testing';
 import { RPC, type BalanceReply, type Report } from '@meridian/contracts';
-import { createTestDatabase } from '@meridian/db/testing';
-import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
+import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { TEST_NATS_URL, startServiceForTest, startTestGround } from '@meridian/runtime/testing';
 import {
   runScript,
   startDnsPeer,
@@ -20,7 +20,6 @@ import { NothingReachable, type PipelineInput, type RunPipeline } from '../../sr
 import { parseConfig } from '../../src/config.js';
 import { analysisParts, start } from '../../src/main.js';
 
-export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const CREDENTIALS_KEY = randomBytes(32).toString('hex');
 
 /** What the stand-in pipeline does for a domain: how long it takes and whether it throws. */
@@ -184,16 +183,9 @@ export async function startPlatform(
   /** `real`: the test starts identity itself, so the bus must not answer for it. */
   identity: 'answered' | 'real' = 'answered',
 ): Promise<Platform> {
-  const database = await createTestDatabase(prefix);
-  const namespace = `t${randomBytes(4).toString('hex')}`;
+  const ground = await startTestGround(prefix);
+  const common = ground.env;
   const dns = await startDnsPeer();
-  const common = {
-    DATABASE_URL: database.url,
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-    LOG_LEVEL: 'warn',
-  };
   const billing: ServiceProcess = await startServiceProcess('services/billing/src/main.ts', {
     ...common,
     DEPOSIT_ADDRESS: 'Dep1t5WaLLet1111111111111111111111111111111',
@@ -208,20 +200,21 @@ export async function startPlatform(
     const parts = analysisParts(parseConfig(env), {
       pipeline: pipeline ?? standInPipeline(behaviours, seen),
     });
-    const service = await start(env, undefined, parts);
+    const started = await startServiceForTest((e) => start(e, undefined, parts), ground, env);
+    const { service } = started;
     const one = {
       deps: { ...service.deps, ...parts } as unknown as AnalysisDeps,
       app: service.app,
-      close: () => service.close(),
+      close: () => started.close(),
     };
     open.push(one);
     return one;
   };
   const a = await replica();
   const client = await createNatsBus({
-    url: NATS_URL,
+    url: TEST_NATS_URL,
     name: 'analysis-test-client',
-    namespace,
+    namespace: ground.namespace,
     logger: createLogger('analysis-test-client', { level: 'warn' }),
     metrics: createMetrics('analysis-test-client', { defaultMetrics: false }),
   });
@@ -232,7 +225,7 @@ export async function startPlatform(
     env: analysisEnv,
     dns,
     client,
-    databaseUrl: database.url,
+    databaseUrl: ground.databaseUrl,
     behaviours,
     seen,
     a,
@@ -251,8 +244,7 @@ export async function startPlatform(
       for (const one of open.reverse()) await one.close().catch(() => undefined);
       await billing.close();
       await dns.close();
-      await deleteNatsNamespace(NATS_URL, namespace);
-      await database.drop();
+      await ground.close();
     },
   };
 }

@@ -8,7 +8,8 @@ import { openPGlite } from '@meridian/db';
 import { runScript } from '@meridian/test-peers';
 import { main } from '../../scripts/admin.js';
 import { recordDeposit } from '../../src/flows/record-deposit.js';
-import { NATS_URL, startBilling, type Billing } from './harness.js';
+import { TEST_NATS_URL } from '@meridian/runtime/testing';
+import { startBilling, type Billing } from './harness.js';
 
 const ANA = 'ana@meridian.test';
 const BO = 'bo@meridian.test';
@@ -28,7 +29,7 @@ describe('billing:admin, the operators interface', () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await main(argv, {
-      env: { DATABASE_URL: billing.databaseUrl, NATS_URL, BUS_NAMESPACE: billing.namespace },
+      env: { DATABASE_URL: billing.databaseUrl, NATS_URL: TEST_NATS_URL, BUS_NAMESPACE: billing.namespace },
       stdout: (s) => out.push(s),
       stderr: (s) => err.push(s),
     });

@@ -1,16 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { sql } from 'kysely';
 import { createNatsBus, type Bus } from '@meridian/bus';
-import { answerAsIdentity, deleteNatsNamespace } from '@meridian/bus/testing';
-import { createTestDatabase } from '@meridian/db/testing';
-import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
+import { answerAsIdentity } from '@meridian/bus/testing';
+import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { TEST_NATS_URL, startServiceForTest } from '@meridian/runtime/testing';
 import type { BillingDeps } from '../../src/deps.js';
 import { start } from '../../src/main.js';
 import { post } from '../../src/flows/post.js';
-
-export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 export interface Billing {
   deps: BillingDeps;
@@ -38,27 +36,19 @@ export async function startBilling(
   prefix: string,
   env: Record<string, string | undefined> = {},
 ): Promise<Billing> {
-  const database = await createTestDatabase(prefix);
-  const namespace = `t${randomBytes(4).toString('hex')}`;
-  const service = await start({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: database.url,
+  const started = await startServiceForTest(start, prefix, {
     DATABASE_POOL_SIZE: '20',
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-    LOG_LEVEL: 'warn',
     // A deployment takes deposits unless a test says otherwise (DEPOSIT_ADDRESS: '').
     DEPOSIT_ADDRESS: 'Dep1t5WaLLet1111111111111111111111111111111',
     ...env,
   });
+  const { service, ground } = started;
   const deps = service.deps as unknown as BillingDeps;
   const logger = createLogger('billing-test-client', { level: 'warn' });
   const client = await createNatsBus({
-    url: NATS_URL,
+    url: TEST_NATS_URL,
     name: 'billing-test-client',
-    namespace,
+    namespace: ground.namespace,
     logger,
     metrics: createMetrics('billing-test-client', { defaultMetrics: false }),
   });
@@ -69,8 +59,8 @@ export async function startBilling(
     app: service.app,
     identity,
     client,
-    namespace,
-    databaseUrl: database.url,
+    namespace: ground.namespace,
+    databaseUrl: ground.databaseUrl,
     as: (accountId) =>
       callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
     grant: async (accountId, amount) => {
@@ -97,9 +87,7 @@ export async function startBilling(
     },
     close: async () => {
       await client.close();
-      await service.close();
-      await deleteNatsNamespace(NATS_URL, namespace);
-      await database.drop();
+      await started.close();
     },
   };
 }

@@ -8,7 +8,8 @@ import { EVENTS, RPC } from '@meridian/contracts';
 import { operatorHeaders } from '@meridian/http-kit/testing';
 import { main } from '../../scripts/admin.js';
 import { readBalance } from '../../src/db/repositories/ledger.js';
-import { NATS_URL, startBilling, type Billing } from './harness.js';
+import { TEST_NATS_URL } from '@meridian/runtime/testing';
+import { startBilling, type Billing } from './harness.js';
 
 const OPERATOR_EMAIL = 'ops@meridian.test';
 
@@ -28,7 +29,7 @@ describe("billing's operators and the accounts they act on", () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await main(argv, {
-      env: { DATABASE_URL: billing.databaseUrl, NATS_URL, BUS_NAMESPACE: billing.namespace },
+      env: { DATABASE_URL: billing.databaseUrl, NATS_URL: TEST_NATS_URL, BUS_NAMESPACE: billing.namespace },
       stdout: (s) => out.push(s),
       stderr: (s) => err.push(s),
     });

@@ -3,14 +3,13 @@
 // never served past the key's rate limit or the plan gate.
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { createNatsBus, newEvent, type Bus } from '@meridian/bus';
-import { waitFor } from '@meridian/bus/testing';
+import { TEST_NATS_URL, waitFor } from '@meridian/bus/testing';
 import { EVENTS, ingestBatchSchema, STREAMS, type IngestBatchInput } from '@meridian/contracts';
 import { startServer, type RunningServer } from '@meridian/http-kit';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { start as startGateway } from '../../../../gateway/src/main.js';
 import {
   DATA,
-  NATS_URL,
   startEdge,
   type Edge,
   type Started,
@@ -56,7 +55,7 @@ describe('data answers kept at the edge', () => {
 
   beforeAll(async () => {
     edge = await startEdge('gw_kept_answers');
-    bus = await createNatsBus({ url: NATS_URL, name: 'kept-answers-test', namespace: edge.namespace });
+    bus = await createNatsBus({ url: TEST_NATS_URL, name: 'kept-answers-test', namespace: edge.namespace });
     db = await migratedDatabase('data_edge_kept_answers');
     // This service keeping its answers (as on PGlite: until the minute ends or an ingest), and one on
     // the same rows recomputing every answer; both at the process's clock, which the test sets.

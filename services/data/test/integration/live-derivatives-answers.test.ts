@@ -18,11 +18,11 @@ import {
   movedTo,
   okx,
   rpc,
-  sample,
   serveDeribit,
   serveOkx,
   T,
 } from '../support/live-derivatives.js';
+import { recording } from '../support/recordings.js';
 
 /**
  * What the live derivatives connectors' rows answer in live mode, polled from their upstreams'
@@ -52,10 +52,10 @@ describe('live derivatives answers from upstreams on loopback', () => {
   it('ETH in live mode: funding, mark_price, the options chain with greeks and DVOL; basis says spot is missing', async () => {
     await serveDeribit(peer);
     peer.answer('/fapi/v1/premiumIndex', {
-      body: await sample('binance_futures/premium_index_all_2025-11-25.json'),
+      body: recording('live/binance_futures/premium_index_all_2025-11-25.json'),
     });
     peer.answer('/v5/market/tickers', {
-      body: await sample('bybit_futures/tickers_linear_2025-11-25.json'),
+      body: recording('live/bybit_futures/tickers_linear_2025-11-25.json'),
     });
     await serveOkx(peer);
     // The catalogue's live entries come from the mode mechanism (liveHit); the resolvers do not read the mode.
@@ -133,14 +133,14 @@ describe('live derivatives answers from upstreams on loopback', () => {
         body: rpc({ data: [], continuation: null }),
       });
       peer.answer(`${API}/ticker?instrument_name=${u}-PERPETUAL`, {
-        body: movedTo(await sample(`deribit/ticker_${u}-PERPETUAL_2025-11-25.json`), at),
+        body: movedTo(recording(`live/deribit/ticker_${u}-PERPETUAL_2025-11-25.json`), at),
       });
     }
     peer.answer('/fapi/v1/premiumIndex', {
-      body: movedTo(await sample('binance_futures/premium_index_all_2025-11-25.json'), at),
+      body: movedTo(recording('live/binance_futures/premium_index_all_2025-11-25.json'), at),
     });
     peer.answer('/v5/market/tickers', {
-      body: movedTo(await sample('bybit_futures/tickers_linear_2025-11-25.json'), at),
+      body: movedTo(recording('live/bybit_futures/tickers_linear_2025-11-25.json'), at),
     });
     // Spot is another connector's: one Binance.US minute of BTC in USD and USDT gives the USDT rate.
     const minute = new Date(Math.floor(at / 60_000) * 60_000 - 60_000).toISOString();

@@ -17,11 +17,11 @@ import {
   OKX_MARKS,
   OPTIONS,
   rpc,
-  sample,
   serveDeribit,
   serveOkx,
   T,
 } from '../support/live-derivatives.js';
+import { recording } from '../support/recordings.js';
 
 /**
  * Each live derivatives connector (Deribit, Binance, Bybit and OKX futures) against its upstream's
@@ -74,7 +74,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
 
   describe('deribit', () => {
     it('refuses a rate limit in the JSON-RPC envelope (10028) under 200, 400 or 429, and stores nothing', async () => {
-      const limited = await sample('deribit/error_too_many_requests.json');
+      const limited = recording('live/deribit/error_too_many_requests.json');
       for (const status of [200, 400, 429]) {
         peer.answer(`${API}/get_book_summary_by_currency`, { status, body: limited });
         const report = await run(deribit);
@@ -90,7 +90,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
     it('calls another JSON-RPC error an error, and an answer that is not JSON-RPC malformed', async () => {
       peer.answer(`${API}/get_book_summary_by_currency`, {
         status: 400,
-        body: await sample('deribit/error_invalid_params.json'),
+        body: recording('live/deribit/error_invalid_params.json'),
       });
       const invalid = await run(deribit);
       expect(invalid).toMatchObject({ state: 'failing', last_error: { kind: 'http_error' } });
@@ -144,7 +144,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
       // Read in the first poll (BTC) and still on the newest row; read in the second (ETH); an option
       // whose ticker answers an error has none.
       expect(await greeksOf('BTC-26DEC25-90000-C')).toMatchObject({ delta: expect.any(Number) });
-      const ticker = JSON.parse(await sample('deribit/ticker_ETH-19DEC25-3000-C_2025-11-25.json')) as {
+      const ticker = JSON.parse(recording('live/deribit/ticker_ETH-19DEC25-3000-C_2025-11-25.json')) as {
         result: { greeks: { delta: number; gamma: number; vega: number; theta: number } };
       };
       const { delta, gamma, vega, theta } = ticker.result.greeks;
@@ -168,7 +168,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
   describe('binance_futures', () => {
     it('stores the USDT perpetuals of the live bases from the all-symbols premiumIndex', async () => {
       peer.answer('/fapi/v1/premiumIndex', {
-        body: await sample('binance_futures/premium_index_all_2025-11-25.json'),
+        body: recording('live/binance_futures/premium_index_all_2025-11-25.json'),
       });
       expect(await run(binanceFutures)).toMatchObject({ state: 'ok', last_rows: 6 });
       const marks = await db.db
@@ -186,7 +186,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
     ] as const)('calls %s an error', async (_what, status, kind) => {
       peer.answer('/fapi/v1/premiumIndex', {
         status,
-        body: await sample('binance_futures/error_invalid_symbol.json'),
+        body: recording('live/binance_futures/error_invalid_symbol.json'),
       });
       const report = await run(binanceFutures);
       expect(report).toMatchObject({ state: 'failing', last_error: { kind } });
@@ -205,7 +205,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
     const path = '/v5/market/tickers';
 
     it('stores the USDT perpetuals of v5 linear tickers, funding with its interval', async () => {
-      peer.answer(path, { body: await sample('bybit_futures/tickers_linear_2025-11-25.json') });
+      peer.answer(path, { body: recording('live/bybit_futures/tickers_linear_2025-11-25.json') });
       expect(await run(bybitFutures)).toMatchObject({ state: 'ok', last_rows: 7 });
       expect(peer.requests.at(-1)!.query.get('category')).toBe('linear');
       const sol = await db.db
@@ -218,7 +218,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
     });
 
     it('calls retCode 10006 under 200 and a 403 rate limits (the 403 for ten minutes), another retCode an error', async () => {
-      peer.answer(path, { body: await sample('bybit_futures/error_too_many_visits.json') });
+      peer.answer(path, { body: recording('live/bybit_futures/error_too_many_visits.json') });
       expect(await run(bybitFutures)).toMatchObject({
         state: 'rate_limited',
         last_error: { kind: 'rate_limited' },
@@ -231,7 +231,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
         600_000,
       );
       await live!.stop();
-      peer.answer(path, { body: await sample('bybit_futures/error_params.json') });
+      peer.answer(path, { body: recording('live/bybit_futures/error_params.json') });
       const params = await run(bybitFutures);
       expect(params).toMatchObject({ state: 'failing', last_error: { kind: 'http_error' } });
       expect(params.last_error!.message).toMatch(/bybit refused: 10001 params error/);
@@ -281,7 +281,7 @@ describe('live derivatives connectors against upstreams on loopback', () => {
         await serveOkx(peer);
         peer.answer(`${funding}?instId=ETH-USDT-SWAP`, {
           status,
-          body: await sample('okx_futures/error_too_many_requests.json'),
+          body: recording('live/okx_futures/error_too_many_requests.json'),
         });
         // The marks were read before the funding request that hit the limit: none of them is stored.
         await db.db.deleteFrom('mark_prices').where('source', '=', 'okx_futures').execute();

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { sql } from 'kysely';
-import { readFile } from 'node:fs/promises';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { startUpstreamPeer, type UpstreamPeer } from '@meridian/test-peers';
 import { blockchainInfo } from '../../src/adapters/connectors/feeds/blockchain-info.js';
@@ -10,8 +9,7 @@ import { createLiveIngest, type LiveIngest, type LiveIngestSettings } from '../.
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
 import { liveSettings, until } from '../support/live.js';
-
-const STATS = new URL('../../recordings/blockchain_info/stats_2024-11-14.json', import.meta.url);
+import { recording } from '../support/recordings.js';
 
 /** A connector of the test's own: a JSON list of numbers at /list, stored as observations. */
 const listed = (name: string, extra: 'none' | 'refused' = 'none'): ConnectorDefinition => ({
@@ -63,7 +61,7 @@ describe('live connectors against upstreams on loopback', () => {
   beforeAll(async () => {
     db = await migratedDatabase('data_live_ingest');
     peer = await startUpstreamPeer();
-    stats = await readFile(STATS, 'utf8');
+    stats = recording('blockchain_info/stats_2024-11-14.json');
   });
   afterEach(async () => {
     await live?.stop();

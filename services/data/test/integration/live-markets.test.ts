@@ -21,9 +21,9 @@ import {
   KEYS,
   pathsOf,
   PUBMED_PATH,
-  recording,
   type Family,
 } from '../support/market-families.js';
+import { recording } from '../support/recordings.js';
 
 describe('live market, macro and medical connectors against their recorded upstreams on loopback', () => {
   let db: MigratedDatabase;
@@ -153,7 +153,7 @@ describe('live market, macro and medical connectors against their recorded upstr
   });
 
   it('fx/spot answers the ECB file, says "ECB reference rates", and reads only the daily file after the first poll', async () => {
-    const hist = await recording('ecb/eurofxref-hist-90d_2024-11-14.xml');
+    const hist = recording('ecb/eurofxref-hist-90d_2024-11-14.xml');
     peer.answer('/stats/eurofxref/eurofxref-hist-90d.xml', { body: hist });
     // The daily file is the same envelope holding only the newest fixing.
     peer.answer('/stats/eurofxref/eurofxref-daily.xml', {

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { readFile } from 'node:fs/promises';
 import { LIVE_SPOT_MARKETS } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { startUpstreamPeer, type UpstreamPeer } from '@meridian/test-peers';
@@ -8,8 +7,8 @@ import { COINBASE_MARKETS } from '../../src/adapters/connectors/spot/coinbase-sp
 import type { Deps } from '../../src/app.js';
 import { testApp, testDeps } from '../support/app.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+import { recording } from '../support/recordings.js';
 
-const recording = (file: string) => readFile(new URL(`../../recordings/${file}`, import.meta.url), 'utf8');
 const MINUTE = 60_000;
 
 /**
@@ -17,10 +16,10 @@ const MINUTE = 60_000;
  * current minute), as a live answer would be: the reference price drops a venue whose last print is old.
  */
 async function presentCoinbase(): Promise<{ candles: string; trades: string }> {
-  const candles = JSON.parse(await recording('coinbase_spot/candles_ETH-USD.json')) as number[][];
+  const candles = JSON.parse(recording('coinbase_spot/candles_ETH-USD.json')) as number[][];
   const newest = Math.max(...candles.map((c) => c[0]!)) * 1000;
   const shift = Math.floor((Date.now() - newest) / MINUTE) * MINUTE;
-  const trades = JSON.parse(await recording('coinbase_spot/trades_ETH-USD.json')) as { time: string }[];
+  const trades = JSON.parse(recording('coinbase_spot/trades_ETH-USD.json')) as { time: string }[];
   return {
     candles: JSON.stringify(candles.map(([t, ...rest]) => [t! + shift / 1000, ...rest])),
     trades: JSON.stringify(

@@ -11,7 +11,8 @@ import { createLiveIngest, type LiveIngest, type LiveIngestSettings } from '../.
 import { testApp, testDeps } from '../support/app.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { liveSettings } from '../support/live.js';
-import { recording, SCOREBOARDS, UPSTREAMS, type Get, type Upstream } from '../support/world-upstreams.js';
+import { SCOREBOARDS, UPSTREAMS, type Get, type Upstream } from '../support/world-upstreams.js';
+import { recording } from '../support/recordings.js';
 
 /**
  * The world feeds' live connectors (weather, sports, the absurd_ feeds), each against a real HTTP
@@ -75,7 +76,7 @@ describe('world feeds: live connectors on recorded answers over loopback', () =>
     '%s stores the recorded answer (%s) and its product answers through the app',
     async (name, _as, u) => {
       for (const [path, file] of Object.entries(u.answers)) {
-        const recorded = await recording(file);
+        const recorded = recording(file);
         peer.answer(path, { body: u.rewrite ? u.rewrite.to(recorded) : recorded });
       }
       const offset = Date.now() - Date.parse(u.at);
@@ -160,7 +161,7 @@ describe('world feeds: live connectors on recorded answers over loopback', () =>
   it('one failing scoreboard leaves none of the others written', async () => {
     const [first, ...rest] = Object.entries(SCOREBOARDS);
     peer.answer(first![0], { status: 500, body: '' });
-    for (const [path, file] of rest) peer.answer(path, { body: await recording(file) });
+    for (const [path, file] of rest) peer.answer(path, { body: recording(file) });
     const before = await stored(failDb, 'espn', ['basketball_event', 'football_event', 'tennis_event']);
     live = createLiveIngest(testDeps(failDb), [espn], settings({ urls: { espn: peer.url } }));
     live.start();
@@ -176,8 +177,7 @@ describe('world feeds: live connectors on recorded answers over loopback', () =>
     '$name: polling the same answer again stores no row twice',
     async (def) => {
       const u = CONNECTED.find((x) => x.def === def)!;
-      for (const [path, file] of Object.entries(u.answers))
-        peer.answer(path, { body: await recording(file) });
+      for (const [path, file] of Object.entries(u.answers)) peer.answer(path, { body: recording(file) });
       const before = await stored(failDb, sourceOf(u), u.metrics);
       live = createLiveIngest(
         testDeps(failDb),

@@ -1,23 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import type { RequestListener } from 'node:http';
 import type { IngestBatch } from '@meridian/contracts';
 import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger } from '@meridian/observability';
-import { FIXTURES_DIR, RECORDING } from '../../src/adapters/parsers/spot/recorded-market.js';
+import { RECORDING } from '../../src/adapters/parsers/spot/recorded-market.js';
 import { startMarketReplay } from '../../src/jobs/spot/market-replay.js';
 import { loopedRecordedTime } from '../../src/domain/replay-clock.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
 import { testApp, testDeps } from '../support/app.js';
+import { marketRecording } from '../support/recordings.js';
 
 const MINUTE = 60_000;
 
 /** A recorded CSV read here apart from the service's parsers: open time (ms) to its cells. */
 function recordedRows(file: string, time: (cell: string) => number): Map<number, number[]> {
-  const text = gunzipSync(readFileSync(join(FIXTURES_DIR, file))).toString('utf8');
+  const text = marketRecording(file);
   const rows = new Map<number, number[]>();
   for (const line of text.split('\n').slice(1)) {
     if (line.trim() === '') continue;

@@ -8,7 +8,8 @@ import { spotConnector, type SpotVenue } from '../../src/adapters/connectors/spo
 import { createLiveIngest, type LiveIngest, type ConnectorReport } from '../../src/jobs/live-ingest.js';
 import { testDeps } from '../support/app.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
-import { at, CASES, recording } from '../support/spot-venues.js';
+import { at, CASES } from '../support/spot-venues.js';
+import { recording } from '../support/recordings.js';
 
 describe.each(CASES)('spot connector $spec.name on its recorded answers', (c) => {
   let db: MigratedDatabase;
@@ -21,7 +22,7 @@ describe.each(CASES)('spot connector $spec.name on its recorded answers', (c) =>
   const answerAll = async () => {
     for (const venueSymbol of Object.values(c.spec.markets))
       for (const [path, body] of c.empty(venueSymbol)) peer.answer(path, { body });
-    for (const [path, file] of c.samples) peer.answer(path, { body: await recording(file) });
+    for (const [path, file] of c.samples) peer.answer(path, { body: recording(file) });
   };
   /** One first poll of the real connector (unpaced: the peer is on loopback) through the runner. */
   const poll = async (everyMs = 60_000): Promise<ConnectorReport> => {
@@ -76,7 +77,7 @@ describe.each(CASES)('spot connector $spec.name on its recorded answers', (c) =>
 
   it("refuses in the venue's own error format, and writes nothing", async () => {
     await answerAll();
-    peer.answer(c.failing, { status: c.error.status, body: await recording(c.error.file) });
+    peer.answer(c.failing, { status: c.error.status, body: recording(c.error.file) });
     const report = await poll();
     expect(report).toMatchObject({
       state: 'failing',
@@ -107,7 +108,7 @@ describe.each(CASES)('spot connector $spec.name on its recorded answers', (c) =>
     const file = c.bodyRateLimit;
     it('calls a rate-limit refusal in the body of a 200 rate_limited', async () => {
       await answerAll();
-      peer.answer(c.failing, { body: await recording(file) });
+      peer.answer(c.failing, { body: recording(file) });
       expect(await poll()).toMatchObject({ state: 'rate_limited', last_error: { kind: 'rate_limited' } });
     });
   }
@@ -202,7 +203,7 @@ describe('spot connectors keep their trade cursors between polls', () => {
   ] as [string, SpotVenue, string, string, string, string, string, string][])(
     '%s asks the next poll from where the last ended',
     async (_name, spec, path, file, key, symbol, cursor, value) => {
-      peer.answer(path, { body: await recording(file) });
+      peer.answer(path, { body: recording(file) });
       if (spec === BINANCE) peer.answer('/api/v3/klines', { body: '[]' });
       else peer.answer('/0/public/OHLC', { body: '{"error":[],"result":{"XXBTZUSD":[],"last":0}}' });
       const deps = testDeps(db, { INGEST_MODE: 'live' });

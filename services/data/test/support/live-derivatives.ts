@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { findMetric, LIVE_DERIVATIVES, type CatalogHit } from '@meridian/contracts';
 import type { UpstreamPeer } from '@meridian/test-peers';
 import { deribitConnector } from '../../src/adapters/connectors/derivatives/deribit.js';
 import { okxFuturesConnector } from '../../src/adapters/connectors/derivatives/okx-futures.js';
 import type { LiveIngestSettings } from '../../src/jobs/live-ingest.js';
 import { liveSettings } from './live.js';
+import { recording } from './recordings.js';
 
 /**
  * The derivatives venues (Deribit, Binance, Bybit and OKX futures) as the live-derivatives*.test.ts
@@ -15,8 +15,6 @@ import { liveSettings } from './live.js';
 /** The hand-written samples' poll instant (recordings/live/README.md): 2025-11-25 08:00 UTC. */
 export const T = Date.UTC(2025, 10, 25, 8);
 export const API = '/api/v2/public';
-export const sample = (file: string) =>
-  readFile(new URL(`../../recordings/live/${file}`, import.meta.url), 'utf8');
 /** A sample moved to another instant: every epoch-ms time of the sample (T + up to 10 s) shifted alike. */
 export const movedTo = (text: string, at: number) =>
   text.replace(/\b17640576\d{5}\b/g, (t) => String(Number(t) - T + at));
@@ -53,16 +51,16 @@ export const derivativesSettings = (peer: UpstreamPeer, over: Partial<LiveIngest
 export async function serveDeribit(peer: UpstreamPeer, over: { summary?: string } = {}) {
   for (const u of ['BTC', 'ETH']) {
     peer.answer(`${API}/get_book_summary_by_currency?currency=${u}&kind=option`, {
-      body: over.summary ?? (await sample(`deribit/book_summary_${u}_option_2025-11-25.json`)),
+      body: over.summary ?? recording(`live/deribit/book_summary_${u}_option_2025-11-25.json`),
     });
     peer.answer(`${API}/get_volatility_index_data?currency=${u}`, {
-      body: await sample(`deribit/volatility_index_${u}_2025-11-25.json`),
+      body: recording(`live/deribit/volatility_index_${u}_2025-11-25.json`),
     });
     peer.answer(`${API}/ticker?instrument_name=${u}-PERPETUAL`, {
-      body: await sample(`deribit/ticker_${u}-PERPETUAL_2025-11-25.json`),
+      body: recording(`live/deribit/ticker_${u}-PERPETUAL_2025-11-25.json`),
     });
   }
-  peer.answer(`${API}/ticker`, { status: 400, body: await sample('deribit/error_invalid_params.json') });
+  peer.answer(`${API}/ticker`, { status: 400, body: recording('live/deribit/error_invalid_params.json') });
   for (const name of [
     'ETH-19DEC25-3000-C',
     'ETH-19DEC25-3000-P',
@@ -70,7 +68,7 @@ export async function serveDeribit(peer: UpstreamPeer, over: { summary?: string 
     'BTC-26DEC25-90000-C',
   ])
     peer.answer(`${API}/ticker?instrument_name=${name}`, {
-      body: await sample(`deribit/ticker_${name}_2025-11-25.json`),
+      body: recording(`live/deribit/ticker_${name}_2025-11-25.json`),
     });
 }
 
@@ -78,10 +76,10 @@ export const OKX_MARKS = '/api/v5/public/mark-price';
 export const OKX_FUNDING = '/api/v5/public/funding-rate';
 /** The samples: marks of every swap, funding of BTC, ETH and SOL; the other bases answer 51001. */
 export async function serveOkx(peer: UpstreamPeer) {
-  peer.answer(OKX_MARKS, { body: await sample('okx_futures/mark_price_swap_2025-11-25.json') });
-  peer.answer(OKX_FUNDING, { body: await sample('okx_futures/error_no_such_instrument.json') });
+  peer.answer(OKX_MARKS, { body: recording('live/okx_futures/mark_price_swap_2025-11-25.json') });
+  peer.answer(OKX_FUNDING, { body: recording('live/okx_futures/error_no_such_instrument.json') });
   for (const base of ['BTC', 'ETH', 'SOL'])
     peer.answer(`${OKX_FUNDING}?instId=${base}-USDT-SWAP`, {
-      body: await sample(`okx_futures/funding_rate_${base}-USDT-SWAP_2025-11-25.json`),
+      body: recording(`live/okx_futures/funding_rate_${base}-USDT-SWAP_2025-11-25.json`),
     });
 }

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import type { ConnectorDefinition, ConnectorKeys } from '../../src/adapters/connectors/connector.js';
 import { ecb } from '../../src/adapters/connectors/feeds/ecb.js';
 import { eia } from '../../src/adapters/connectors/feeds/eia.js';
@@ -7,14 +6,12 @@ import { fred, fredIndices } from '../../src/adapters/connectors/feeds/fred.js';
 import { lbma } from '../../src/adapters/connectors/feeds/lbma.js';
 import { pubmed } from '../../src/adapters/connectors/feeds/pubmed.js';
 import { PUBMED_TYPES } from '../../src/domain/feeds/observation-keys.js';
+import { recording } from './recordings.js';
 
 /**
  * The market, macro and medical upstreams as live-markets.test.ts plays them: per connector family,
  * the recorded answers of each path it reads, and answers malformed or empty in its own format.
  */
-
-export const recording = (file: string) =>
-  readFile(new URL(`../../recordings/${file}`, import.meta.url), 'utf8');
 
 /** A key that must never leave the request: not in /ready, not in an error message. */
 export const FRED_KEY = 'fredkey0123456789abcdef0123456789';
@@ -50,7 +47,7 @@ export const FAMILIES: Family[] = [
     source: 'farside',
     metrics: ['etf_net_flow', 'etf_cumulative_net_flow'],
     rows: 36,
-    answers: async () => [['/btc/', [await recording('farside/btc_etf_flows_2024-11-14.html')]]],
+    answers: async () => [['/btc/', [recording('farside/btc_etf_flows_2024-11-14.html')]]],
     malformed: '<html><head><title>Just a moment...</title></head><body></body></html>',
     empty:
       '<table class="etf"><tr><th></th><th>IBIT</th><th>FBTC</th><th>Total</th></tr>' +
@@ -62,7 +59,7 @@ export const FAMILIES: Family[] = [
     metrics: ['fx_reference_rate'],
     rows: 6,
     answers: async () => [
-      ['/stats/eurofxref/eurofxref-hist-90d.xml', [await recording('ecb/eurofxref-hist-90d_2024-11-14.xml')]],
+      ['/stats/eurofxref/eurofxref-hist-90d.xml', [recording('ecb/eurofxref-hist-90d_2024-11-14.xml')]],
     ],
     malformed: '<?xml version="1.0" encoding="UTF-8"?>\n<gesmes:Envelope xmlns:gesmes="x">\n<Cube>',
     empty:
@@ -77,9 +74,9 @@ export const FAMILIES: Family[] = [
       [
         FRED_PATH,
         [
-          await recording('fred/M2SL_2024-11-14.json'),
-          await recording('fred/CPIAUCSL_2024-11-14.json'),
-          await recording('fred/PCOPPUSDM_2024-11-14.json'),
+          recording('fred/M2SL_2024-11-14.json'),
+          recording('fred/CPIAUCSL_2024-11-14.json'),
+          recording('fred/PCOPPUSDM_2024-11-14.json'),
         ],
       ],
     ],
@@ -92,10 +89,7 @@ export const FAMILIES: Family[] = [
     metrics: ['index_close'],
     rows: 10,
     answers: async () => [
-      [
-        FRED_PATH,
-        [await recording('fred/SP500_2024-11-14.json'), await recording('fred/NASDAQCOM_2024-11-14.json')],
-      ],
+      [FRED_PATH, [recording('fred/SP500_2024-11-14.json'), recording('fred/NASDAQCOM_2024-11-14.json')]],
     ],
     malformed: '{"observations": [{"date": "2024-11-14", "val',
     empty: '{"count":0,"observations":[]}',
@@ -106,8 +100,8 @@ export const FAMILIES: Family[] = [
     metrics: ['commodity_spot'],
     rows: 8,
     answers: async () => [
-      ['/v2/petroleum/pri/spt/data/', [await recording('eia/petroleum_pri_spt_RWTC_2024-11-14.json')]],
-      ['/v2/natural-gas/pri/fut/data/', [await recording('eia/natural-gas_pri_fut_RNGWHHD_2024-11-14.json')]],
+      ['/v2/petroleum/pri/spt/data/', [recording('eia/petroleum_pri_spt_RWTC_2024-11-14.json')]],
+      ['/v2/natural-gas/pri/fut/data/', [recording('eia/natural-gas_pri_fut_RNGWHHD_2024-11-14.json')]],
     ],
     malformed: '{"error":"invalid api_key"}',
     empty: '{"response":{"total":0,"data":[]},"apiVersion":"2.1.8"}',
@@ -118,8 +112,8 @@ export const FAMILIES: Family[] = [
     metrics: ['commodity_spot'],
     rows: 8,
     answers: async () => [
-      ['/json/gold_pm.json', [await recording('lbma/gold_pm_2024-11-14.json')]],
-      ['/json/silver.json', [await recording('lbma/silver_2024-11-14.json')]],
+      ['/json/gold_pm.json', [recording('lbma/gold_pm_2024-11-14.json')]],
+      ['/json/silver.json', [recording('lbma/silver_2024-11-14.json')]],
     ],
     malformed: '<!DOCTYPE html><html><body>Maintenance</body></html>',
     empty: '[]',
@@ -129,7 +123,7 @@ export const FAMILIES: Family[] = [
     source: 'pubmed',
     metrics: ['publication_count'],
     rows: 6,
-    answers: async () => [[PUBMED_PATH, await Promise.all(PUBMED_FILES.map(recording))]],
+    answers: async () => [[PUBMED_PATH, PUBMED_FILES.map((file) => recording(file))]],
     malformed: '{"header":{"type":"esearch"},"esearchresult":{"ERROR":"Search Backend failed"}}',
     empty:
       '{"header":{"type":"esearch","version":"0.3"},"esearchresult":{"count":"0","retmax":"0","retstart":"0","idlist":[]}}',

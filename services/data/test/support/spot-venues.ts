@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import { BINANCE } from '../../src/adapters/connectors/spot/binance-spot.js';
 import { BITSTAMP } from '../../src/adapters/connectors/spot/bitstamp-spot.js';
 import { BYBIT } from '../../src/adapters/connectors/spot/bybit-spot.js';
@@ -11,9 +10,6 @@ import type { SpotVenue } from '../../src/adapters/connectors/spot/spot-venue.js
  * The spot venues as spot-connectors.test.ts plays them: per venue, the recorded samples of one
  * market, the venue's empty, error and rate-limit answers, and what the samples store.
  */
-
-export const recording = (file: string) =>
-  readFile(new URL(`../../recordings/${file}`, import.meta.url), 'utf8');
 
 /** The second the samples' trades start (2026-11-20T12:02:00Z); the candles start two minutes before. */
 const T0 = Date.parse('2026-11-20T12:00:00Z');

@@ -1,6 +1,5 @@
 import { expect } from '@jest/globals';
 import type request from 'supertest';
-import { readFile } from 'node:fs/promises';
 import type { ConnectorDefinition } from '../../src/adapters/connectors/connector.js';
 import { espn } from '../../src/adapters/connectors/feeds/espn.js';
 import { federalRegister } from '../../src/adapters/connectors/feeds/federal-register.js';
@@ -16,9 +15,6 @@ import { usgs } from '../../src/adapters/connectors/feeds/usgs.js';
  * The world feeds' upstreams as live-world.test.ts plays them: per connector, the recorded answers
  * it is served, the rows they store and what its product then answers through the data app.
  */
-
-export const recording = (file: string) =>
-  readFile(new URL(`../../recordings/${file}`, import.meta.url), 'utf8');
 
 export type Get = (path: string) => Promise<request.Response>;
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
 import { ingestBatchSchema, type IngestBatchInput } from '@meridian/contracts';
 import { binancePerpetualBatches } from '../../src/adapters/parsers/derivatives/binance-futures.js';
 import { bybitLinearBatches } from '../../src/adapters/parsers/derivatives/bybit-futures.js';
@@ -9,10 +8,10 @@ import {
   parseDeribitOptionName,
   type DeribitBookSummary,
 } from '../../src/adapters/parsers/derivatives/deribit.js';
+import { recording } from '../support/recordings.js';
 
 /** A hand-written sample answer of the live connectors (recordings/live/, see the README there). */
-const sample = (file: string) =>
-  JSON.parse(readFileSync(new URL(`../../recordings/live/${file}`, import.meta.url), 'utf8')) as unknown;
+const sample = (file: string) => JSON.parse(recording(`live/${file}`)) as unknown;
 
 const symbols = (batches: IngestBatchInput[], kind: string) =>
   batches.filter((b) => b.kind === kind).map((b) => ('symbol' in b ? b.symbol : ''));

@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
 import { ingestBatchSchema } from '@meridian/contracts';
 import { RECORDINGS } from '../../src/adapters/parsers/recordings.js';
 import { replayBatches } from '../../src/jobs/feeds/recorded-feeds.js';
@@ -14,12 +13,13 @@ import { espnStatus, setsWon } from '../../src/adapters/parsers/feeds/espn.js';
 import { gamesFor, type SportEvent } from '../../src/domain/feeds/sports.js';
 import { newYorkDayStart, newYorkOffsetMs, newYorkToUtc } from '../../src/domain/feeds/new-york-time.js';
 import { csvRecords, parseCsv } from '../../src/adapters/parsers/csv.js';
+import { recording } from '../support/recordings.js';
 
 describe('recorded feeds', () => {
   it('every recording parses into valid ingestion batches, all timestamps at or before now', () => {
     const now = new Date('2026-11-21T10:00:00Z');
     for (const r of RECORDINGS) {
-      const text = readFileSync(new URL(`../../recordings/${r.file}`, import.meta.url), 'utf8');
+      const text = recording(r.file);
       const batches = replayBatches(r, text, now).map((b) => ingestBatchSchema.parse(b));
       expect(batches.length).toBeGreaterThan(1);
       for (const b of batches)

@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
 import { recordedTime } from '../../src/domain/replay-clock.js';
 import {
   parseEcbEurofxref,
@@ -9,9 +8,7 @@ import {
 } from '../../src/adapters/parsers/feeds/markets.js';
 import { parsePubmedCount } from '../../src/adapters/parsers/feeds/medical.js';
 import { pubmedTerm } from '../../src/adapters/connectors/feeds/pubmed.js';
-
-const recording = (file: string) =>
-  readFileSync(new URL(`../../recordings/${file}`, import.meta.url), 'utf8');
+import { recording } from '../support/recordings.js';
 
 describe('Farside flow page (HTML)', () => {
   const html = recording('farside/btc_etf_flows_2024-11-14.html');

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createNatsBus, startOutboxRelay, type Bus, type Closable } from '@meridian/bus';
-import { deleteNatsNamespace, waitFor } from '@meridian/bus/testing';
+import { waitFor } from '@meridian/bus/testing';
 import { STREAMS } from '@meridian/contracts';
 import { migrateToLatest, openDatabase } from '@meridian/db';
-import { createTestDatabase } from '@meridian/db/testing';
 import { setErrorsBase } from '@meridian/http-kit';
-import { TEST_INTERNAL_AUTH_SECRET, testAssertionKey } from '@meridian/http-kit/testing';
+import { testAssertionKey } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
 import { rememberSecret } from '@meridian/observability/testing';
+import { TEST_NATS_URL, startTestGround } from '@meridian/runtime/testing';
 import { createApp } from '../../src/app.js';
 import { parseConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
@@ -21,8 +21,6 @@ import { rpcHandlers } from '../../src/rpc/verify.js';
 import { linkIn, startSmtp, type ReceivedMail } from '@meridian/test-peers';
 
 export { linkIn, startSmtp, type ReceivedMail };
-
-export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 export interface Harness {
   deps: IdentityDeps;
@@ -46,18 +44,14 @@ export async function startHarness(
   env: Record<string, string | undefined> = {},
 ): Promise<Harness> {
   setErrorsBase('https://meridian.example/errors');
-  const database = await createTestDatabase(prefix);
-  const namespace = `t${randomBytes(4).toString('hex')}`;
+  const ground = await startTestGround(prefix, 'debug');
+  const { namespace } = ground;
   const smtp = await startSmtp();
   const config = parseConfig({
     PORT: '0',
-    DATABASE_URL: database.url,
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
+    ...ground.env,
     SMTP_URL: smtp.url,
     TOTP_ENCRYPTION_KEY: randomBytes(32).toString('hex'),
-    LOG_LEVEL: 'debug',
     // Tests sign up and make keys by the dozen from one address; the quotas' own tests set them.
     SIGNUP_ADDRESS_LIMIT: '100000',
     KEY_CREATION_LIMIT: '100000',
@@ -72,9 +66,9 @@ export async function startHarness(
   });
   const logger = createLogger('identity', { level: 'debug', destination });
   const metrics = createMetrics('identity', { defaultMetrics: false });
-  const opened = openDatabase<Database>({ kind: 'pg', url: database.url, poolSize: 5 }, 'identity');
+  const opened = openDatabase<Database>({ kind: 'pg', url: ground.databaseUrl, poolSize: 5 }, 'identity');
   await migrateToLatest(opened.db, 'identity', migrations);
-  const bus = await createNatsBus({ url: NATS_URL, name: 'identity-test', namespace, logger, metrics });
+  const bus = await createNatsBus({ url: TEST_NATS_URL, name: 'identity-test', namespace, logger, metrics });
   for (const stream of [STREAMS.identity, STREAMS.billing, STREAMS.requests]) await bus.ensureStream(stream);
   const deps: IdentityDeps = {
     config,
@@ -112,8 +106,7 @@ export async function startHarness(
       await bus.close();
       await opened.close();
       await smtp.close();
-      await deleteNatsNamespace(NATS_URL, namespace);
-      await database.drop();
+      await ground.close();
     },
   };
 }

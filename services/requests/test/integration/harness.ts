@@ -1,16 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { createNatsBus, type Bus } from '@meridian/bus';
-import { answerAsIdentity, deleteNatsNamespace, type IdentityAnswers } from '@meridian/bus/testing';
+import { answerAsIdentity, type IdentityAnswers } from '@meridian/bus/testing';
 import { STREAMS } from '@meridian/contracts';
-import { createTestDatabase } from '@meridian/db/testing';
-import { TEST_INTERNAL_AUTH_SECRET, callerHeaders } from '@meridian/http-kit/testing';
+import { callerHeaders } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { TEST_NATS_URL, startServiceForTest, startTestGround } from '@meridian/runtime/testing';
 import { runScript, startServiceProcess, type ServiceProcess } from '@meridian/test-peers';
 import type { RequestsDeps } from '../../src/deps.js';
 import { start } from '../../src/main.js';
-
-export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 export interface Requests {
   deps: RequestsDeps;
@@ -39,22 +37,16 @@ export interface Requests {
  * real prices, spends and order quotes), on a fresh database and a private NATS namespace.
  */
 export async function startRequests(prefix: string, env: Record<string, string> = {}): Promise<Requests> {
-  const database = await createTestDatabase(prefix);
-  const namespace = `t${randomBytes(4).toString('hex')}`;
-  const common = {
-    DATABASE_URL: database.url,
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-    LOG_LEVEL: 'warn',
-  };
+  const ground = await startTestGround(prefix);
+  const { databaseUrl, namespace } = ground;
   const billing: ServiceProcess = await startServiceProcess('services/billing/src/main.ts', {
-    ...common,
+    ...ground.env,
     DEPOSIT_ADDRESS: 'Dep1t5WaLLet1111111111111111111111111111111',
   });
-  const service = await start({ PORT: '0', HOST: '127.0.0.1', ...common, ...env });
+  const started = await startServiceForTest(start, ground, env);
+  const { service } = started;
   const client = await createNatsBus({
-    url: NATS_URL,
+    url: TEST_NATS_URL,
     name: 'requests-test-client',
     namespace,
     logger: createLogger('requests-test-client', { level: 'warn' }),
@@ -68,7 +60,7 @@ export async function startRequests(prefix: string, env: Record<string, string> 
     deps: service.deps as unknown as RequestsDeps,
     app: service.app,
     client,
-    databaseUrl: database.url,
+    databaseUrl,
     busNamespace: namespace,
     as: (accountId) =>
       callerHeaders({ account_id: accountId, auth: 'session', session_id: randomUUID(), plan: 'free' }),
@@ -86,23 +78,22 @@ export async function startRequests(prefix: string, env: Record<string, string> 
           '--note',
           'test credit',
         ],
-        { DATABASE_URL: database.url, NATS_URL, BUS_NAMESPACE: namespace },
+        { DATABASE_URL: databaseUrl, NATS_URL: TEST_NATS_URL, BUS_NAMESPACE: namespace },
       );
       if (run.code !== 0) throw new Error(run.stderr);
     },
     balance: async (accountId) => {
       const run = await runScript('services/billing/scripts/admin.ts', ['balance', '--account', accountId], {
-        DATABASE_URL: database.url,
+        DATABASE_URL: databaseUrl,
       });
       if (run.code !== 0) throw new Error(run.stderr);
       return Number(run.stdout.trim());
     },
     close: async () => {
       await client.close();
-      await service.close();
+      await started.close();
       await billing.close();
-      await deleteNatsNamespace(NATS_URL, namespace);
-      await database.drop();
+      await ground.close();
     },
   };
 }

@@ -6,7 +6,8 @@ import request from 'supertest';
 import { waitFor } from '@meridian/bus/testing';
 import { EVENTS, type CloudEvent } from '@meridian/contracts';
 import { main } from '../../scripts/admin.js';
-import { NATS_URL, startRequests, type Requests } from './harness.js';
+import { TEST_NATS_URL } from '@meridian/runtime/testing';
+import { startRequests, type Requests } from './harness.js';
 import { recordEvents, requestCalls } from './support/calls.js';
 
 describe('service requests', () => {
@@ -182,7 +183,7 @@ describe('service requests', () => {
       const out: string[] = [];
       const err: string[] = [];
       const code = await main(argv, {
-        env: { DATABASE_URL: h.databaseUrl, NATS_URL, BUS_NAMESPACE: h.busNamespace },
+        env: { DATABASE_URL: h.databaseUrl, NATS_URL: TEST_NATS_URL, BUS_NAMESPACE: h.busNamespace },
         stdout: (s) => out.push(s),
         stderr: (s) => err.push(s),
       });

@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { createNatsBus, type Bus } from '@meridian/bus';
-import { deleteNatsNamespace } from '@meridian/bus/testing';
 import {
   RPC,
   X402_MAX_TIMEOUT_S,
@@ -10,14 +8,11 @@ import {
   type PaymentRequirements,
   type RpcReply,
 } from '@meridian/contracts';
-import { createTestDatabase } from '@meridian/db/testing';
-import { TEST_INTERNAL_AUTH_SECRET } from '@meridian/http-kit/testing';
 import { createLogger, createMetrics } from '@meridian/observability';
+import { TEST_NATS_URL, startServiceForTest } from '@meridian/runtime/testing';
 import { startX402Facilitator, type LocalWallet, type X402Facilitator } from '@meridian/test-peers';
 import type { X402Deps } from '../../src/deps.js';
 import { start } from '../../src/main.js';
-
-export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 
 export interface X402 {
   deps: X402Deps;
@@ -40,25 +35,17 @@ export const RESOURCE = 'http://gateway.test/v1/data/crypto/spot/reference_price
 /** The service as main.ts assembles it, with the local facilitator (its own process) on LiteSVM. */
 export async function startX402(prefix: string, env: Record<string, string> = {}): Promise<X402> {
   const facilitator = await startX402Facilitator();
-  const database = await createTestDatabase(prefix);
-  const namespace = `t${randomBytes(4).toString('hex')}`;
-  const service = await start({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATABASE_URL: database.url,
-    NATS_URL,
-    BUS_NAMESPACE: namespace,
-    INTERNAL_AUTH_SECRET: TEST_INTERNAL_AUTH_SECRET,
-    LOG_LEVEL: 'warn',
+  const started = await startServiceForTest(start, prefix, {
     FACILITATOR_URL: facilitator.url,
     FACILITATOR_TIMEOUT_MS: '1500',
     SOLANA_RPC_URL: facilitator.rpcUrl,
     ...env,
   });
+  const { service, ground } = started;
   const client = await createNatsBus({
-    url: NATS_URL,
+    url: TEST_NATS_URL,
     name: 'x402-test-client',
-    namespace,
+    namespace: ground.namespace,
     logger: createLogger('x402-test-client', { level: 'warn' }),
     metrics: createMetrics('x402-test-client', { defaultMetrics: false }),
   });
@@ -96,9 +83,7 @@ export async function startX402(prefix: string, env: Record<string, string> = {}
     settle: (req) => client.request(RPC.x402PaymentSettle, req, { timeoutMs: 10_000 }),
     close: async () => {
       await client.close();
-      await service.close();
-      await deleteNatsNamespace(NATS_URL, namespace);
-      await database.drop();
+      await started.close();
       await facilitator.close();
     },
   };
