@@ -18,7 +18,7 @@ export interface LeanRoute {
   label: string;
   /** The path parameters when the path is this route's, else undefined. */
   match(pathname: string): Record<string, string> | undefined;
-  /** The JSON answer (status 200); refusals are thrown as HttpProblem. */
+  /** The JSON answer (status 200), or its bytes already serialised; refusals are thrown as HttpProblem. */
   handle(params: Record<string, string>, query: ParsedUrlQuery, caller: Caller): Promise<unknown>;
 }
 
@@ -27,6 +27,17 @@ export interface LeanOptions {
   assertionKey: Uint8Array;
   logger: Logger;
   metrics: Metrics;
+}
+
+/**
+ * An answer already serialised as JSON, in chunks written as they are: a kept answer of many
+ * kilobytes is sent without serialising it again, only its small changing parts being new bytes.
+ */
+export class SerializedJson {
+  readonly byteLength: number;
+  constructor(readonly chunks: readonly Uint8Array[]) {
+    this.byteLength = chunks.reduce((n, c) => n + c.byteLength, 0);
+  }
 }
 
 const JSON_HEADERS = new Map<string, string | number | readonly string[]>([
@@ -72,15 +83,28 @@ async function serve(
     try {
       const caller = await verify(req.headers[INTERNAL_ASSERTION_HEADER] as string | undefined);
       if (!caller) throw notFromGateway();
-      const body = JSON.stringify(await route.handle(params, parseQuery(search), caller));
-      res.setHeaders(JSON_HEADERS);
-      res.setHeader('content-length', Buffer.byteLength(body));
-      res.end(req.method === 'HEAD' ? undefined : body);
+      writeJson(req, res, await route.handle(params, parseQuery(search), caller));
     } catch (err) {
       sendLeanProblem(req, res, err, options.logger);
     }
   });
   stop({ method: req.method ?? 'GET', route: route.label, status: String(res.statusCode) });
+}
+
+function writeJson(req: IncomingMessage, res: ServerResponse, answer: unknown): void {
+  res.setHeaders(JSON_HEADERS);
+  if (!(answer instanceof SerializedJson)) {
+    const body = JSON.stringify(answer);
+    res.setHeader('content-length', Buffer.byteLength(body));
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return;
+  }
+  res.setHeader('content-length', answer.byteLength);
+  if (req.method === 'HEAD') return void res.end();
+  // Corked, the chunks leave in one writev: no copy of the kept bytes into one buffer.
+  res.cork();
+  for (const chunk of answer.chunks) res.write(chunk);
+  res.end();
 }
 
 function sendLeanProblem(req: IncomingMessage, res: ServerResponse, err: unknown, logger: Logger): void {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { createLogger, createMetrics } from '@meridian/observability';
-import { createHttpApp, finishApp, httpProblem, withLeanRoutes, type LeanRoute } from '../src/index.js';
+import {
+  createHttpApp,
+  finishApp,
+  httpProblem,
+  SerializedJson,
+  withLeanRoutes,
+  type LeanRoute,
+} from '../src/index.js';
 import { callerHeaders, testAssertionKey } from '../src/testing.js';
 
 const metrics = createMetrics('lean', { defaultMetrics: false });
@@ -12,6 +19,8 @@ const echo: LeanRoute = {
   handle: async ({ id }, query, caller) => {
     if (id === 'refused') throw httpProblem('rate_limit', 'slow down', { retryAfter: 3 });
     if (id === 'broken') throw new Error('password=hunter2 in a stack');
+    if (id === 'kept')
+      return new SerializedJson([Buffer.from('{"kept":'), Buffer.from('"é"'), Buffer.from('}')]);
     return { id, q: query.q ?? null, account: caller.account_id };
   },
 };
@@ -67,6 +76,16 @@ describe('lean GET routes', () => {
     await request(listener()).post('/items/a1').set(headers).expect(200, { posted: 'a1' });
     const other = await request(listener()).get('/elsewhere').set(headers).expect(404);
     expect(other.body.error_category).toBe('route_not_found');
+  });
+
+  it('writes an answer serialised already as its chunks, with its length in bytes', async () => {
+    const headers = await callerHeaders({});
+    const kept = await request(listener()).get('/items/kept').set(headers).expect(200);
+    expect(kept.text).toBe('{"kept":"é"}');
+    expect(kept.headers['content-length']).toBe('13');
+    expect(kept.headers['content-type']).toBe('application/json; charset=utf-8');
+    const head = await request(listener()).head('/items/kept').set(headers).expect(200);
+    expect([head.text, head.headers['content-length']]).toEqual([undefined, '13']);
   });
 
   it('counts lean answers in the request-duration metric under the route label', async () => {

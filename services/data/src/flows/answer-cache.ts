@@ -1,5 +1,13 @@
 import type { IngestBatch, Result } from '@meridian/contracts';
+import { SerializedJson } from '@meridian/http-kit';
 import { agedFields, servableUntil, type AgedFields } from '../domain/answer-ageing.js';
+import {
+  agedMeta,
+  keepEnvelope,
+  keptEnvelopeBytes,
+  type Envelope,
+  type KeptEnvelope,
+} from '../domain/kept-envelope.js';
 import { INGEST_KINDS, kindsRead } from '../domain/answer-invalidation.js';
 import type { MetricAnswer } from '../domain/metric-resolver.js';
 import type { Ingestor } from './ingestor.js';
@@ -23,12 +31,8 @@ interface Entry {
   until: number;
   /** The ingest generations of the kinds the product reads, when it was computed. */
   stamp: number;
-  /** The finished envelopes of this answer by shape (fields and format), without their aged fields. */
-  envelopes: Map<string, Envelope>;
-}
-
-export interface Envelope {
-  meta: Record<string, unknown>;
+  /** The finished envelopes of this answer by shape (fields and format), serialised but for their meta. */
+  envelopes: Map<string, KeptEnvelope | Envelope>;
 }
 
 export interface AnswerCache {
@@ -126,8 +130,10 @@ function served(entry: Entry, now: number) {
     envelope: (shape: string, build: () => unknown) => {
       let kept = entry.envelopes.get(shape);
       if (!kept) {
-        kept = build() as Envelope;
-        if (entry.envelopes.size < MAX_SHAPES) entry.envelopes.set(shape, kept);
+        const built = build() as Envelope;
+        if (entry.envelopes.size >= MAX_SHAPES) return patched(built, aged);
+        kept = keepEnvelope(built) ?? built;
+        entry.envelopes.set(shape, kept);
       }
       return patched(kept, aged);
     },
@@ -135,13 +141,7 @@ function served(entry: Entry, now: number) {
 }
 
 /** The envelope with its meta's aged fields replaced in place of order (the same JSON as a fresh one). */
-function patched(envelope: Envelope, aged: AgedFields): unknown {
-  return {
-    ...envelope,
-    meta: {
-      ...envelope.meta,
-      staleness_ms: Math.max(0, Math.round(aged.staleness_ms)),
-      confidence: aged.confidence,
-    },
-  };
+function patched(envelope: KeptEnvelope | Envelope, aged: AgedFields): unknown {
+  if ('head' in envelope) return new SerializedJson(keptEnvelopeBytes(envelope, aged));
+  return { ...envelope, meta: agedMeta(envelope.meta, aged) };
 }
