@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { SCHEMA, type Database } from '../database.js';
-import { bucketRanges } from '../../domain/series/bar.js';
+import { bucketRanges, type TimeRange } from '../../domain/series/bar.js';
 import {
   combineIntoBuckets,
   RATE_LOOKBACK_MS,
@@ -32,13 +32,24 @@ const BACKFILL_LOCK = sql`hashtext('meridian.data.combined_backfill')`;
  * after this one: no cycle), and its statements then see every batch committed before it.
  */
 export async function refreshCombinedRollups(db: Db, base: string, times: number[]): Promise<void> {
-  if (times.length === 0) return;
+  await refreshCombined(
+    db,
+    base,
+    times.map((t) => ({ from: t, to: t + RATE_LOOKBACK_MS + 1 })),
+  );
+}
+
+/**
+ * Recomputes the hours (and their days) that `changed` reaches into, whole, and writes only the combined
+ * minutes inside `changed`: the others of those hours come out as they are stored, and a tick of one
+ * new minute per market rewrites six minute rows, not sixty.
+ */
+async function refreshCombined(db: Db, base: string, changed: TimeRange[]): Promise<void> {
+  if (changed.length === 0) return;
   await lockBase(db, base);
   const markets = await marketsOf(db, base);
-  const hours = bucketRanges(
-    times.map((t) => ({ from: t, to: t + RATE_LOOKBACK_MS + 1 })),
-    HOUR_MS,
-  );
+  const touched = bucketRanges(changed, MINUTE_MS);
+  const hours = bucketRanges(touched, HOUR_MS);
   for (const range of hours) {
     const series = await marketBars(
       db,
@@ -48,7 +59,8 @@ export async function refreshCombinedRollups(db: Db, base: string, times: number
       new Date(range.to),
     );
     const minutes = combineIntoBuckets(series, range.from, MINUTE_MS);
-    await upsertBuckets(db, '1m', base, minutes);
+    const written = minutes.filter((m) => touched.some((r) => m.ts >= r.from && m.ts < r.to));
+    await upsertBuckets(db, '1m', base, written);
     await upsertBuckets(db, '1h', base, rollUpBuckets(minutes, HOUR_MS));
   }
   for (const range of bucketRanges(hours, DAY_MS)) {
@@ -205,7 +217,11 @@ export async function backfillCombinedHours(trx: Transaction<Database>, base: st
     .execute();
   const stored = new Set(present.map((r) => Math.floor(r.ts.getTime() / HOUR_MS) * HOUR_MS));
   const missing = hours.filter((h) => !stored.has(h));
-  await refreshCombinedRollups(trx, base, missing);
+  await refreshCombined(
+    trx,
+    base,
+    missing.map((h) => ({ from: h, to: h + HOUR_MS })),
+  );
   return missing.length;
 }
 
