@@ -99,15 +99,25 @@ export function agedBody(
   keeping: Pick<AnswerKeeping, 'as_of' | 'confidence'>,
   now: number,
 ): { body: string; at: AnswerKeeping['at'] } {
+  const { staleness, confidence, at } = agedPieces(body, keeping, now);
+  return { body: body.head + staleness + body.middle + confidence + body.tail, at };
+}
+
+/**
+ * agedBody's two aged fields as they are written, and where they sit: for a holder that keeps the
+ * body's other pieces as bytes and writes them around these.
+ */
+export function agedPieces(
+  body: Pick<KeptBody, 'headBytes' | 'middleBytes'>,
+  keeping: Pick<AnswerKeeping, 'as_of' | 'confidence'>,
+  now: number,
+): { staleness: string; confidence: string; at: AnswerKeeping['at'] } {
   const aged = agedAt(keeping, now);
   const staleness = json(Math.max(0, Math.round(aged.staleness_ms)));
   const confidence = json(aged.confidence);
   const s1 = body.headBytes + staleness.length;
   const c0 = s1 + body.middleBytes;
-  return {
-    body: body.head + staleness + body.middle + confidence + body.tail,
-    at: [body.headBytes, s1, c0, c0 + confidence.length],
-  };
+  return { staleness, confidence, at: [body.headBytes, s1, c0, c0 + confidence.length] };
 }
 
 /**

@@ -20,6 +20,14 @@ const echo: LeanRoute = {
     if (id === 'refused') throw httpProblem('rate_limit', 'slow down', { retryAfter: 3 });
     if (id === 'broken') throw new Error('password=hunter2 in a stack');
     if (id === 'written') return new JsonText('{"b":1,  "a":"é"}', [['x-kept', 'yes']]);
+    if (id === 'pieces')
+      return new JsonText([
+        Buffer.from('{"a":"é","s":'),
+        '12',
+        Buffer.from(',"c":'),
+        '0.9',
+        Buffer.from('}'),
+      ]);
     return { id, q: query.q ?? null, account: caller.account_id };
   },
 };
@@ -61,6 +69,20 @@ describe('lean GET routes', () => {
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
     expect(res.headers['x-kept']).toBe('yes');
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
+  it('sends an answer in pieces (kept bytes around patched strings) as one body of their summed length', async () => {
+    const res = await request(listener())
+      .get('/items/pieces')
+      .set(await callerHeaders({}))
+      .expect(200);
+    expect(res.text).toBe('{"a":"é","s":12,"c":0.9}');
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
+    const head = await request(listener())
+      .head('/items/pieces')
+      .set(await callerHeaders({}))
+      .expect(200);
+    expect(head.headers['content-length']).toBe(String(Buffer.byteLength(res.text)));
   });
 
   it('refuses a request without the gateway assertion', async () => {

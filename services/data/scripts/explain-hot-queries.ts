@@ -184,6 +184,16 @@ function printsOf(b: Bar) {
 
 type HotQuery = [label: string, run: (db: Kysely<Database>) => Promise<unknown>];
 
+/** A first page of 500 combined buckets: the minutes combined 1m-30m read, the hours 1h/4h read. */
+function combinedPage(bucket: '1m' | '1h', at: Date): HotQuery {
+  const [span, label] =
+    bucket === '1m' ? [MINUTE, '1m-30m: 500 combined minutes'] : [HOUR, '1h/4h: 500 combined hours'];
+  return [
+    `combined OHLCV ${label}`,
+    (d) => combinedRollups(d, bucket, 'BTC', new Date(at.getTime() - 500 * span), at),
+  ];
+}
+
 /** The hot queries, each as the repository function a resolver (or the purge) calls. */
 async function hotQueries(db: Kysely<Database>, at: Date): Promise<HotQuery[]> {
   const markets = await marketsOf(db, 'BTC');
@@ -209,10 +219,8 @@ async function hotQueries(db: Kysely<Database>, at: Date): Promise<HotQuery[]> {
       'combined OHLCV / 24 h metrics: 1m bars of every market, 24 h',
       (d) => marketBars(d, 'candles_1m', markets, ago(24 * HOUR), at),
     ],
-    [
-      'combined OHLCV 1h/4h: a page of 500 combined hours',
-      (d) => combinedRollups(d, '1h', 'BTC', ago(500 * HOUR), at),
-    ],
+    combinedPage('1m', at),
+    combinedPage('1h', at),
     ['combined OHLCV 1d', (d) => combinedRollups(d, '1d', 'BTC', ago(500 * 24 * HOUR), at)],
     [
       'OHLCV 1s of a venue: a page of 500 bars',

@@ -42,7 +42,8 @@ export interface CombinedMemberRow {
 }
 
 export interface CombinedRollupTable {
-  bucket: '1h' | '1d';
+  /** `1m`: one combined 1m bar (bars 1, or 0 when every market's bar of the minute was left out). */
+  bucket: '1m' | '1h' | '1d';
   base: string;
   /** Open time of the bucket, UTC. */
   ts: Timestamp;

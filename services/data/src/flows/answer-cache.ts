@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import {
   agedAt,
-  agedBody,
+  agedPieces,
   ANSWER_KEEPING_HEADER,
-  keptBody,
   type AnswerKeeping,
   type IngestBatch,
-  type KeptBody,
   type Result,
 } from '@meridian/contracts';
 import { JsonText } from '@meridian/http-kit';
@@ -39,8 +37,14 @@ interface Entry {
   /** `keeping` as JSON without its closing brace, once served. */
   recipe?: string;
   /** The finished envelopes of this answer by shape (fields and format), serialised, cut around their aged fields. */
-  envelopes: Map<string, KeptBody>;
+  envelopes: Map<string, KeptEnvelope>;
 }
+
+/**
+ * A kept envelope: the pieces around its aged fields as UTF-8 bytes, encoded once: a hit writes
+ * them as they are, an 80 KB page neither joined nor encoded again.
+ */
+type KeptEnvelope = readonly [head: Buffer, middle: Buffer, tail: Buffer];
 
 interface Envelope {
   meta: Record<string, unknown>;
@@ -157,11 +161,14 @@ function served(entry: Entry, now: number, keepable = true) {
         kept = cut(build() as Envelope);
         if (entry.envelopes.size < MAX_SHAPES) entry.envelopes.set(shape, kept);
       }
-      const { body, at } = agedBody(kept, entry.keeping, now);
+      const [head, middle, tail] = kept;
+      const cutAt = { headBytes: head.length, middleBytes: middle.length };
+      const { staleness, confidence, at } = agedPieces(cutAt, entry.keeping, now);
       // The recipe but its places, written once: `{...,"at":[…]}` as JSON.stringify would.
       entry.recipe ??= JSON.stringify(entry.keeping).slice(0, -1);
       const recipe = keepable ? `${entry.recipe},"at":[${at.join(',')}]}` : undefined;
-      return new JsonText(body, recipe === undefined ? [] : [[ANSWER_KEEPING_HEADER, recipe]]);
+      const fields: [string, string][] = recipe === undefined ? [] : [[ANSWER_KEEPING_HEADER, recipe]];
+      return new JsonText([head, staleness, middle, confidence, tail], fields);
     },
   };
 }
@@ -171,7 +178,7 @@ const STALENESS_MARK = `aged:staleness_ms:${randomUUID()}`;
 const CONFIDENCE_MARK = `aged:confidence:${randomUUID()}`;
 
 /** The envelope serialised once, cut around meta's aged fields (in their place of order). */
-function cut(envelope: Envelope): KeptBody {
+function cut(envelope: Envelope): KeptEnvelope {
   const marked = {
     ...envelope,
     meta: { ...envelope.meta, staleness_ms: STALENESS_MARK, confidence: CONFIDENCE_MARK },
@@ -182,5 +189,9 @@ function cut(envelope: Envelope): KeptBody {
   const s0 = text.indexOf(s);
   const c0 = text.indexOf(c, s0 + s.length);
   if (s0 < 0 || c0 < 0) throw new Error('a kept envelope lost its aged fields');
-  return keptBody(text.slice(0, s0), text.slice(s0 + s.length, c0), text.slice(c0 + c.length));
+  return [
+    Buffer.from(text.slice(0, s0)),
+    Buffer.from(text.slice(s0 + s.length, c0)),
+    Buffer.from(text.slice(c0 + c.length)),
+  ];
 }

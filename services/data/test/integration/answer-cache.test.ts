@@ -27,6 +27,9 @@ const QUERIES = [
   ...['1s', '5m', '1h', '4h', '1d'].map((i) => `/v1/data/crypto/spot/ohlcv?interval=${i}`),
   '/v1/data/crypto/spot/ohlcv?entity=BTC-USD&source=kraken&interval=1h',
   '/v1/data/crypto/spot/ohlcv?fields=ts,close&format=table',
+  // The stored combined minutes rolled up; a second shape of the default page's kept answer.
+  '/v1/data/crypto/spot/ohlcv?interval=15m',
+  '/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=1m&format=table',
   '/v1/data/crypto/spot/trades?source=binanceus&fields=ts,price',
 ];
 

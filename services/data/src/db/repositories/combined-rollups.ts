@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { SCHEMA, type Database } from '../database.js';
-import { bucketRanges } from '../../domain/series/bar.js';
+import { bucketRanges, type TimeRange } from '../../domain/series/bar.js';
 import {
   combineIntoBuckets,
   RATE_LOOKBACK_MS,
@@ -10,7 +10,9 @@ import {
 import { marketBars, marketsOf } from './candles.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+type Bucket = '1m' | '1h' | '1d';
 
+const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
 /** Rows per INSERT: 11 parameters a row, well under Postgres' 65,535. */
@@ -18,9 +20,9 @@ const CHUNK = 2000;
 const BACKFILL_LOCK = sql`hashtext('meridian.data.combined_backfill')`;
 
 /**
- * Recomputes the combined hourly and daily roll-ups of `base` that 1m bars of the given times can change:
- * each hour from every market's 1m bars (the combined 1m bars rolled up, see combineIntoBuckets), each
- * day from its hours. A bar of time t moves the combined bars of [t, t + RATE_LOOKBACK_MS] (the quote rate
+ * Recomputes the combined 1m bars, hourly and daily roll-ups of `base` that 1m bars of the given times can
+ * change: each hour's minutes from every market's 1m bars (see combineIntoBuckets), the hour from its
+ * minutes, each day from its hours. A bar of time t moves the combined bars of [t, t + RATE_LOOKBACK_MS] (the quote rate
  * it makes carries that far), so those hours are recomputed too, whichever market the bar belongs to:
  * a late BASE-USD bar reprices the other venues' bars of its minutes.
  *
@@ -30,13 +32,24 @@ const BACKFILL_LOCK = sql`hashtext('meridian.data.combined_backfill')`;
  * after this one: no cycle), and its statements then see every batch committed before it.
  */
 export async function refreshCombinedRollups(db: Db, base: string, times: number[]): Promise<void> {
-  if (times.length === 0) return;
+  await refreshCombined(
+    db,
+    base,
+    times.map((t) => ({ from: t, to: t + RATE_LOOKBACK_MS + 1 })),
+  );
+}
+
+/**
+ * Recomputes the hours (and their days) that `changed` reaches into, whole, and writes only the combined
+ * minutes inside `changed`: the others of those hours come out as they are stored, and a tick of one
+ * new minute per market rewrites six minute rows, not sixty.
+ */
+async function refreshCombined(db: Db, base: string, changed: TimeRange[]): Promise<void> {
+  if (changed.length === 0) return;
   await lockBase(db, base);
   const markets = await marketsOf(db, base);
-  const hours = bucketRanges(
-    times.map((t) => ({ from: t, to: t + RATE_LOOKBACK_MS + 1 })),
-    HOUR_MS,
-  );
+  const touched = bucketRanges(changed, MINUTE_MS);
+  const hours = bucketRanges(touched, HOUR_MS);
   for (const range of hours) {
     const series = await marketBars(
       db,
@@ -45,7 +58,10 @@ export async function refreshCombinedRollups(db: Db, base: string, times: number
       new Date(range.from - RATE_LOOKBACK_MS),
       new Date(range.to),
     );
-    await upsertBuckets(db, '1h', base, combineIntoBuckets(series, range.from, HOUR_MS));
+    const minutes = combineIntoBuckets(series, range.from, MINUTE_MS);
+    const written = minutes.filter((m) => touched.some((r) => m.ts >= r.from && m.ts < r.to));
+    await upsertBuckets(db, '1m', base, written);
+    await upsertBuckets(db, '1h', base, rollUpBuckets(minutes, HOUR_MS));
   }
   for (const range of bucketRanges(hours, DAY_MS)) {
     const hourly = await combinedRollups(db, '1h', base, new Date(range.from), new Date(range.to));
@@ -56,7 +72,7 @@ export async function refreshCombinedRollups(db: Db, base: string, times: number
 /** The stored combined buckets of `base` in [from, to), ascending. */
 export async function combinedRollups(
   db: Db,
-  bucket: '1h' | '1d',
+  bucket: Bucket,
   base: string,
   from: Date,
   to: Date,
@@ -93,7 +109,7 @@ async function lockBase(db: Db, base: string) {
   await sql`select pg_advisory_xact_lock(hashtext('data.combined_rollups'), hashtext(${base}))`.execute(db);
 }
 
-async function upsertBuckets(db: Db, bucket: '1h' | '1d', base: string, buckets: CombinedBucket[]) {
+async function upsertBuckets(db: Db, bucket: Bucket, base: string, buckets: CombinedBucket[]) {
   const rows = buckets.map((b) => ({
     bucket,
     base,
@@ -127,15 +143,16 @@ async function upsertBuckets(db: Db, bucket: '1h' | '1d', base: string, buckets:
 }
 
 /**
- * Every hour that has 1m bars of some market (a `candle_rollups` hour) but no combined hour of its base:
- * what 1m bars stored before `combined_rollups` existed left behind (ingestion writes both in one
- * transaction, so this is empty otherwise). Reads every stored hourly roll-up once.
+ * Every hour that has 1m bars of some market (a `candle_rollups` hour) but no combined 1m bar of its base
+ * in it: what 1m bars stored before `combined_rollups` (or its `1m` rows) existed left behind (ingestion
+ * writes both in one transaction, so this is empty otherwise). Reads every stored hourly roll-up once.
  */
 export async function missingCombinedHours(db: Db): Promise<{ base: string; hours: number[] }[]> {
   const { rows } = await sql<{ base: string; ts: Date }>`
     select distinct r.base, r.ts from ${sql.table(`${SCHEMA}.candle_rollups`)} r
      where r.bucket = '1h' and not exists (
-       select 1 from ${sql.table(`${SCHEMA}.combined_rollups`)} c where c.bucket = '1h' and c.base = r.base and c.ts = r.ts)
+       select 1 from ${sql.table(`${SCHEMA}.combined_rollups`)} c
+        where c.bucket = '1m' and c.base = r.base and c.ts >= r.ts and c.ts < r.ts + interval '1 hour')
      order by r.base, r.ts`.execute(db);
   const byBase = new Map<string, number[]>();
   for (const r of rows) {
@@ -184,7 +201,7 @@ export async function backfillCombinedRollups(
 }
 
 /**
- * Computes those of `hours` that still have no combined hour of `base`, under the base's lock: the list
+ * Computes those of `hours` that still have no combined 1m bar of `base`, under the base's lock: the list
  * was read before, and since then ingestion (or an earlier run) may have written some. Answers how many.
  */
 export async function backfillCombinedHours(trx: Transaction<Database>, base: string, hours: number[]) {
@@ -193,17 +210,18 @@ export async function backfillCombinedHours(trx: Transaction<Database>, base: st
   const present = await trx
     .selectFrom('combined_rollups')
     .select('ts')
-    .where('bucket', '=', '1h')
+    .where('bucket', '=', '1m')
     .where('base', '=', base)
-    .where(
-      'ts',
-      'in',
-      hours.map((h) => new Date(h)),
-    )
+    .where('ts', '>=', new Date(Math.min(...hours)))
+    .where('ts', '<', new Date(Math.max(...hours) + HOUR_MS))
     .execute();
-  const stored = new Set(present.map((r) => r.ts.getTime()));
+  const stored = new Set(present.map((r) => Math.floor(r.ts.getTime() / HOUR_MS) * HOUR_MS));
   const missing = hours.filter((h) => !stored.has(h));
-  await refreshCombinedRollups(trx, base, missing);
+  await refreshCombined(
+    trx,
+    base,
+    missing.map((h) => ({ from: h, to: h + HOUR_MS })),
+  );
   return missing.length;
 }
 

@@ -1,5 +1,5 @@
 import { combinedRollups } from '../../../db/repositories/combined-rollups.js';
-import { marketBars, rollupBars, type NativeTable } from '../../../db/repositories/candles.js';
+import { marketBars, rollupBars } from '../../../db/repositories/candles.js';
 import type { DataDeps } from '../../../deps.js';
 import type { MetricAnswer, SourceRef } from '../../../domain/metric-resolver.js';
 import { INTERVAL_MS, rollUp, type Bar, type Interval } from '../../../domain/series/bar.js';
@@ -37,10 +37,10 @@ async function marketSeries(
 
 /**
  * The combined bars of the interval in [start, end): the exact roll-up of the combined 1m bars (1s: the
- * combined 1s bars), each converted at its own minute's rate. Below an hour, combined here from every
- * market's native bars, read from RATE_LOOKBACK_MS earlier so that the rates of the first minutes are
- * those of an unbounded read; 1h, 4h and 1d from the combined hourly and daily roll-ups that ingestion
- * keeps (combined_rollups), the same roll-up stored.
+ * combined 1s bars), each converted at its own minute's rate. 1s combined here from every market's 1s
+ * bars, read from RATE_LOOKBACK_MS earlier so that the rates of the first seconds are those of an
+ * unbounded read; every other interval from the combined 1m bars, hourly and daily roll-ups that
+ * ingestion keeps (combined_rollups): one range of its key, rolled up to 5m-30m or 4h.
  */
 async function combinedSeries(
   deps: DataDeps,
@@ -50,23 +50,17 @@ async function combinedSeries(
   end: Date,
 ): Promise<CombinedBars> {
   const ms = INTERVAL_MS[interval];
-  if (ms < INTERVAL_MS['1h']) {
-    const table: NativeTable = interval === '1s' ? 'candles_1s' : 'candles_1m';
+  if (interval === '1s') {
     const from = new Date(start.getTime() - RATE_LOOKBACK_MS);
     const combined = combineMarkets(
-      await marketBars(deps.db, table, sel.markets, from, end),
+      await marketBars(deps.db, 'candles_1s', sel.markets, from, end),
       start.getTime(),
     );
-    return { bars: rollUp(combined.bars, ms), members: combined.members };
+    return { bars: combined.bars, members: combined.members };
   }
-  const stored = await combinedRollups(
-    deps.db,
-    interval === '1d' ? '1d' : '1h',
-    baseOf(sel.symbol),
-    start,
-    end,
-  );
-  const buckets = interval === '4h' ? rollUpBuckets(stored, ms) : stored;
+  const bucket = ms < INTERVAL_MS['1h'] ? '1m' : interval === '1d' ? '1d' : '1h';
+  const stored = await combinedRollups(deps.db, bucket, baseOf(sel.symbol), start, end);
+  const buckets = ms === INTERVAL_MS[bucket] ? stored : rollUpBuckets(stored, ms);
   return {
     bars: buckets.flatMap((b) => (b.bar ? [b.bar] : [])),
     members: mergeTallies(buckets.flatMap((b) => b.members)),
