@@ -3,7 +3,7 @@ import type { Express, RequestHandler } from 'express';
 import { createHttpApp, finishApp } from '@meridian/http-kit';
 import { probeRouter } from '@meridian/runtime';
 import type { Closable } from '@meridian/bus';
-import { USDC_MINTS, type Plan, catalogFor } from '@meridian/contracts';
+import { USDC_MINTS, type Plan, catalogFor, dataAnswersChangedSchema, NOTICES } from '@meridian/contracts';
 import { followIdentityEvents, identityCaches, type IdentityCaches } from './adapters/identity.js';
 import { MemoryRateLimiter, type RateLimiter } from './adapters/rate-limiter.js';
 import { RedisRateLimiter } from './adapters/redis-rate-limiter.js';
@@ -219,6 +219,13 @@ export async function createGateway(deps: Deps): Promise<Gateway> {
     ready: () => deps.bus.ping(),
   };
   const data = createDataEdge(edgeDeps);
+  // A data replica's notice of stored rows: answers kept of those products are not served again.
+  subscriptions.push(
+    await deps.bus.subscribe(NOTICES.dataAnswersChanged, (event) => {
+      const notice = dataAnswersChangedSchema.safeParse(event.data).data;
+      if (notice) data.forgetKept(notice.products);
+    }),
+  );
   const app = createApp(edgeDeps, data.route);
   const handler = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? '/';

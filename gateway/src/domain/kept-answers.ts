@@ -94,6 +94,11 @@ export class KeptAnswers {
     return kept;
   }
 
+  /** The data of these products changed (a data replica's notice): what was kept of them is not served again. */
+  forget(products: readonly string[]): void {
+    for (const product of products) this.generations.delete(product);
+  }
+
   private drop(key: string, kept: KeptAnswer): void {
     if (this.entries.get(key) !== kept) return;
     this.entries.delete(key);

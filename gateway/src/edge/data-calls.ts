@@ -122,6 +122,10 @@ class DataEdge {
     this.answer(call).catch((err: unknown) => this.fail(call, err));
   }
 
+  forgetKept(products: readonly string[]): void {
+    this.kept?.forget(products);
+  }
+
   private async answer(call: DataCall): Promise<void> {
     const method = call.req.method;
     if (method !== 'GET' && method !== 'HEAD' && call.target) return this.wrongMethod(call);
@@ -189,7 +193,14 @@ export function dataEdge(options: DataEdgeOptions): {
   listener: (req: IncomingMessage, res: ServerResponse) => void;
   route: (req: Request, res: Response, next: NextFunction) => void;
   close: () => Promise<void>;
+  /** Told by a data replica's notice that these products' data changed. */
+  forgetKept: (products: readonly string[]) => void;
 } {
   const edge = new DataEdge(options);
-  return { listener: (req, res) => edge.handle(req, res), route: edge.route(), close: () => edge.close() };
+  return {
+    listener: (req, res) => edge.handle(req, res),
+    route: edge.route(),
+    close: () => edge.close(),
+    forgetKept: (products) => edge.forgetKept(products),
+  };
 }

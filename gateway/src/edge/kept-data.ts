@@ -48,6 +48,11 @@ export class KeptData implements AnswerKeeper {
     return true;
   }
 
+  /** A data replica stored rows these products read: their kept answers are not served again. */
+  forget(products: readonly string[]): void {
+    this.answers.forget(products);
+  }
+
   /** The whole answer to a call marked by `serve`. */
   keep(key: string, status: number, rawFields: string[], body: Buffer): void {
     if (this.answers.keep(key, status, rawFields, body, Date.now())) this.kept.inc();

@@ -119,6 +119,20 @@ describe('the data answers a gateway replica keeps', () => {
     expect(kept.get('fx', NOW + 6)).toBeDefined();
   });
 
+  it("forgets a product's answers when a data replica says its data changed, and keeps the others", () => {
+    const kept = new KeptAnswers(LIMITS);
+    const weather = answer();
+    kept.keep('w', 200, weather.fields, weather.body, NOW);
+    const fx = answer({ product: 'fx/spot', generation: 'r1.9' });
+    kept.keep('fx', 200, fx.fields, fx.body, NOW);
+    kept.forget(['weather/observations', 'macro/rates']);
+    expect(kept.get('w', NOW + 1)).toBeUndefined();
+    expect(kept.get('fx', NOW + 1)).toBeDefined();
+    // The next answer forwarded names the product's generation again: kept and served from then on.
+    kept.keep('w', 200, weather.fields, weather.body, NOW + 2);
+    expect(kept.get('w', NOW + 3)).toBeDefined();
+  });
+
   it('keeps nothing the data service did not declare keepable, or cannot place', () => {
     const kept = new KeptAnswers(LIMITS);
     const { fields, body } = answer();

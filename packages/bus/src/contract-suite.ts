@@ -280,6 +280,22 @@ export function busContractSuite(name: string, makeBus: () => Promise<BusUnderTe
         await waitFor(() => seen.length === 2, { what: 'both subscribers' });
         expect(seen.sort()).toEqual([`bus:${event.id}`, `peer:${event.id}`]);
       });
+
+      it('fans a notice out to every replica at once, with no stream to store it', async () => {
+        const subject = `notice.${uniqueName()}.changed.v1`;
+        const seen: string[] = [];
+        keep(await bus.subscribe(subject, (e) => void seen.push(`bus:${e.id}`)));
+        keep(await peer.subscribe(subject, async (e) => void seen.push(`peer:${e.id}`)));
+        const notice = newEvent('test', subject, { kinds: ['candles'] });
+        await bus.notify(notice);
+        await waitFor(() => seen.length === 2, { what: 'both replicas' });
+        expect(seen.sort()).toEqual([`bus:${notice.id}`, `peer:${notice.id}`]);
+        // A notice is not an event: outside notice. it is refused, and publish never takes notice.
+        await expect(bus.notify(newEvent('test', `${uniqueName()}.changed.v1`, {}))).rejects.toThrow(
+          /notice\./,
+        );
+        await expect(bus.publish(newEvent('test', subject, {}))).rejects.toThrow();
+      });
     });
 
     describe('trace propagation', () => {

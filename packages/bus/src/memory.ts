@@ -6,7 +6,13 @@ import { MemoryStream, type StreamHost } from './memory-stream.js';
 import { serviceUnavailable } from './problems.js';
 import { answerRequest, decodeReply } from './rpc.js';
 import { consumerSettings } from './settings.js';
-import { assertPublishSubject, assertRpcSubject, patternsOverlap, subjectMatches } from './subjects.js';
+import {
+  assertNoticeSubject,
+  assertPublishSubject,
+  assertRpcSubject,
+  patternsOverlap,
+  subjectMatches,
+} from './subjects.js';
 import {
   DEFAULTS,
   type Bus,
@@ -188,6 +194,14 @@ class MemoryBus implements Bus, StreamHost {
     }
   }
 
+  async notify(event: CloudEvent, opts: PublishOptions = {}): Promise<void> {
+    this.assertOpen();
+    const subject = opts.subject ?? event.type;
+    assertNoticeSubject(subject);
+    this.fanOut(subject, JSON.stringify(event), outgoingHeaders(opts.headers, event.traceparent));
+    this.count('notify', subject, 'ok');
+  }
+
   /** Store in the stream that captures the subject, then fan out to core subscribers, as NATS does. */
   async publishRaw(
     subject: string,
@@ -198,6 +212,10 @@ class MemoryBus implements Bus, StreamHost {
     const stream = [...this.streams.values()].find((s) => s.captures(subject));
     if (!stream) throw new Error(`Publishing to ${subject} failed: no stream captures it`);
     await stream.append(msgId, subject, data, lowerKeys(headers));
+    this.fanOut(subject, data, headers);
+  }
+
+  private fanOut(subject: string, data: string, headers: Record<string, string>): void {
     for (const sub of this.subscribers) {
       // Fanned out without waiting, as NATS does: deliver counts and logs a subscriber's failure.
       if (subjectMatches(sub.pattern, subject)) void this.track(this.deliver(sub, subject, data, headers));

@@ -16,7 +16,7 @@ import { fromNatsHeaders, toNatsHeaders } from './nats-headers.js';
 import { natsNames, type NatsNames } from './nats-names.js';
 import { serviceUnavailable } from './problems.js';
 import { answerRequest, decodeReply } from './rpc.js';
-import { assertPublishSubject, assertRpcSubject } from './subjects.js';
+import { assertNoticeSubject, assertPublishSubject, assertRpcSubject } from './subjects.js';
 import {
   DEFAULTS,
   type Bus,
@@ -159,6 +159,15 @@ class NatsBus implements Bus {
       const why = isNoResponders(err) ? 'no stream captures it' : errorMessage(err);
       throw new Error(`Publishing ${event.type} to ${subject} failed: ${why}`, { cause: err });
     }
+  }
+
+  async notify(event: CloudEvent, opts: PublishOptions = {}): Promise<void> {
+    const subject = opts.subject ?? event.type;
+    assertNoticeSubject(subject);
+    const headers = toNatsHeaders(outgoingHeaders(opts.headers, event.traceparent));
+    // Core NATS: delivered to whoever listens now, kept by no stream.
+    this.nc.publish(this.names.subject(subject), encoder.encode(JSON.stringify(event)), { headers });
+    this.count('notify', subject, 'ok');
   }
 
   async consume<T>(spec: ConsumerSpec<T>): Promise<Closable> {

@@ -1,4 +1,4 @@
-import { RPC_ROOT } from '@meridian/contracts';
+import { NOTICE_ROOT, RPC_ROOT } from '@meridian/contracts';
 
 /** NATS subject matching: `*` is one token, `>` is one or more trailing tokens. */
 export function subjectMatches(pattern: string, subject: string): boolean {
@@ -33,4 +33,11 @@ export function assertPublishSubject(subject: string): void {
 export function assertRpcSubject(subject: string): void {
   if (!subject.startsWith(`${RPC_ROOT}.`))
     throw new Error(`Request/reply subject "${subject}" must start with ${RPC_ROOT}.`);
+}
+
+/** Notices live under `notice.`, a root no stream captures, so a notice is never stored. */
+export function assertNoticeSubject(subject: string): void {
+  assertPublishSubject(subject);
+  if (!subject.startsWith(`${NOTICE_ROOT}.`))
+    throw new Error(`Notice subject "${subject}" must start with ${NOTICE_ROOT}.`);
 }

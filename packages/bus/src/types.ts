@@ -75,6 +75,11 @@ export interface Bus {
   /** Non-durable fan-out to every subscriber of every replica (cache invalidation and the like). */
   subscribe<T>(subject: string, handler: EventHandler<T>): Promise<Closable>;
   /**
+   * Fans `event` out at once to the subscribers of every replica, storing it nowhere (a subject
+   * under `notice.`, which no stream captures): a replica not listening then never hears of it.
+   */
+  notify(event: CloudEvent, opts?: PublishOptions): Promise<void>;
+  /**
    * Called each time the connection comes back after it was lost. Subscriptions resume, but what
    * was published to them during the gap is gone (core NATS keeps nothing), so a cache fed by
    * them must assume it missed something. The in-process bus never reconnects.

@@ -33,6 +33,22 @@ export const answerKeepingSchema = z
 export type AnswerKeeping = z.infer<typeof answerKeepingSchema>;
 export type AgeingConfidence = z.infer<typeof ageingConfidenceSchema>;
 
+/**
+ * The notice a data replica sends when it stored rows that change answers (NOTICES.dataAnswersChanged):
+ * the other data replicas bump those kinds' generations, the gateways stop serving what they kept
+ * of those products. Sent by whoever stored them; a replica hearing its own ignores it.
+ */
+export const dataAnswersChangedSchema = z
+  .object({
+    replica: z.string().min(1),
+    /** The kinds of ingested rows that changed (candles, trades, observations...). */
+    kinds: z.array(z.string().min(1)).min(1),
+    /** The products (`category/product`) whose answers read those kinds. */
+    products: z.array(z.string().min(1)),
+  })
+  .strict();
+export type DataAnswersChanged = z.infer<typeof dataAnswersChangedSchema>;
+
 /** A kept body cut around its aged fields: head, staleness, middle, confidence, tail. */
 export interface KeptBody {
   head: string;

@@ -25,6 +25,11 @@ export const RPC_ROOT = 'rpc';
 export const DEAD_LETTER_ROOT = 'dlq';
 /** Root of job subjects (work queues), apart from the event streams' roots. */
 export const WORK_ROOT = 'work';
+/**
+ * Root of notices: fanned out at once to every replica listening, stored by no stream (a change a
+ * cache should hear of; one missed costs only the cache's own bound).
+ */
+export const NOTICE_ROOT = 'notice';
 
 /** Subject a message goes to after it exhausted its deliveries on a durable consumer. */
 export function deadLetterSubject(durable: string, subject: string): string {

@@ -39,6 +39,12 @@ export const WORK = {
   analysisRunRequested: 'work.analysis.run.requested.v1',
 } as const;
 
+/** Notices (Bus.notify): fan-out now, stored nowhere. */
+export const NOTICES = {
+  /** A data replica stored rows that change answers: `dataAnswersChangedSchema` of the data contracts. */
+  dataAnswersChanged: 'notice.data.answers_changed.v1',
+} as const;
+
 export const EVENTS = {
   identityAccountCreated: 'identity.account.created.v1',
   identityAccountPlanChanged: 'identity.account.plan_changed.v1',

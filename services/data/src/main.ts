@@ -15,6 +15,7 @@ import type { Database } from './db/database.js';
 import { migrations } from './db/migrations/index.js';
 import { SERVICE, type DataDeps } from './deps.js';
 import { createAnswerCache } from './flows/answer-cache.js';
+import { startAnswerNotices } from './flows/answer-notices.js';
 import { createIngestor } from './flows/ingestor.js';
 import { startCombinedBackfill } from './jobs/spot/combined-backfill.js';
 import { marketReplayNote, replayedSpotAt, startMarketReplay } from './jobs/spot/market-replay.js';
@@ -52,6 +53,15 @@ export function dataDeps(deps: ServiceDeps<Database, Config>, now: () => number 
 /** DATA_ANSWER_CACHE_MS, or its default: without DATABASE_URL (PGlite) no other process writes the data. */
 function answerCacheMs(config: Config): number {
   return config.DATA_ANSWER_CACHE_MS ?? (config.DATABASE_URL ? 1000 : 60_000);
+}
+
+/** Other replicas told of each change stored here, and this one of theirs (flows/answer-notices.ts). */
+function answerNotices(deps: DataDeps): () => Promise<void> {
+  const notices = startAnswerNotices(deps, SERVICE).catch((err: unknown) => {
+    deps.logger.warn({ err }, 'answers are not invalidated across replicas: no notice subscription');
+    return undefined;
+  });
+  return async () => (await notices)?.close();
 }
 
 /** The background tasks: retention purge, combined roll-up backfill and the replays or the live connectors. */
@@ -119,7 +129,7 @@ export async function start(env: Record<string, string | undefined>, shared?: Sh
       leanRoutes: (deps) => leanRoutes(full(deps)),
       rpc: (deps) => [ingestRpc(full(deps).ingestor)],
       ready: (deps) => dataReady(full(deps)),
-      background: (deps) => background(full(deps)),
+      background: (deps) => [answerNotices(full(deps)), ...background(full(deps))],
     },
     shared,
   );

@@ -25,3 +25,13 @@ const READS: Record<string, readonly IngestKind[]> = {
 export function kindsRead(category: string, product: string): readonly IngestKind[] {
   return READS[`${category}/${product}`] ?? ['observations'];
 }
+
+/** The products (`category/product`) whose answers read rows of `kind`: those a change of it invalidates. */
+export function productsReading(
+  products: readonly { category: string; product: string }[],
+  kind: IngestKind,
+): string[] {
+  return products
+    .filter((p) => kindsRead(p.category, p.product).includes(kind))
+    .map((p) => `${p.category}/${p.product}`);
+}

@@ -60,6 +60,8 @@ export interface AnswerCache {
     now: number,
     compute: () => Promise<Result<MetricAnswer>>,
   ): Promise<{ result: Result<MetricAnswer>; envelope: (shape: string, build: () => unknown) => unknown }>;
+  /** Another replica stored rows of these kinds: what reads them is computed again (flows/answer-notices.ts). */
+  changed(kinds: readonly string[]): void;
 }
 
 /**
@@ -74,9 +76,9 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
   const generation = new Map<string, number>(INGEST_KINDS.map((k) => [k, 0]));
   const entries = new Map<string, Entry>();
   const inflight = new Map<string, Promise<Entry | undefined>>();
-  ingestor.onChange((batch: IngestBatch) => {
-    generation.set(batch.kind, generation.get(batch.kind)! + 1);
-  });
+  const bump = (kind: string) =>
+    void (generation.has(kind) && generation.set(kind, generation.get(kind)! + 1));
+  ingestor.onChange((batch: IngestBatch) => bump(batch.kind));
   // Generations restart with the process: a holder tells this one's apart from another's.
   const run = randomUUID().slice(0, 8);
   const stampOf = (q: CachedQuery) =>
@@ -122,6 +124,7 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
   });
 
   return {
+    changed: (kinds) => kinds.forEach(bump),
     async answer(q, now, resolve) {
       if (ttlMs <= 0 || !q) return fresh(await resolve());
       const kept = entries.get(q.key);

@@ -15,6 +15,7 @@ import {
   type Started,
 } from '../../../../gateway/test/integration/support/edge.js';
 import { migratedDatabase, type MigratedDatabase } from '../support/db.js';
+import { startAnswerNotices } from '../../src/flows/answer-notices.js';
 import { testApp, testDeps } from '../support/app.js';
 
 const TEMPERATURE = '/v1/data/weather/observations/temperature?entity=london';
@@ -47,6 +48,7 @@ describe('data answers kept at the edge', () => {
   let deps: ReturnType<typeof testDeps>;
   let data: RunningServer;
   let recomputing: RunningServer;
+  let fresh: ReturnType<typeof testDeps>;
   let gateway: Started;
   let ultra: { key: string; account: string };
   let free: string;
@@ -62,7 +64,7 @@ describe('data answers kept at the edge', () => {
     const now = () => Date.now();
     deps = testDeps(db, { DATA_ANSWER_CACHE_MS: '60000' }, now);
     data = await startServer(testApp(deps), { port: 0 });
-    const fresh = testDeps(db, { DATA_ANSWER_CACHE_MS: '0', DATA_PRICE_CACHE_MS: '0' }, now);
+    fresh = testDeps(db, { DATA_ANSWER_CACHE_MS: '0', DATA_PRICE_CACHE_MS: '0' }, now);
     recomputing = await startServer(testApp(fresh), { port: 0 });
     const env = edge.gatewayEnv();
     delete (env as Record<string, string>).REDIS_URL;
@@ -213,5 +215,36 @@ describe('data answers kept at the edge', () => {
     // free=4 a minute: the first read is kept, the next two served from the edge, then 429.
     expect(asked).toEqual([200, 200, 200, 429, 429]);
     expect((await hits()) - before).toBe(2);
+  }, 60_000);
+
+  it("drops what it kept of a product, at the edge and in the data service, on another replica's notice", async () => {
+    // Both replicas on the system's NATS: the one behind the gateway, and the recomputing one as a
+    // second replica that stores rows; each tells the others of what it stores (flows/answer-notices.ts).
+    const other = await createNatsBus({ url: TEST_NATS_URL, name: 'data-b', namespace: edge.namespace });
+    const notices = [
+      await startAnswerNotices({ ...deps, bus }, 'data'),
+      await startAnswerNotices({ ...fresh, bus: other }, 'data'),
+    ];
+    try {
+      jest.setSystemTime(boundary + 30_000);
+      await sameAt(boundary + 30_000, [TEMPERATURE]);
+      const before = await hits();
+      await sameAt(boundary + 30_000, [TEMPERATURE]);
+      expect((await hits()) - before).toBe(1);
+      // Stored by the other replica: the clock stands still, so neither the edge's second nor the data
+      // service's minute would end what they kept; only the notice does.
+      const stored = await fresh.ingestor.ingest(
+        ingestBatchSchema.parse(observation('temperature', boundary + 29_000, 9.5)),
+      );
+      expect(stored.ok).toBe(true);
+      await waitFor(async () => JSON.parse((await throughGateway(TEMPERATURE)).text).data === 9.5, {
+        timeoutMs: 10_000,
+        what: "the other replica's temperature through the gateway",
+      });
+      await sameAt(boundary + 30_000, [TEMPERATURE]);
+    } finally {
+      for (const n of notices) await n.close();
+      await other.close();
+    }
   }, 60_000);
 });

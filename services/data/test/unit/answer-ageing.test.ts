@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { agedAt } from '@meridian/contracts';
 import { ageingConfidence, agedFields, servableUntil } from '../../src/domain/answer-ageing.js';
-import { kindsRead } from '../../src/domain/answer-invalidation.js';
+import { kindsRead, productsReading } from '../../src/domain/answer-invalidation.js';
 import { confidence } from '../../src/domain/confidence.js';
 
 const MINUTE = 60_000;
@@ -62,5 +62,21 @@ describe('what invalidates a product', () => {
     expect(kindsRead('crypto', 'futures')).toEqual(['funding', 'mark_prices', 'candles', 'observations']);
     expect(kindsRead('crypto', 'options')).toEqual(['option_marks', 'observations']);
     expect(kindsRead('weather', 'observations')).toEqual(['observations']);
+  });
+
+  it('names the products a changed kind invalidates, as the notice to other replicas carries them', () => {
+    const products = [
+      { category: 'crypto', product: 'spot' },
+      { category: 'crypto', product: 'futures' },
+      { category: 'crypto', product: 'options' },
+      { category: 'weather', product: 'observations' },
+    ];
+    expect(productsReading(products, 'candles')).toEqual(['crypto/spot', 'crypto/futures']);
+    expect(productsReading(products, 'option_marks')).toEqual(['crypto/options']);
+    expect(productsReading(products, 'observations')).toEqual([
+      'crypto/futures',
+      'crypto/options',
+      'weather/observations',
+    ]);
   });
 });
