@@ -15,6 +15,11 @@ import type { Ingestor } from './ingestor.js';
 
 /** The most answers kept; past it the oldest kept goes first. */
 const MAX_ENTRIES = 2_000;
+/**
+ * The most later pages (past a cursor) kept, apart from the first pages: a crawl walking a series
+ * back page by page never evicts the first pages most callers ask, and a page's ~200 KB stay bounded.
+ */
+const MAX_LATER_PAGES = 64;
 /** The most shapes (fields and format) of one answer kept; others are built per request. */
 const MAX_SHAPES = 8;
 
@@ -24,6 +29,8 @@ export interface CachedQuery {
   key: string;
   category: string;
   product: string;
+  /** A page past a cursor: kept apart, fewer of them. */
+  later?: boolean;
 }
 
 interface Entry {
@@ -74,7 +81,7 @@ export interface AnswerCache {
  */
 export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCache {
   const generation = new Map<string, number>(INGEST_KINDS.map((k) => [k, 0]));
-  const entries = new Map<string, Entry>();
+  const entries = new KeptEntries();
   const inflight = new Map<string, Promise<Entry | undefined>>();
   const bump = (kind: string) =>
     void (generation.has(kind) && generation.set(kind, generation.get(kind)! + 1));
@@ -108,14 +115,8 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
       envelopes: new Map(),
     };
     const kept = stamp === stampOf(q) && entry.until > now;
-    if (kept) keep(q.key, entry);
+    if (kept) entries.keep(q, entry);
     return { result, entry, kept };
-  };
-
-  const keep = (key: string, entry: Entry) => {
-    entries.delete(key);
-    entries.set(key, entry);
-    if (entries.size > MAX_ENTRIES) entries.delete(entries.keys().next().value!);
   };
 
   const fresh = (result: Result<MetricAnswer>) => ({
@@ -127,7 +128,7 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
     changed: (kinds) => kinds.forEach(bump),
     async answer(q, now, resolve) {
       if (ttlMs <= 0 || !q) return fresh(await resolve());
-      const kept = entries.get(q.key);
+      const kept = entries.get(q);
       if (servable(kept, q, now)) return served(kept, now);
       // Requests that miss together wait for one computation, and use it if it serves their instant.
       const pending = inflight.get(q.key);
@@ -150,6 +151,24 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
       return own.entry ? served(own.entry, now, own.kept) : fresh(own.result);
     },
   };
+}
+
+/** The kept answers: the first pages, and the later pages bounded apart; past a bound the oldest goes. */
+class KeptEntries {
+  private readonly first = new Map<string, Entry>();
+  private readonly later = new Map<string, Entry>();
+
+  get(q: CachedQuery): Entry | undefined {
+    return (q.later ? this.later : this.first).get(q.key);
+  }
+
+  keep(q: CachedQuery, entry: Entry): void {
+    const entries = q.later ? this.later : this.first;
+    entries.delete(q.key);
+    entries.set(q.key, entry);
+    if (entries.size > (q.later ? MAX_LATER_PAGES : MAX_ENTRIES))
+      entries.delete(entries.keys().next().value!);
+  }
 }
 
 /** A kept answer at `now`: its aged fields patched, its envelopes serialised once per shape. */

@@ -99,9 +99,13 @@ export async function answerMetric(
     ...(query.expiry !== undefined ? { expiry: query.expiry } : {}),
     ...(cursor ? { cursor: cursor.value } : {}),
   };
-  const cached = cursor
-    ? undefined
-    : { key: cacheKey(metricQuery), category: path.category, product: path.product };
+  // A later page is the question and its cursor's position (the cursor is bound to the question).
+  const cached = {
+    key: cursor ? `${cacheKey(metricQuery)}|${JSON.stringify(cursor.value)}` : cacheKey(metricQuery),
+    category: path.category,
+    product: path.product,
+    later: cursor !== undefined,
+  };
   const { result, envelope } = await deps.answers.answer(cached, now.getTime(), () =>
     resolver(deps, metricQuery, hit),
   );
@@ -139,7 +143,7 @@ function resolverRefused(deps: DataDeps, key: string, code: string, detail: stri
   return refuse(code, detail);
 }
 
-/** The question a query asks, written out: a first page (no cursor) only, the one most callers ask. */
+/** The question a query asks, written out (a page's position apart). */
 function cacheKey(q: MetricQuery): string {
   return [q.category, q.product, q.metric, q.entity, q.source, q.interval, q.series, q.option_type, q.expiry]
     .map((v) => v ?? '')

@@ -18,7 +18,7 @@ function firstDifference(a: string, b: string) {
   return { cached: a.slice(Math.max(0, i - 120), i + 120), fresh: b.slice(Math.max(0, i - 120), i + 120) };
 }
 
-/** Every live metric's latest answer, every series' first page, and the OHLCV roll-ups and pages shaped. */
+/** Every live metric's latest answer, every series' first page, and the OHLCV roll-ups and pages shaped (second pages below). */
 const QUERIES = [
   ...LIVE.map((h) => `/v1/data/${pathOf(h)}`),
   ...LIVE.filter((h) => h.metric.series && h.metric.value_shape !== 'series').map(
@@ -31,6 +31,13 @@ const QUERIES = [
   '/v1/data/crypto/spot/ohlcv?interval=15m',
   '/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=1m&format=table',
   '/v1/data/crypto/spot/trades?source=binanceus&fields=ts,price',
+];
+
+/** Series whose second page (a later page, kept apart) is compared too. */
+const SECOND_PAGES = [
+  '/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=1m',
+  '/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=5m',
+  '/v1/data/crypto/spot/ohlcv?entity=BTC-USD&interval=1s',
 ];
 
 /** Every query three times at each instant, on a machine shared with other work. */
@@ -76,10 +83,21 @@ describe.each([
       .get(path)
       .set(await callerHeaders({ plan: 'ultra', auth: 'api_key', account_id: 'acct_c', key_id: 'key_c' }));
 
+  /** The second page of each series in SECOND_PAGES, by the cursor its first page gives. */
+  async function secondPages(): Promise<string[]> {
+    const pages: string[] = [];
+    for (const path of SECOND_PAGES) {
+      const cursor = (await get(recomputed, path)).body.meta?.next_cursor;
+      expect({ path, cursor }).toEqual({ path, cursor: expect.any(String) });
+      pages.push(`${path}&cursor=${encodeURIComponent(cursor)}`);
+    }
+    return pages;
+  }
+
   /** Each query read twice through the cache (the second from memory) and once recomputed: what differs. */
   async function differences(): Promise<Record<string, unknown>> {
     const wrong: Record<string, unknown> = {};
-    for (const path of QUERIES) {
+    for (const path of [...QUERIES, ...(await secondPages())]) {
       await get(cached, path);
       const kept = await get(cached, path);
       const fresh = await get(recomputed, path);
