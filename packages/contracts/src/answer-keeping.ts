@@ -115,20 +115,18 @@ export function agedBody(
   keeping: Pick<AnswerKeeping, 'as_of' | 'confidence'>,
   now: number,
 ): { body: string; at: AnswerKeeping['at'] } {
-  const { staleness, confidence, at } = agedPieces(body, keeping, now);
+  const { staleness, confidence, at } = agedPieces(body, agedAt(keeping, now));
   return { body: body.head + staleness + body.middle + confidence + body.tail, at };
 }
 
 /**
- * agedBody's two aged fields as they are written, and where they sit: for a holder that keeps the
- * body's other pieces as bytes and writes them around these.
+ * agedBody's two aged fields (agedAt's at the instant) as they are written, and where they sit: for
+ * a holder that keeps the body's other pieces as bytes and writes them around these.
  */
 export function agedPieces(
   body: Pick<KeptBody, 'headBytes' | 'middleBytes'>,
-  keeping: Pick<AnswerKeeping, 'as_of' | 'confidence'>,
-  now: number,
+  aged: ReturnType<typeof agedAt>,
 ): { staleness: string; confidence: string; at: AnswerKeeping['at'] } {
-  const aged = agedAt(keeping, now);
   const staleness = json(Math.max(0, Math.round(aged.staleness_ms)));
   const confidence = json(aged.confidence);
   const s1 = body.headBytes + staleness.length;

@@ -59,11 +59,11 @@ interface Envelope {
 
 export interface AnswerCache {
   /**
-   * The resolver's answer to `query` at `now` (undefined: a question not kept, a later page): from memory while the data the product reads has not
+   * The resolver's answer to `query` at `now`: from memory while the data the product reads has not
    * changed since it was computed (and only its age-dependent fields differ), else `compute`d.
    */
   answer(
-    query: CachedQuery | undefined,
+    query: CachedQuery,
     now: number,
     compute: () => Promise<Result<MetricAnswer>>,
   ): Promise<{ result: Result<MetricAnswer>; envelope: (shape: string, build: () => unknown) => unknown }>;
@@ -127,7 +127,7 @@ export function createAnswerCache(ingestor: Ingestor, ttlMs: number): AnswerCach
   return {
     changed: (kinds) => kinds.forEach(bump),
     async answer(q, now, resolve) {
-      if (ttlMs <= 0 || !q) return fresh(await resolve());
+      if (ttlMs <= 0) return fresh(await resolve());
       const kept = entries.get(q);
       if (servable(kept, q, now)) return served(kept, now);
       // Requests that miss together wait for one computation, and use it if it serves their instant.
@@ -185,7 +185,7 @@ function served(entry: Entry, now: number, keepable = true) {
       }
       const [head, middle, tail] = kept;
       const cutAt = { headBytes: head.length, middleBytes: middle.length };
-      const { staleness, confidence, at } = agedPieces(cutAt, entry.keeping, now);
+      const { staleness, confidence, at } = agedPieces(cutAt, aged);
       // The recipe but its places, written once: `{...,"at":[…]}` as JSON.stringify would.
       entry.recipe ??= JSON.stringify(entry.keeping).slice(0, -1);
       const recipe = keepable ? `${entry.recipe},"at":[${at.join(',')}]}` : undefined;
