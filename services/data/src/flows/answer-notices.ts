@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { newEvent, type Bus, type Closable } from '@meridian/bus';
-import { dataAnswersChangedSchema, NOTICES, type DataAnswersChanged } from '@meridian/contracts';
+import {
+  dataAnswersChangedSchema,
+  NOTICES,
+  type Catalog,
+  type DataAnswersChanged,
+} from '@meridian/contracts';
 import type { Logger } from '@meridian/observability';
-import type { Catalog } from '@meridian/contracts';
-import { productsReading } from '../domain/answer-invalidation.js';
+import { INGEST_KINDS, productsReading } from '../domain/answer-invalidation.js';
 import type { AnswerCache } from './answer-cache.js';
 import type { Ingestor } from './ingestor.js';
 
@@ -20,12 +24,10 @@ export async function startAnswerNotices(
 ): Promise<Closable> {
   const { bus, ingestor, answers, catalog, logger } = parts;
   const replica = randomUUID();
+  // The catalogue does not change while the process runs: which products read a kind, once.
+  const reading = new Map(INGEST_KINDS.map((k) => [k, productsReading(catalog.products, k)]));
   ingestor.onChange((batch) => {
-    const data: DataAnswersChanged = {
-      replica,
-      kinds: [batch.kind],
-      products: productsReading(catalog.products, batch.kind),
-    };
+    const data: DataAnswersChanged = { replica, kinds: [batch.kind], products: reading.get(batch.kind)! };
     bus
       .notify(newEvent(source, NOTICES.dataAnswersChanged, data))
       .catch((err: unknown) => logger.warn({ err }, 'the other replicas were not told of a change'));
